@@ -73,9 +73,5 @@ pub type Result<T, E = GeomError> = std::result::Result<T, E>;
 
 /// `Ok(())` if every entry is finite, else [`GeomError::NonFinite`].
 pub fn check_finite<'a, I: IntoIterator<Item = &'a f64>>(values: I, what: &'static str) -> Result<()> {
-    if values.into_iter().all(|v| v.is_finite()) {
-        Ok(())
-    } else {
-        Err(GeomError::NonFinite { what })
-    }
+    if values.into_iter().all(|v| v.is_finite()) { Ok(()) } else { Err(GeomError::NonFinite { what }) }
 }

@@ -98,7 +98,11 @@ impl<S: Scalar, const N: usize> Lu<S, N> {
 }
 
 /// Solve `A x = b` by LU with partial pivoting.
-pub fn solve<S: Scalar, const N: usize>(a: &SMatrix<S, N, N>, b: &SVector<S, N>, what: &'static str) -> Result<SVector<S, N>> {
+pub fn solve<S: Scalar, const N: usize>(
+    a: &SMatrix<S, N, N>,
+    b: &SVector<S, N>,
+    what: &'static str,
+) -> Result<SVector<S, N>> {
     Ok(Lu::factor(a, what)?.solve(b))
 }
 

@@ -89,7 +89,10 @@ fn q_block<S: Scalar>(w: &Vector3<S>, v: &Vector3<S>) -> Matrix3<S> {
     let wv = wh * vh;
     let vw = vh * wh;
     let wvw = wv * wh;
-    vh * S::from(0.5) + (wv + vw + wvw) * c2 + (wh * wv + vw * wh - wvw * S::from(3.0)) * c3 + (wvw * wh + wh * wvw) * c4
+    vh * S::from(0.5)
+        + (wv + vw + wvw) * c2
+        + (wh * wv + vw * wh - wvw * S::from(3.0)) * c3
+        + (wvw * wh + wh * wvw) * c4
 }
 
 /// `|(R, p) - SE(3)|`: the SO(3) defect of `R` plus the bottom row's distance to `(0, 0, 0, 1)`.
@@ -212,7 +215,12 @@ impl<S: Scalar> LieGroup<S, 6> for Se3 {
         let wh = so3::hat(&w);
         let vh = so3::hat(&v);
         let h = S::from(0.5);
-        block(&so3::dcay_inv(&w), &Matrix3::zeros(), &(wh * vh * S::from(0.25) - vh * h), &(Matrix3::identity() - wh * h))
+        block(
+            &so3::dcay_inv(&w),
+            &Matrix3::zeros(),
+            &(wh * vh * S::from(0.25) - vh * h),
+            &(Matrix3::identity() - wh * h),
+        )
     }
     fn dcay(&self, x: &Vector6<S>) -> Result<Matrix6<S>> {
         // inverse of the block-lower-triangular dcay^{-1} = [[P, 0], [C, R]]

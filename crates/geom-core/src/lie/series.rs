@@ -1,8 +1,8 @@
 //! Power series of `ad_x` shared by every group without a closed form (MATH.md d.2):
 //! `dexp_x = sum_{k>=0} ad_x^k/(k+1)!` and `dexp_x^{-1} = sum_{j>=0} B_j/j! ad_x^j`.
 
-use crate::{Result, Scalar};
 pub use crate::linalg::invert;
+use crate::{Result, Scalar};
 use nalgebra::SMatrix;
 
 /// Bernoulli numbers `B_0 .. B_30` with `B_1 = -1/2` (the convention of `dexp^{-1}`).
@@ -92,9 +92,5 @@ pub fn dexp_inv_series<S: Scalar, const D: usize>(ad: &SMatrix<S, D, D>, q: usiz
 /// entire series `dexp_series`. Error if `dexp_x` is singular (`ad_x` has an eigenvalue
 /// `2 pi i k`, `k != 0`).
 pub(crate) fn dexp_inv_default<S: Scalar, const D: usize>(ad: &SMatrix<S, D, D>) -> Result<SMatrix<S, D, D>> {
-    if ad.norm().re() <= 1.0 {
-        Ok(dexp_inv_series(ad, 30))
-    } else {
-        invert(&dexp_series(ad), "dexp")
-    }
+    if ad.norm().re() <= 1.0 { Ok(dexp_inv_series(ad, 30)) } else { invert(&dexp_series(ad), "dexp") }
 }

@@ -107,7 +107,10 @@ pub fn dexp_inv<S: Scalar>(x: &Vector3<S>) -> Result<Matrix3<S>> {
         let half = t.sqrt() * S::from(0.5);
         let s = half.sin();
         if s.re().abs() < 1e-8 {
-            return Err(GeomError::OutsideDomain { map: "dexp^-1 on SO(3)", reason: "|x| is a nonzero multiple of 2 pi" });
+            return Err(GeomError::OutsideDomain {
+                map: "dexp^-1 on SO(3)",
+                reason: "|x| is a nonzero multiple of 2 pi",
+            });
         }
         (S::from(1.0) - half * half.cos() / s) / t
     };

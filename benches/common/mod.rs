@@ -1,0 +1,34 @@
+//! Shared helpers of the criterion benches: every bench times a reference in the same run and
+//! prints the ratio `geomint / reference` read back from criterion's own estimates.
+
+use std::path::PathBuf;
+
+/// Mean time in ns of a finished criterion benchmark `group/id`, read from
+/// `target/criterion/<group>/<id>/new/estimates.json`.
+pub fn mean_ns(group: &str, id: &str) -> Option<f64> {
+    let dir = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target")
+    });
+    let sanitize = |s: &str| s.replace(['/', ' ', '(', ')', '^'], "_");
+    let path = dir.join("criterion").join(sanitize(group)).join(sanitize(id)).join("new").join("estimates.json");
+    let text = std::fs::read_to_string(path).ok()?;
+    let start = text.find("\"mean\"")?;
+    let rest = &text[start..];
+    let key = "\"point_estimate\":";
+    let at = rest.find(key)? + key.len();
+    let end = rest[at..].find([',', '}'])?;
+    rest[at..at + end].trim().parse().ok()
+}
+
+/// Print a table of `(label, group, id, reference id)` rows with ns/call and the ratio.
+pub fn print_ratios(title: &str, rows: &[(&str, &str, &str, &str)]) {
+    println!("\n{title}");
+    println!("{:<28} {:>12} {:>12} {:>8}", "operation", "geomint ns", "reference ns", "ratio");
+    for (label, group, id, reference) in rows {
+        match (mean_ns(group, id), mean_ns(group, reference)) {
+            (Some(a), Some(b)) => println!("{label:<28} {a:>12.2} {b:>12.2} {:>8.3}", a / b),
+            (Some(a), None) => println!("{label:<28} {a:>12.2} {:>12} {:>8}", "-", "-"),
+            _ => println!("{label:<28} (not measured)"),
+        }
+    }
+}
