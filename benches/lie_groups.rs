@@ -45,21 +45,29 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("so3_log");
     g.bench_function("geomint", |b| b.iter(|| rs.iter().map(|r| so3::log(black_box(r))).fold(0.0, |a, v| a + v[0])));
-    g.bench_function("nalgebra", |b| b.iter(|| rots.iter().map(|r| black_box(r).scaled_axis()).fold(0.0, |a, v| a + v[0])));
+    g.bench_function("nalgebra", |b| {
+        b.iter(|| rots.iter().map(|r| black_box(r).scaled_axis()).fold(0.0, |a, v| a + v[0]))
+    });
     g.finish();
 
     let mut g = c.benchmark_group("so3_dexp_inv");
     g.bench_function("geomint", |b| {
-        b.iter(|| xs.iter().map(|x| LieGroup::<f64, 3>::dexp_inv(&So3, black_box(x)).unwrap()).fold(0.0, |a, m| a + m[1]))
+        b.iter(|| {
+            xs.iter().map(|x| LieGroup::<f64, 3>::dexp_inv(&So3, black_box(x)).unwrap()).fold(0.0, |a, m| a + m[1])
+        })
     });
-    g.bench_function("hand_written", |b| b.iter(|| xs.iter().map(|x| dexp_inv_ref(black_box(x))).fold(0.0, |a, m| a + m[1])));
+    g.bench_function("hand_written", |b| {
+        b.iter(|| xs.iter().map(|x| dexp_inv_ref(black_box(x))).fold(0.0, |a, m| a + m[1]))
+    });
     g.finish();
 
     let mut g = c.benchmark_group("so3_cayley");
     g.bench_function("geomint", |b| {
         b.iter(|| xs.iter().map(|x| LieGroup::<f64, 3>::cayley(&So3, black_box(x)).unwrap()).fold(0.0, |a, m| a + m[1]))
     });
-    g.bench_function("hand_written", |b| b.iter(|| xs.iter().map(|x| cayley_ref(black_box(x))).fold(0.0, |a, m| a + m[1])));
+    g.bench_function("hand_written", |b| {
+        b.iter(|| xs.iter().map(|x| cayley_ref(black_box(x))).fold(0.0, |a, m| a + m[1]))
+    });
     g.finish();
 
     // SE(3): nalgebra has no exp/log; the reference is nalgebra's rotation exp plus the
@@ -109,12 +117,20 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("se3_dexp_inv");
     g.bench_function("geomint", |b| {
-        b.iter(|| x6.iter().map(|x| LieGroup::<f64, 6>::dexp_inv(&Se3, black_box(x)).unwrap()).fold(0.0, |a, m| a + m[1]))
+        b.iter(|| {
+            x6.iter().map(|x| LieGroup::<f64, 6>::dexp_inv(&Se3, black_box(x)).unwrap()).fold(0.0, |a, m| a + m[1])
+        })
     });
     g.bench_function("generic_series", |b| {
         b.iter(|| {
             x6.iter()
-                .map(|x| geom_core::lie::invert(&geom_core::lie::dexp_series(&LieGroup::<f64, 6>::ad(&Se3, black_box(x))), "").unwrap())
+                .map(|x| {
+                    geom_core::lie::invert(
+                        &geom_core::lie::dexp_series(&LieGroup::<f64, 6>::ad(&Se3, black_box(x))),
+                        "",
+                    )
+                    .unwrap()
+                })
                 .fold(0.0, |a, m| a + m[1])
         })
     });
@@ -122,7 +138,9 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("se3_cayley");
     g.bench_function("geomint", |b| {
-        b.iter(|| x6.iter().map(|x| LieGroup::<f64, 6>::cayley(&Se3, black_box(x)).unwrap()).fold(0.0, |a, m| a + m[(0, 3)]))
+        b.iter(|| {
+            x6.iter().map(|x| LieGroup::<f64, 6>::cayley(&Se3, black_box(x)).unwrap()).fold(0.0, |a, m| a + m[(0, 3)])
+        })
     });
     g.bench_function("matrix_formula", |b| {
         b.iter(|| {

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 /// Mean time in ns of a finished criterion benchmark `group/id`, read from
 /// `target/criterion/<group>/<id>/new/estimates.json`.
 pub fn mean_ns(group: &str, id: &str) -> Option<f64> {
-    let dir = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target")
-    });
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
     let sanitize = |s: &str| s.replace(['/', ' ', '(', ')', '^'], "_");
     let path = dir.join("criterion").join(sanitize(group)).join(sanitize(id)).join("new").join("estimates.json");
     let text = std::fs::read_to_string(path).ok()?;

@@ -1,1 +1,663 @@
-//! (in progress)
+//! Functions on phase space (and on a vector space) with exact first and second derivatives.
+//!
+//! A model is written **once**, generic over the [`Scalar`] (DESIGN.md, "Derivatives: one model
+//! function, many number types"):
+//!
+//! * [`PhaseSpaceFunction<N>`]: `f(q, p)` with `q, p ∈ R^N` — a Hamiltonian `H(q, p)`, a Lagrangian
+//!   `L(q, v)` (read `p` as the velocity `v`), or a discrete Lagrangian `L_d(q_0, q_1)` (read `q, p`
+//!   as `q_0, q_1`);
+//! * [`ScalarFunction<N>`]: `f(x)` with `x ∈ R^N` — a potential `V(q)`, a constraint `phi^a(q)`.
+//!
+//! The integrators consume the object-safe traits [`PhaseSpaceDerivatives<N>`] and
+//! [`ScalarDerivatives<N>`] (`value`, `gradient`, `hessian` at `f64`). [`AutoDiff`] implements them
+//! for any model through `num-dual`:
+//!
+//! * gradient: two forward passes with `DualSVec64<N>`, one seeded in `q` (with `p` lifted as a
+//!   constant), one seeded in `p`: `∂f/∂q`, `∂f/∂p`;
+//! * Hessian: `num_dual::hessian` (`Dual2SVec64<N>`) in `q` and in `p` for the diagonal blocks
+//!   `∂²f/∂q²`, `∂²f/∂p²`, and `num_dual::partial_hessian` (`HyperDualSVec64<N, N>`) for the mixed
+//!   block `∂²f/∂q∂p`. A `2N`-sized dual type is not expressible with const generics on stable
+//!   Rust, hence the blocks (see [`Hessian`]).
+//!
+//! Hand-written derivatives implement the object-safe traits directly (for speed) and are checked
+//! against the AD ones with [`check_against_ad`] / [`check_scalar_against_ad`].
+//!
+//! The plain methods (`value`, `gradient`, `hessian`) are the unchecked hot-loop path; the `try_*`
+//! default methods validate that the input and the output are finite and report
+//! [`GeomError::NonFinite`] otherwise.
+
+use crate::error::check_finite;
+use crate::{GeomError, Result, Scalar};
+use nalgebra::{DMatrix, SMatrix, SVector};
+use num_dual::{Dual2SVec64, DualSVec64, HyperDualSVec64};
+
+/// A real function `f(q, p)` on phase space `T*Q ≅ R^N × R^N` (or on `TQ`, or on `Q × Q`), written
+/// once and generic over the scalar.
+///
+/// Evaluating at `S = f64` gives the value; evaluating at dual numbers gives exact derivatives
+/// (used by [`AutoDiff`]). Not object-safe (the method is generic); wrap it in [`AutoDiff`] to get
+/// a [`PhaseSpaceDerivatives<N>`] trait object.
+///
+/// ```
+/// use geom_core::function::PhaseSpaceFunction;
+/// use geom_core::Scalar;
+/// use nalgebra::SVector;
+///
+/// /// Pendulum `H(q, p) = p²/2 - cos q`.
+/// struct Pendulum;
+/// impl PhaseSpaceFunction<1> for Pendulum {
+///     fn eval<S: Scalar>(&self, q: &SVector<S, 1>, p: &SVector<S, 1>) -> S {
+///         p[0] * p[0] * S::from(0.5) - q[0].cos()
+///     }
+/// }
+/// let h = Pendulum.eval(&SVector::from([0.0]), &SVector::from([2.0]));
+/// assert_eq!(h, 1.0);
+/// ```
+pub trait PhaseSpaceFunction<const N: usize>: Send + Sync {
+    /// `f(q, p)`.
+    fn eval<S: Scalar>(&self, q: &SVector<S, N>, p: &SVector<S, N>) -> S;
+}
+
+/// A real function `f(x)` of one vector `x ∈ R^N` (a potential `V(q)`, a constraint `phi(q)`),
+/// written once and generic over the scalar. Wrap it in [`AutoDiff`] to get a
+/// [`ScalarDerivatives<N>`] trait object.
+///
+/// ```
+/// use geom_core::function::ScalarFunction;
+/// use geom_core::Scalar;
+/// use nalgebra::SVector;
+///
+/// /// Kepler potential `V(q) = -1/|q|`.
+/// struct Kepler;
+/// impl ScalarFunction<2> for Kepler {
+///     fn eval<S: Scalar>(&self, q: &SVector<S, 2>) -> S {
+///         -q.norm().recip()
+///     }
+/// }
+/// assert_eq!(Kepler.eval(&SVector::from([0.0, 2.0])), -0.5);
+/// ```
+pub trait ScalarFunction<const N: usize>: Send + Sync {
+    /// `f(x)`.
+    fn eval<S: Scalar>(&self, x: &SVector<S, N>) -> S;
+}
+
+/// The Hessian of `f(q, p)` as three `N × N` blocks of the symmetric `2N × 2N` matrix
+///
+/// ```text
+///     D²f = [ qq    qp ]      qq[(i, j)] = ∂²f/∂q_i∂q_j
+///           [ qp^T  pp ]      qp[(i, j)] = ∂²f/∂q_i∂p_j
+///                             pp[(i, j)] = ∂²f/∂p_i∂p_j
+/// ```
+///
+/// `qq` and `pp` are symmetric; the lower-left block `∂²f/∂p_i∂q_j` is `qp^T` ([`Hessian::pq`]).
+/// For a discrete Lagrangian `L_d(q_0, q_1)`, `qp = D_1 D_2 L_d`, the Newton matrix of a discrete
+/// Euler–Lagrange step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hessian<const N: usize> {
+    /// `qq[(i, j)] = ∂²f/∂q_i∂q_j`.
+    pub qq: SMatrix<f64, N, N>,
+    /// `qp[(i, j)] = ∂²f/∂q_i∂p_j` (row index on `q`, column index on `p`).
+    pub qp: SMatrix<f64, N, N>,
+    /// `pp[(i, j)] = ∂²f/∂p_i∂p_j`.
+    pub pp: SMatrix<f64, N, N>,
+}
+
+impl<const N: usize> Hessian<N> {
+    /// The zero Hessian (all three blocks zero).
+    ///
+    /// ```
+    /// let h = geom_core::function::Hessian::<2>::zeros();
+    /// assert_eq!(h.qp[(0, 1)], 0.0);
+    /// ```
+    pub fn zeros() -> Self {
+        Self { qq: SMatrix::zeros(), qp: SMatrix::zeros(), pp: SMatrix::zeros() }
+    }
+
+    /// The lower-left block `pq[(i, j)] = ∂²f/∂p_i∂q_j = qp[(j, i)]`, i.e. `qp^T`.
+    pub fn pq(&self) -> SMatrix<f64, N, N> {
+        self.qp.transpose()
+    }
+
+    /// The Hessian–vector product `D²f · (dq, dp) = (qq dq + qp dp, qp^T dq + pp dp)`.
+    pub fn apply(&self, dq: &SVector<f64, N>, dp: &SVector<f64, N>) -> (SVector<f64, N>, SVector<f64, N>) {
+        (self.qq * dq + self.qp * dp, self.qp.tr_mul(dq) + self.pp * dp)
+    }
+
+    /// The full symmetric `2N × 2N` matrix `[[qq, qp], [qp^T, pp]]` (ordering `(q, p)`); allocates.
+    pub fn to_dmatrix(&self) -> DMatrix<f64> {
+        DMatrix::from_fn(2 * N, 2 * N, |i, j| match (i < N, j < N) {
+            (true, true) => self.qq[(i, j)],
+            (true, false) => self.qp[(i, j - N)],
+            (false, true) => self.qp[(j, i - N)],
+            (false, false) => self.pp[(i - N, j - N)],
+        })
+    }
+
+    /// `max_{block, i, j} |self - other|`, the entrywise max-norm of the difference.
+    pub fn max_abs_diff(&self, other: &Self) -> f64 {
+        max_abs_diff(&self.qq, &other.qq).max(max_abs_diff(&self.qp, &other.qp)).max(max_abs_diff(&self.pp, &other.pp))
+    }
+
+    /// `true` if every entry of the three blocks is finite.
+    pub fn is_finite(&self) -> bool {
+        self.qq.iter().chain(self.qp.iter()).chain(self.pp.iter()).all(|v| v.is_finite())
+    }
+}
+
+/// Value and derivatives of a function `f(q, p)` on phase space at `f64`: the object-safe trait
+/// the integrators consume (`&dyn PhaseSpaceDerivatives<N>`).
+///
+/// Implemented by [`AutoDiff<F>`] for every [`PhaseSpaceFunction<N>`], or by hand (check a
+/// hand-written implementation with [`check_against_ad`]). The required methods are the unchecked
+/// hot-loop path; the `try_*` methods add finiteness checks of input and output.
+pub trait PhaseSpaceDerivatives<const N: usize>: Send + Sync {
+    /// `f(q, p)`.
+    fn value(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> f64;
+
+    /// `(∂f/∂q, ∂f/∂p)`, the two halves of the gradient.
+    fn gradient(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> (SVector<f64, N>, SVector<f64, N>);
+
+    /// The second derivative `D²f(q, p)` in blocks (see [`Hessian`] for the index conventions).
+    fn hessian(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Hessian<N>;
+
+    /// `((∂f/∂q, ∂f/∂p), D²f)` at one point. The default calls [`gradient`](Self::gradient) and
+    /// [`hessian`](Self::hessian); [`AutoDiff`] overrides it to reuse the gradient that its
+    /// Hessian passes produce anyway.
+    fn gradient_and_hessian(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
+        (self.gradient(q, p), self.hessian(q, p))
+    }
+
+    /// [`value`](Self::value), or [`GeomError::NonFinite`] if `q`, `p` or the value is not finite.
+    fn try_value(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Result<f64> {
+        check_point(q, p)?;
+        let v = self.value(q, p);
+        if v.is_finite() { Ok(v) } else { Err(GeomError::NonFinite { what: "function value" }) }
+    }
+
+    /// [`gradient`](Self::gradient), or [`GeomError::NonFinite`] if `q`, `p` or an entry of the
+    /// gradient is not finite.
+    fn try_gradient(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Result<(SVector<f64, N>, SVector<f64, N>)> {
+        check_point(q, p)?;
+        let (gq, gp) = self.gradient(q, p);
+        check_finite(gq.iter().chain(gp.iter()), "gradient")?;
+        Ok((gq, gp))
+    }
+
+    /// [`hessian`](Self::hessian), or [`GeomError::NonFinite`] if `q`, `p` or an entry of the
+    /// Hessian is not finite.
+    fn try_hessian(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Result<Hessian<N>> {
+        check_point(q, p)?;
+        let h = self.hessian(q, p);
+        if h.is_finite() { Ok(h) } else { Err(GeomError::NonFinite { what: "Hessian" }) }
+    }
+}
+
+/// Value and derivatives of a function `f(x)`, `x ∈ R^N`, at `f64`: the object-safe counterpart
+/// of [`ScalarFunction<N>`] (`&dyn ScalarDerivatives<N>`).
+///
+/// Implemented by [`AutoDiff<F>`] for every [`ScalarFunction<N>`], or by hand (check it with
+/// [`check_scalar_against_ad`]).
+pub trait ScalarDerivatives<const N: usize>: Send + Sync {
+    /// `f(x)`.
+    fn value(&self, x: &SVector<f64, N>) -> f64;
+
+    /// `∇f(x)`, `[i] = ∂f/∂x_i`.
+    fn gradient(&self, x: &SVector<f64, N>) -> SVector<f64, N>;
+
+    /// `D²f(x)`, `[(i, j)] = ∂²f/∂x_i∂x_j` (symmetric).
+    fn hessian(&self, x: &SVector<f64, N>) -> SMatrix<f64, N, N>;
+
+    /// `(∇f, D²f)` at one point. The default calls both methods; [`AutoDiff`] computes both in
+    /// one `Dual2SVec64<N>` pass.
+    fn gradient_and_hessian(&self, x: &SVector<f64, N>) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        (self.gradient(x), self.hessian(x))
+    }
+
+    /// [`value`](Self::value), or [`GeomError::NonFinite`] if `x` or the value is not finite.
+    fn try_value(&self, x: &SVector<f64, N>) -> Result<f64> {
+        check_finite(x.iter(), "function argument")?;
+        let v = self.value(x);
+        if v.is_finite() { Ok(v) } else { Err(GeomError::NonFinite { what: "function value" }) }
+    }
+
+    /// [`gradient`](Self::gradient), or [`GeomError::NonFinite`] if `x` or an entry of the
+    /// gradient is not finite.
+    fn try_gradient(&self, x: &SVector<f64, N>) -> Result<SVector<f64, N>> {
+        check_finite(x.iter(), "function argument")?;
+        let g = self.gradient(x);
+        check_finite(g.iter(), "gradient")?;
+        Ok(g)
+    }
+
+    /// [`hessian`](Self::hessian), or [`GeomError::NonFinite`] if `x` or an entry of the Hessian
+    /// is not finite.
+    fn try_hessian(&self, x: &SVector<f64, N>) -> Result<SMatrix<f64, N, N>> {
+        check_finite(x.iter(), "function argument")?;
+        let h = self.hessian(x);
+        check_finite(h.iter(), "Hessian")?;
+        Ok(h)
+    }
+}
+
+/// Automatic differentiation of a model: `AutoDiff(f)` implements [`PhaseSpaceDerivatives<N>`]
+/// when `f: PhaseSpaceFunction<N>` and [`ScalarDerivatives<N>`] when `f: ScalarFunction<N>`, with
+/// derivatives exact to round-off (forward-mode dual numbers, see the module documentation).
+///
+/// Cost, relative to one `f64` evaluation `c`: value `c`; gradient two `DualSVec64<N>` passes;
+/// Hessian two `Dual2SVec64<N>` passes and one `HyperDualSVec64<N, N>` pass.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct AutoDiff<F>(pub F);
+
+impl<F> AutoDiff<F> {
+    /// Wrap the model `f`.
+    ///
+    /// ```
+    /// use geom_core::function::{AutoDiff, PhaseSpaceDerivatives, PhaseSpaceFunction};
+    /// use geom_core::Scalar;
+    /// use nalgebra::SVector;
+    ///
+    /// /// Harmonic oscillator `H = (q² + p²)/2`.
+    /// struct Oscillator;
+    /// impl PhaseSpaceFunction<1> for Oscillator {
+    ///     fn eval<S: Scalar>(&self, q: &SVector<S, 1>, p: &SVector<S, 1>) -> S {
+    ///         (q[0] * q[0] + p[0] * p[0]) * S::from(0.5)
+    ///     }
+    /// }
+    /// let h: Box<dyn PhaseSpaceDerivatives<1>> = Box::new(AutoDiff::new(Oscillator));
+    /// let (q, p) = (SVector::from([3.0]), SVector::from([4.0]));
+    /// assert_eq!(h.value(&q, &p), 12.5);
+    /// let (dq, dp) = h.gradient(&q, &p);
+    /// assert_eq!((dq[0], dp[0]), (3.0, 4.0));
+    /// let d2 = h.hessian(&q, &p);
+    /// assert_eq!((d2.qq[(0, 0)], d2.qp[(0, 0)], d2.pp[(0, 0)]), (1.0, 0.0, 1.0));
+    /// ```
+    pub fn new(f: F) -> Self {
+        Self(f)
+    }
+
+    /// The wrapped model.
+    pub fn model(&self) -> &F {
+        &self.0
+    }
+}
+
+impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for AutoDiff<F> {
+    #[inline]
+    fn value(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> f64 {
+        self.0.eval::<f64>(q, p)
+    }
+
+    fn gradient(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> (SVector<f64, N>, SVector<f64, N>) {
+        let pd = p.map(DualSVec64::<N>::from_re);
+        let (_, gq) = num_dual::gradient(|qd: SVector<DualSVec64<N>, N>| self.0.eval(&qd, &pd), q);
+        let qd = q.map(DualSVec64::<N>::from_re);
+        let (_, gp) = num_dual::gradient(|pd: SVector<DualSVec64<N>, N>| self.0.eval(&qd, &pd), p);
+        (gq, gp)
+    }
+
+    fn hessian(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Hessian<N> {
+        self.gradient_and_hessian(q, p).1
+    }
+
+    fn gradient_and_hessian(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
+        let pd = p.map(Dual2SVec64::<N>::from_re);
+        let (_, gq, qq) = num_dual::hessian(|qd: SVector<Dual2SVec64<N>, N>| self.0.eval(&qd, &pd), q);
+        let qd = q.map(Dual2SVec64::<N>::from_re);
+        let (_, gp, pp) = num_dual::hessian(|pd: SVector<Dual2SVec64<N>, N>| self.0.eval(&qd, &pd), p);
+        let (_, _, _, qp) = num_dual::partial_hessian(
+            |(qh, ph): (SVector<HyperDualSVec64<N, N>, N>, SVector<HyperDualSVec64<N, N>, N>)| self.0.eval(&qh, &ph),
+            (q, p),
+        );
+        ((gq, gp), Hessian { qq, qp, pp })
+    }
+}
+
+impl<F: ScalarFunction<N>, const N: usize> ScalarDerivatives<N> for AutoDiff<F> {
+    #[inline]
+    fn value(&self, x: &SVector<f64, N>) -> f64 {
+        self.0.eval::<f64>(x)
+    }
+
+    fn gradient(&self, x: &SVector<f64, N>) -> SVector<f64, N> {
+        num_dual::gradient(|xd: SVector<DualSVec64<N>, N>| self.0.eval(&xd), x).1
+    }
+
+    fn hessian(&self, x: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        self.gradient_and_hessian(x).1
+    }
+
+    fn gradient_and_hessian(&self, x: &SVector<f64, N>) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        let (_, g, h) = num_dual::hessian(|xd: SVector<Dual2SVec64<N>, N>| self.0.eval(&xd), x);
+        (g, h)
+    }
+}
+
+/// Compare hand-written derivatives of `f(q, p)` with the AD derivatives of the same model at
+/// `(q, p)`: returns the largest absolute difference over the value, both gradient halves and the
+/// three Hessian blocks,
+/// `max(|f - f_AD|, |∂_q f - ∂_q f_AD|_∞, |∂_p f - ∂_p f_AD|_∞, max_blocks |D²f - D²f_AD|_max)`.
+///
+/// A correct implementation gives a few ulps of the entries' magnitude; compare against a
+/// tolerance scaled accordingly.
+///
+/// ```
+/// use geom_core::function::{check_against_ad, Hessian, PhaseSpaceDerivatives, PhaseSpaceFunction};
+/// use geom_core::Scalar;
+/// use nalgebra::{SMatrix, SVector};
+///
+/// /// Pendulum `H = p²/2 - cos q`, as a generic model ...
+/// struct Pendulum;
+/// impl PhaseSpaceFunction<1> for Pendulum {
+///     fn eval<S: Scalar>(&self, q: &SVector<S, 1>, p: &SVector<S, 1>) -> S {
+///         p[0] * p[0] * S::from(0.5) - q[0].cos()
+///     }
+/// }
+/// /// ... and with hand-written derivatives.
+/// struct PendulumExact;
+/// impl PhaseSpaceDerivatives<1> for PendulumExact {
+///     fn value(&self, q: &SVector<f64, 1>, p: &SVector<f64, 1>) -> f64 {
+///         0.5 * p[0] * p[0] - q[0].cos()
+///     }
+///     fn gradient(&self, q: &SVector<f64, 1>, p: &SVector<f64, 1>) -> (SVector<f64, 1>, SVector<f64, 1>) {
+///         (SVector::from([q[0].sin()]), *p)
+///     }
+///     fn hessian(&self, q: &SVector<f64, 1>, _p: &SVector<f64, 1>) -> Hessian<1> {
+///         Hessian { qq: SMatrix::from([[q[0].cos()]]), qp: SMatrix::zeros(), pp: SMatrix::identity() }
+///     }
+/// }
+/// let d = check_against_ad(&PendulumExact, &Pendulum, &SVector::from([0.7]), &SVector::from([-1.3]));
+/// assert!(d < 1e-15);
+/// ```
+pub fn check_against_ad<H, F, const N: usize>(hand: &H, model: &F, q: &SVector<f64, N>, p: &SVector<f64, N>) -> f64
+where
+    H: PhaseSpaceDerivatives<N> + ?Sized,
+    F: PhaseSpaceFunction<N>,
+{
+    let ad = AutoDiff(model);
+    let dv = (hand.value(q, p) - PhaseSpaceDerivatives::value(&ad, q, p)).abs();
+    let (gq, gp) = hand.gradient(q, p);
+    let ((aq, ap), ah) = PhaseSpaceDerivatives::gradient_and_hessian(&ad, q, p);
+    let dg = (gq - aq).amax().max((gp - ap).amax());
+    let dh = hand.hessian(q, p).max_abs_diff(&ah);
+    nan_max(nan_max(dv, dg), dh)
+}
+
+/// Compare hand-written derivatives of `f(x)` with the AD ones at `x`: the largest absolute
+/// difference `max(|f - f_AD|, |∇f - ∇f_AD|_∞, |D²f - D²f_AD|_max)`.
+///
+/// ```
+/// use geom_core::function::{check_scalar_against_ad, ScalarDerivatives, ScalarFunction};
+/// use geom_core::Scalar;
+/// use nalgebra::{SMatrix, SVector};
+///
+/// /// `V(x) = x_0² x_1`.
+/// struct Cubic;
+/// impl ScalarFunction<2> for Cubic {
+///     fn eval<S: Scalar>(&self, x: &SVector<S, 2>) -> S {
+///         x[0] * x[0] * x[1]
+///     }
+/// }
+/// struct CubicExact;
+/// impl ScalarDerivatives<2> for CubicExact {
+///     fn value(&self, x: &SVector<f64, 2>) -> f64 { x[0] * x[0] * x[1] }
+///     fn gradient(&self, x: &SVector<f64, 2>) -> SVector<f64, 2> {
+///         SVector::from([2.0 * x[0] * x[1], x[0] * x[0]])
+///     }
+///     fn hessian(&self, x: &SVector<f64, 2>) -> SMatrix<f64, 2, 2> {
+///         SMatrix::from([[2.0 * x[1], 2.0 * x[0]], [2.0 * x[0], 0.0]])
+///     }
+/// }
+/// assert!(check_scalar_against_ad(&CubicExact, &Cubic, &SVector::from([1.5, -2.0])) < 1e-14);
+/// ```
+pub fn check_scalar_against_ad<H, F, const N: usize>(hand: &H, model: &F, x: &SVector<f64, N>) -> f64
+where
+    H: ScalarDerivatives<N> + ?Sized,
+    F: ScalarFunction<N>,
+{
+    let ad = AutoDiff(model);
+    let dv = (hand.value(x) - ScalarDerivatives::value(&ad, x)).abs();
+    let (ag, ah) = ScalarDerivatives::gradient_and_hessian(&ad, x);
+    let dg = (hand.gradient(x) - ag).amax();
+    let dh = max_abs_diff(&hand.hessian(x), &ah);
+    nan_max(nan_max(dv, dg), dh)
+}
+
+/// A reference to a model is a model (so that [`AutoDiff`] can borrow it).
+impl<F: PhaseSpaceFunction<N> + ?Sized, const N: usize> PhaseSpaceFunction<N> for &F {
+    #[inline]
+    fn eval<S: Scalar>(&self, q: &SVector<S, N>, p: &SVector<S, N>) -> S {
+        (**self).eval(q, p)
+    }
+}
+
+/// A reference to a model is a model (so that [`AutoDiff`] can borrow it).
+impl<F: ScalarFunction<N> + ?Sized, const N: usize> ScalarFunction<N> for &F {
+    #[inline]
+    fn eval<S: Scalar>(&self, x: &SVector<S, N>) -> S {
+        (**self).eval(x)
+    }
+}
+
+fn check_point<const N: usize>(q: &SVector<f64, N>, p: &SVector<f64, N>) -> Result<()> {
+    check_finite(q.iter().chain(p.iter()), "phase-space point")
+}
+
+/// Entrywise max-norm of `a - b`; NaN if any difference is NaN.
+fn max_abs_diff<const R: usize, const C: usize>(a: &SMatrix<f64, R, C>, b: &SMatrix<f64, R, C>) -> f64 {
+    a.iter().zip(b.iter()).fold(0.0, |m, (x, y)| nan_max(m, (x - y).abs()))
+}
+
+/// `max` that propagates NaN (so that a NaN derivative never passes a check).
+fn nan_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{Matrix2, Vector1, Vector2};
+
+    /// Kepler `H(q, p) = |p|²/2 - 1/|q|`.
+    struct Kepler;
+    impl PhaseSpaceFunction<2> for Kepler {
+        fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
+            p.norm_squared() * S::from(0.5) - q.norm().recip()
+        }
+    }
+
+    /// Kepler with hand-written derivatives: `∂H/∂q = q/r³`, `∂H/∂p = p`,
+    /// `∂²H/∂q² = I/r³ - 3 q q^T/r⁵`, `∂²H/∂q∂p = 0`, `∂²H/∂p² = I`.
+    struct KeplerExact;
+    impl PhaseSpaceDerivatives<2> for KeplerExact {
+        fn value(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> f64 {
+            0.5 * p.norm_squared() - 1.0 / q.norm()
+        }
+        fn gradient(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> (Vector2<f64>, Vector2<f64>) {
+            let r = q.norm();
+            (q / (r * r * r), *p)
+        }
+        fn hessian(&self, q: &Vector2<f64>, _p: &Vector2<f64>) -> Hessian<2> {
+            let r = q.norm();
+            let qq = Matrix2::identity() / r.powi(3) - q * q.transpose() * (3.0 / r.powi(5));
+            Hessian { qq, qp: Matrix2::zeros(), pp: Matrix2::identity() }
+        }
+    }
+
+    /// `f(q, p) = q_0² p_1 + sin(q_1) p_0 + p_0² p_1`: a non-zero, non-symmetric mixed block with
+    /// `∂²f/∂q_0∂p_1 = 2 q_0`, `∂²f/∂q_1∂p_0 = cos q_1`, `∂²f/∂q_0∂p_0 = ∂²f/∂q_1∂p_1 = 0`.
+    struct Mixed;
+    impl PhaseSpaceFunction<2> for Mixed {
+        fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
+            q[0] * q[0] * p[1] + q[1].sin() * p[0] + p[0] * p[0] * p[1]
+        }
+    }
+
+    #[test]
+    fn kepler_hand_written_matches_ad() {
+        let points = [
+            (Vector2::new(1.0, 0.0), Vector2::new(0.0, 1.0)),
+            (Vector2::new(0.3, -1.7), Vector2::new(0.4, 0.2)),
+            (Vector2::new(-2.5, 0.9), Vector2::new(-0.1, 0.6)),
+        ];
+        for (q, p) in points {
+            let d = check_against_ad(&KeplerExact, &Kepler, &q, &p);
+            assert!(d < 1e-13, "hand-written Kepler derivatives differ from AD by {d:e}");
+        }
+    }
+
+    #[test]
+    fn check_against_ad_detects_a_wrong_derivative() {
+        /// Kepler with a wrong sign in the `qq` block: the check must see it.
+        struct KeplerWrong;
+        impl PhaseSpaceDerivatives<2> for KeplerWrong {
+            fn value(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> f64 {
+                KeplerExact.value(q, p)
+            }
+            fn gradient(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> (Vector2<f64>, Vector2<f64>) {
+                KeplerExact.gradient(q, p)
+            }
+            fn hessian(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> Hessian<2> {
+                let mut h = KeplerExact.hessian(q, p);
+                h.qq = -h.qq;
+                h
+            }
+        }
+        let d = check_against_ad(&KeplerWrong, &Kepler, &Vector2::new(1.0, 0.5), &Vector2::new(0.0, 1.0));
+        assert!(d > 0.1, "{d}");
+    }
+
+    #[test]
+    fn mixed_block_index_convention() {
+        let ad = AutoDiff(Mixed);
+        let (q, p) = (Vector2::new(0.8, -0.4), Vector2::new(1.3, 0.7));
+        let h = PhaseSpaceDerivatives::hessian(&ad, &q, &p);
+        // qp[(i, j)] = ∂²f/∂q_i∂p_j
+        assert!((h.qp[(0, 1)] - 2.0 * q[0]).abs() < 1e-15);
+        assert!((h.qp[(1, 0)] - q[1].cos()).abs() < 1e-15);
+        assert_eq!(h.qp[(0, 0)], 0.0);
+        assert_eq!(h.qp[(1, 1)], 0.0);
+        assert_eq!(h.pq()[(1, 0)], h.qp[(0, 1)]);
+        // qq = [[2 p_1, 0], [0, -sin(q_1) p_0]], pp = [[2 p_1, 2 p_0], [2 p_0, 0]]
+        let qq = Matrix2::new(2.0 * p[1], 0.0, 0.0, -q[1].sin() * p[0]);
+        let pp = Matrix2::new(2.0 * p[1], 2.0 * p[0], 2.0 * p[0], 0.0);
+        assert!(max_abs_diff(&h.qq, &qq) < 1e-15);
+        assert!(max_abs_diff(&h.pp, &pp) < 1e-15);
+        // gradient: ∂f/∂q = (2 q_0 p_1, cos(q_1) p_0), ∂f/∂p = (sin q_1 + 2 p_0 p_1, q_0² + p_0²)
+        let (gq, gp) = PhaseSpaceDerivatives::gradient(&ad, &q, &p);
+        assert!((gq - Vector2::new(2.0 * q[0] * p[1], q[1].cos() * p[0])).amax() < 1e-15);
+        assert!((gp - Vector2::new(q[1].sin() + 2.0 * p[0] * p[1], q[0] * q[0] + p[0] * p[0])).amax() < 1e-15);
+        // the fused path agrees with the separate ones
+        let (g2, h2) = PhaseSpaceDerivatives::gradient_and_hessian(&ad, &q, &p);
+        assert_eq!(g2, (gq, gp));
+        assert_eq!(h2, h);
+    }
+
+    #[test]
+    fn hessian_against_finite_differences_of_gradient() {
+        let ad = AutoDiff(Mixed);
+        let (q, p) = (Vector2::new(-0.3, 1.1), Vector2::new(0.5, -0.9));
+        let h = PhaseSpaceDerivatives::hessian(&ad, &q, &p);
+        let full = h.to_dmatrix();
+        let eps = 1e-6;
+        for k in 0..4 {
+            let (mut qh, mut ph) = (q, p);
+            let (mut ql, mut pl) = (q, p);
+            if k < 2 {
+                qh[k] += eps;
+                ql[k] -= eps;
+            } else {
+                ph[k - 2] += eps;
+                pl[k - 2] -= eps;
+            }
+            let (gqh, gph) = PhaseSpaceDerivatives::gradient(&ad, &qh, &ph);
+            let (gql, gpl) = PhaseSpaceDerivatives::gradient(&ad, &ql, &pl);
+            for i in 0..2 {
+                // column k of D²f = d(grad)/d(z_k), z = (q, p)
+                let dq = (gqh[i] - gql[i]) / (2.0 * eps);
+                let dp = (gph[i] - gpl[i]) / (2.0 * eps);
+                assert!((full[(i, k)] - dq).abs() < 1e-8, "({i},{k})");
+                assert!((full[(i + 2, k)] - dp).abs() < 1e-8, "({},{k})", i + 2);
+            }
+        }
+        // symmetric, and apply = full * z
+        assert!((&full - full.transpose()).amax() == 0.0);
+        let (dq, dp) = (Vector2::new(0.2, -1.0), Vector2::new(3.0, 0.5));
+        let (hq, hp) = h.apply(&dq, &dp);
+        let z = nalgebra::DVector::from_column_slice(&[dq[0], dq[1], dp[0], dp[1]]);
+        let hz = &full * z;
+        assert!((hz[0] - hq[0]).abs() + (hz[1] - hq[1]).abs() + (hz[2] - hp[0]).abs() + (hz[3] - hp[1]).abs() < 1e-14);
+    }
+
+    #[test]
+    fn scalar_function_ad() {
+        /// `V(q) = -1/|q|` with `∇V = q/r³`, `D²V = I/r³ - 3 q q^T/r⁵`.
+        struct Potential;
+        impl ScalarFunction<2> for Potential {
+            fn eval<S: Scalar>(&self, q: &SVector<S, 2>) -> S {
+                -q.norm().recip()
+            }
+        }
+        struct PotentialExact;
+        impl ScalarDerivatives<2> for PotentialExact {
+            fn value(&self, q: &Vector2<f64>) -> f64 {
+                -1.0 / q.norm()
+            }
+            fn gradient(&self, q: &Vector2<f64>) -> Vector2<f64> {
+                KeplerExact.gradient(q, &Vector2::zeros()).0
+            }
+            fn hessian(&self, q: &Vector2<f64>) -> Matrix2<f64> {
+                KeplerExact.hessian(q, &Vector2::zeros()).qq
+            }
+        }
+        let x = Vector2::new(0.6, -1.2);
+        assert!(check_scalar_against_ad(&PotentialExact, &Potential, &x) < 1e-14);
+        let ad: &dyn ScalarDerivatives<2> = &AutoDiff(Potential);
+        let (g, h) = ad.gradient_and_hessian(&x);
+        assert_eq!(g, ad.gradient(&x));
+        assert_eq!(h, ad.hessian(&x));
+        assert!(h == h.transpose());
+    }
+
+    #[test]
+    fn try_methods_report_non_finite() {
+        let ad: &dyn PhaseSpaceDerivatives<2> = &AutoDiff(Kepler);
+        let (q, p) = (Vector2::new(1.0, 0.0), Vector2::new(0.0, 1.0));
+        assert!(ad.try_value(&q, &p).is_ok());
+        assert!(ad.try_gradient(&q, &p).is_ok());
+        assert!(ad.try_hessian(&q, &p).is_ok());
+        let bad = Vector2::new(f64::NAN, 0.0);
+        assert_eq!(ad.try_value(&bad, &p), Err(GeomError::NonFinite { what: "phase-space point" }));
+        assert_eq!(
+            ad.try_gradient(&q, &Vector2::new(0.0, f64::INFINITY)).unwrap_err(),
+            GeomError::NonFinite { what: "phase-space point" }
+        );
+        // the collision q = 0: value -inf, gradient NaN
+        let zero = Vector2::zeros();
+        assert_eq!(ad.try_value(&zero, &p), Err(GeomError::NonFinite { what: "function value" }));
+        assert_eq!(ad.try_gradient(&zero, &p).unwrap_err(), GeomError::NonFinite { what: "gradient" });
+        assert_eq!(ad.try_hessian(&zero, &p).unwrap_err(), GeomError::NonFinite { what: "Hessian" });
+        // a NaN derivative never passes the consistency check
+        assert!(check_against_ad(&KeplerExact, &Kepler, &zero, &p).is_nan());
+
+        struct Log;
+        impl ScalarFunction<1> for Log {
+            fn eval<S: Scalar>(&self, x: &SVector<S, 1>) -> S {
+                x[0].ln()
+            }
+        }
+        let ad: &dyn ScalarDerivatives<1> = &AutoDiff(Log);
+        assert!(ad.try_hessian(&Vector1::new(2.0)).is_ok());
+        assert_eq!(ad.try_value(&Vector1::new(0.0)), Err(GeomError::NonFinite { what: "function value" }));
+        assert_eq!(ad.try_gradient(&Vector1::new(0.0)), Err(GeomError::NonFinite { what: "gradient" }));
+        assert_eq!(ad.try_hessian(&Vector1::new(0.0)), Err(GeomError::NonFinite { what: "Hessian" }));
+        assert_eq!(ad.try_value(&Vector1::new(f64::NAN)), Err(GeomError::NonFinite { what: "function argument" }));
+    }
+}

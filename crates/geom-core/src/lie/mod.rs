@@ -33,16 +33,16 @@ pub mod so2;
 pub mod so3;
 pub mod su2;
 
-//pub use gl::Gl;
-//pub use power::Power;
-//pub use product::Product;
+pub use gl::Gl;
+pub use power::Power;
+pub use product::{Product, So3xR3};
 pub use rn::Rn;
-//pub use se2::Se2;
+pub use se2::Se2;
 pub use se3::Se3;
 pub use series::{bernoulli, dexp_inv_series, dexp_series, invert};
-//pub use so2::So2;
+pub use so2::So2;
 pub use so3::So3;
-//pub use su2::Su2;
+pub use su2::Su2;
 
 use crate::{GeomError, Result, Scalar};
 use core::fmt;
