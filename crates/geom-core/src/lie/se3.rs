@@ -151,8 +151,8 @@ impl<S: Scalar> LieGroup<S, 6> for Se3 {
     }
     fn log(&self, g: &Matrix4<S>) -> Result<Vector6<S>> {
         let (r, p) = parts(g);
-        let w = so3::log(&r);
-        Ok(join(&w, &(so3::dexp_inv(&w)? * p)))
+        let (w, j_inv) = so3::log_with_dexp_inv(&r)?;
+        Ok(join(&w, &(j_inv * p)))
     }
     fn hat(&self, x: &Vector6<S>) -> Matrix4<S> {
         let (w, v) = split(x);

@@ -174,10 +174,58 @@ pub fn quaternion_log<S: Scalar>(q: &Vector4<S>) -> Vector3<S> {
     v * factor
 }
 
-/// The principal logarithm, `|log R| <= π`. At angle exactly π both `±x` are logarithms;
-/// the one with `w = 0` from Shepperd's method is returned.
-pub fn log<S: Scalar>(r: &Matrix3<S>) -> Vector3<S> {
+#[cold]
+#[inline(never)]
+fn log_near_pi<S: Scalar>(r: &Matrix3<S>) -> Vector3<S> {
     quaternion_log(&to_quaternion(r))
+}
+
+/// `asin(u)/u` as a series in `u^2` (used for `u^2 < 1e-4`).
+const ASIN_OVER: [f64; 6] = [1.0, 1.0 / 6.0, 3.0 / 40.0, 5.0 / 112.0, 35.0 / 1152.0, 63.0 / 2816.0];
+
+/// The principal logarithm, `|log R| <= π`, from `cos θ = (tr R - 1)/2` and
+/// `s = vee(R - Rᵀ)/2 = sin θ · axis`:
+/// * `cos θ > 0.9`: `θ = asin|s|` (series `asin(u)/u` for `|s|^2 < 1e-4`, exact derivative at `R = I`);
+/// * `|cos θ| <= 0.9`: `θ = acos(cos θ)`; in both cases `log R = (θ/|s|) s`;
+/// * `cos θ < -0.9` (near π, where `s` carries no axis information): Shepperd's quaternion
+///   extraction and `2 atan2(|v|, w) v/|v|`. At angle exactly π both `±x` are logarithms; the one
+///   with `w = 0` from Shepperd's method is returned.
+#[inline]
+pub fn log<S: Scalar>(r: &Matrix3<S>) -> Vector3<S> {
+    log_with_trig(r).0
+}
+
+/// `log R` with `(cos θ, sin θ)` when they came for free (`None` near π), see [`log`].
+#[inline]
+fn log_with_trig<S: Scalar>(r: &Matrix3<S>) -> (Vector3<S>, Option<(S, S)>) {
+    let c = (r[(0, 0)] + r[(1, 1)] + r[(2, 2)] - S::from(1.0)) * S::from(0.5);
+    if c.re() < -0.9 {
+        return (log_near_pi(r), None);
+    }
+    let s = vee(r);
+    let u2 = s.norm_squared();
+    let u = u2.sqrt();
+    let factor =
+        if c.re() > 0.9 { if u2.re() < 1e-4 { series(u2, &ASIN_OVER) } else { u.asin() / u } } else { c.acos() / u };
+    (s * factor, Some((c, u)))
+}
+
+/// `(log R, dexp^{-1}_{log R})` sharing `cos θ = (tr R - 1)/2` and `sin θ = |vee(R - Rᵀ)/2|`, so
+/// `dexp^{-1}` needs no further trigonometry: `(1 - (θ/2)cot(θ/2))/θ^2 = (1 - θ sin θ/(2(1 - cos θ)))/θ^2`
+/// (series in `θ^2` for `θ < 1/2`). Used by the SE(3) logarithm.
+#[inline]
+pub fn log_with_dexp_inv<S: Scalar>(r: &Matrix3<S>) -> Result<(Vector3<S>, Matrix3<S>)> {
+    let (x, trig) = log_with_trig(r);
+    let Some((c, sin)) = trig else {
+        return Ok((x, dexp_inv(&x)?));
+    };
+    let t = x.norm_squared();
+    let d = if t.re() < SERIES_T {
+        series(t, &DEXP_INV_D)
+    } else {
+        (S::from(1.0) - t.sqrt() * sin / (S::from(2.0) * (S::from(1.0) - c))) / t
+    };
+    Ok((x, Matrix3::identity() - hat(&x) * S::from(0.5) + hat_sq(&x) * d))
 }
 
 /// The Cayley map `cay(x) = I + (4/(4 + θ^2)) (x̂ + x̂^2/2)`.
