@@ -56,7 +56,7 @@
 //! The fixed-size solvers do not allocate: iterates, the Jacobian and its LU live on the stack.
 
 use crate::error::check_finite;
-use crate::linalg::{Lu, PIVOT_RTOL};
+use crate::linalg::{BlockLu, BlockMatrix, BlockVector, Lu, PIVOT_RTOL};
 use crate::{GeomError, Result, Scalar};
 use nalgebra::{DMatrix, DVector, Dyn, LU, SMatrix, SVector};
 use num_dual::DualSVec64;
@@ -368,42 +368,220 @@ pub fn newton_dyn(
 /// The fixed-size loop shared by [`newton`] and [`newton_ad`]. `eval(x, Some(jac))` returns
 /// `F(x)` and writes `J(x)` into `jac`; `eval(x, None)` returns `F(x)` only.
 fn newton_fixed<const N: usize>(
-    mut eval: impl FnMut(&SVector<f64, N>, Option<&mut SMatrix<f64, N, N>>) -> Result<SVector<f64, N>>,
+    eval: impl FnMut(&SVector<f64, N>, Option<&mut SMatrix<f64, N, N>>) -> Result<SVector<f64, N>>,
     x0: &SVector<f64, N>,
     opts: &NewtonOptions,
 ) -> Result<(SVector<f64, N>, NewtonReport)> {
+    newton_loop::<Fixed<N>>(eval, x0, opts)
+}
+
+/// The linear algebra of one Newton iteration, so that the fixed-size and the block solvers run
+/// one and the same loop.
+trait Space {
+    type Vec: Copy;
+    type Jac: Copy;
+    type Factor;
+    fn zero_jac() -> Self::Jac;
+    fn values(v: &Self::Vec) -> impl Iterator<Item = &f64>;
+    fn factor(j: &Self::Jac) -> Result<Self::Factor>;
+    /// `dx = -J^{-1} F`.
+    fn step(lu: &Self::Factor, fx: &Self::Vec) -> Self::Vec;
+    fn add(x: &mut Self::Vec, dx: &Self::Vec);
+    fn amax(v: &Self::Vec) -> f64 {
+        Self::values(v).fold(0.0, |m, x| m.max(x.abs()))
+    }
+}
+
+struct Fixed<const N: usize>;
+impl<const N: usize> Space for Fixed<N> {
+    type Vec = SVector<f64, N>;
+    type Jac = SMatrix<f64, N, N>;
+    type Factor = Lu<f64, N>;
+    fn zero_jac() -> Self::Jac {
+        SMatrix::zeros()
+    }
+    fn values(v: &Self::Vec) -> impl Iterator<Item = &f64> {
+        v.iter()
+    }
+    fn factor(j: &Self::Jac) -> Result<Self::Factor> {
+        Lu::factor(j, JACOBIAN)
+    }
+    fn step(lu: &Self::Factor, fx: &Self::Vec) -> Self::Vec {
+        -lu.solve(fx)
+    }
+    fn add(x: &mut Self::Vec, dx: &Self::Vec) {
+        *x += dx;
+    }
+}
+
+struct Blocks<const N: usize, const B: usize>;
+impl<const N: usize, const B: usize> Space for Blocks<N, B> {
+    type Vec = BlockVector<f64, N, B>;
+    type Jac = BlockMatrix<f64, N, B>;
+    type Factor = BlockLu<f64, N, B>;
+    fn zero_jac() -> Self::Jac {
+        [[SMatrix::zeros(); B]; B]
+    }
+    fn values(v: &Self::Vec) -> impl Iterator<Item = &f64> {
+        v.iter().flat_map(|b| b.iter())
+    }
+    fn factor(j: &Self::Jac) -> Result<Self::Factor> {
+        BlockLu::factor(j, JACOBIAN)
+    }
+    fn step(lu: &Self::Factor, fx: &Self::Vec) -> Self::Vec {
+        let mut dx = lu.solve(fx);
+        for b in dx.iter_mut() {
+            *b = -*b;
+        }
+        dx
+    }
+    fn add(x: &mut Self::Vec, dx: &Self::Vec) {
+        for (a, b) in x.iter_mut().zip(dx) {
+            *a += b;
+        }
+    }
+}
+
+fn newton_loop<Sp: Space>(
+    mut eval: impl FnMut(&Sp::Vec, Option<&mut Sp::Jac>) -> Result<Sp::Vec>,
+    x0: &Sp::Vec,
+    opts: &NewtonOptions,
+) -> Result<(Sp::Vec, NewtonReport)> {
     opts.validate()?;
-    check_finite(x0.iter(), "Newton initial guess")?;
+    check_finite(Sp::values(x0), "Newton initial guess")?;
     let mut x = *x0;
-    let mut jac = SMatrix::<f64, N, N>::zeros();
-    let mut lu: Option<Lu<f64, N>> = None;
+    let mut jac = Sp::zero_jac();
+    let mut lu: Option<Sp::Factor> = None;
     let mut monitor = Monitor::new(opts);
     let mut k = 0;
     loop {
         // No Jacobian at the last allowed evaluation: no step follows it.
         let want = k < opts.max_iterations && monitor.wants_jacobian(lu.is_none());
         let fx = eval(&x, if want { Some(&mut jac) } else { None })?;
-        check_finite(fx.iter(), "Newton residual")?;
-        let r = fx.amax();
+        check_finite(Sp::values(&fx), "Newton residual")?;
+        let r = Sp::amax(&fx);
         if let Some(done) = monitor.residual_test(k, r) {
             return done.map(|report| (x, report));
         }
         if want {
-            lu = Some(Lu::factor(&jac, JACOBIAN).map_err(|e| at_iteration(e, k))?);
+            lu = Some(Sp::factor(&jac).map_err(|e| at_iteration(e, k))?);
             monitor.jacobian_updates += 1;
         }
         // `want` holds whenever `lu` is empty, so the `None` arm is never taken.
         let dx = match &lu {
-            Some(lu) => -lu.solve(&fx),
+            Some(lu) => Sp::step(lu, &fx),
             None => return Err(GeomError::SingularMatrix { what: JACOBIAN, iteration: k }),
         };
-        x += dx;
-        check_finite(x.iter(), "Newton iterate")?;
+        Sp::add(&mut x, &dx);
+        check_finite(Sp::values(&x), "Newton iterate")?;
         k += 1;
-        if let Some(report) = monitor.step_test(k, r, dx.amax(), x.amax()) {
+        if let Some(report) = monitor.step_test(k, r, Sp::amax(&dx), Sp::amax(&x)) {
             return Ok((x, report));
         }
     }
+}
+
+/// A residual on `B` blocks of size `N`, `F: (R^N)^B -> (R^N)^B`, generic over the scalar so
+/// that [`newton_blocks_ad`] can differentiate it. This is the form of every implicit integrator
+/// whose unknowns are several vectors (the stages of a Runge–Kutta method, the
+/// `(q, p, q_1, p_1)` of a cotangent-lift step): `B·N` is not a const-generic size on stable Rust.
+pub trait BlockResidual<const N: usize, const B: usize> {
+    /// `F(x)`.
+    fn eval<S: Scalar>(&self, x: &BlockVector<S, N, B>) -> Result<BlockVector<S, N, B>>;
+}
+
+impl<R: BlockResidual<N, B> + ?Sized, const N: usize, const B: usize> BlockResidual<N, B> for &R {
+    #[inline]
+    fn eval<S: Scalar>(&self, x: &BlockVector<S, N, B>) -> Result<BlockVector<S, N, B>> {
+        (**self).eval(x)
+    }
+}
+
+/// `(F(x), DF(x))` of a block residual with the exact Jacobian by forward AD: one
+/// `DualSVec64<N>` evaluation per block column (`B` evaluations).
+pub fn ad_block_jacobian<R: BlockResidual<N, B> + ?Sized, const N: usize, const B: usize>(
+    res: &R,
+    x: &BlockVector<f64, N, B>,
+) -> Result<(BlockVector<f64, N, B>, BlockMatrix<f64, N, B>)> {
+    let mut jac = [[SMatrix::<f64, N, N>::zeros(); B]; B];
+    let mut value = [SVector::<f64, N>::zeros(); B];
+    for col in 0..B {
+        let xd: BlockVector<DualSVec64<N>, N, B> = core::array::from_fn(|b| {
+            if b == col {
+                SVector::from_fn(|i, _| {
+                    let mut d = DualSVec64::<N>::from_re(x[b][i]);
+                    d.eps = num_dual::Derivative::derivative_generic(nalgebra::Const::<N>, nalgebra::U1, i);
+                    d
+                })
+            } else {
+                x[b].map(DualSVec64::from_re)
+            }
+        });
+        let fd = res.eval(&xd)?;
+        for (row, f) in fd.iter().enumerate() {
+            if col == 0 {
+                value[row] = f.map(|v| v.re);
+            }
+            for i in 0..N {
+                let grad = f[i].eps.unwrap_generic(nalgebra::Const::<N>, nalgebra::U1);
+                for j in 0..N {
+                    jac[row][col][(i, j)] = grad[j];
+                }
+            }
+        }
+    }
+    Ok((value, jac))
+}
+
+/// Solve a block system `F(x) = 0`, `x ∈ (R^N)^B`, by Newton's method with the caller's block
+/// Jacobian: `eval(x, Some(J))` returns `F(x)` and fills `J[I][J] = ∂F_I/∂x_J`; `eval(x, None)`
+/// returns `F(x)` only. Same iteration, convergence tests and errors as [`newton`]; the block
+/// Jacobian is factored by [`BlockLu`] on the stack (no allocation).
+///
+/// ```
+/// use geom_core::newton::{newton_blocks, NewtonOptions};
+/// use nalgebra::{SMatrix, SVector};
+///
+/// // two scalar blocks: x^2 + y^2 = 4, x y = 1
+/// let f = |x: &[SVector<f64, 1>; 2], jac: Option<&mut [[SMatrix<f64, 1, 1>; 2]; 2]>| {
+///     let (a, b) = (x[0][0], x[1][0]);
+///     if let Some(j) = jac {
+///         *j = [[SMatrix::from([[2.0 * a]]), SMatrix::from([[2.0 * b]])], [SMatrix::from([[b]]), SMatrix::from([[a]])]];
+///     }
+///     Ok([SVector::from([a * a + b * b - 4.0]), SVector::from([a * b - 1.0])])
+/// };
+/// let (x, _) = newton_blocks(f, &[SVector::from([2.0]), SVector::from([0.5])], &NewtonOptions::default())?;
+/// assert!((x[0][0] * x[1][0] - 1.0).abs() < 1e-12);
+/// # Ok::<(), geom_core::GeomError>(())
+/// ```
+pub fn newton_blocks<const N: usize, const B: usize>(
+    eval: impl FnMut(&BlockVector<f64, N, B>, Option<&mut BlockMatrix<f64, N, B>>) -> Result<BlockVector<f64, N, B>>,
+    x0: &BlockVector<f64, N, B>,
+    opts: &NewtonOptions,
+) -> Result<(BlockVector<f64, N, B>, NewtonReport)> {
+    newton_loop::<Blocks<N, B>>(eval, x0, opts)
+}
+
+/// [`newton_blocks`] with the exact block Jacobian of `res` by forward AD
+/// ([`ad_block_jacobian`]); with [`JacobianUpdate::Frozen`] the reusing iterations evaluate `res`
+/// at `f64` only.
+pub fn newton_blocks_ad<R: BlockResidual<N, B> + ?Sized, const N: usize, const B: usize>(
+    res: &R,
+    x0: &BlockVector<f64, N, B>,
+    opts: &NewtonOptions,
+) -> Result<(BlockVector<f64, N, B>, NewtonReport)> {
+    newton_blocks(
+        |x, jac| match jac {
+            Some(out) => {
+                let (fx, j) = ad_block_jacobian(res, x)?;
+                *out = j;
+                Ok(fx)
+            }
+            None => res.eval::<f64>(x),
+        },
+        x0,
+        opts,
+    )
 }
 
 /// The convergence bookkeeping shared by the fixed-size and the dynamic loops, so that both apply
@@ -851,5 +1029,79 @@ mod tests {
         assert!((x - mirror).amax() <= tol, "{x}");
         assert!(report.jacobian_updates > 1, "{report:?}");
         assert!(report.jacobian_updates < report.iterations, "{report:?}");
+    }
+}
+
+#[cfg(test)]
+mod block_tests {
+    use super::*;
+    use crate::linalg::{BlockLu, Lu};
+
+    /// Two 2-vectors: the 4×4 system of the flattened problem.
+    struct Coupled;
+    impl BlockResidual<2, 2> for Coupled {
+        fn eval<S: Scalar>(&self, x: &BlockVector<S, 2, 2>) -> Result<BlockVector<S, 2, 2>> {
+            let (a, b) = (x[0], x[1]);
+            Ok([
+                SVector::from([a[0] * a[0] + b[1] - S::from(3.0), a[1].sin() + b[0] * a[0] - S::from(0.5)]),
+                SVector::from([b[0] * b[1] - a[0] + S::from(0.25), b[1].exp() - a[1] - S::from(1.5)]),
+            ])
+        }
+    }
+    /// The same system flattened to R^4.
+    struct Flat;
+    impl Residual<4> for Flat {
+        fn eval<S: Scalar>(&self, x: &SVector<S, 4>) -> Result<SVector<S, 4>> {
+            let f = Coupled.eval(&[SVector::from([x[0], x[1]]), SVector::from([x[2], x[3]])])?;
+            Ok(SVector::from([f[0][0], f[0][1], f[1][0], f[1][1]]))
+        }
+    }
+
+    #[test]
+    fn block_lu_matches_flat_lu() {
+        let m =
+            SMatrix::<f64, 4, 4>::from_fn(|i, j| ((i * 7 + j * 3) % 5) as f64 - 1.5 + if i == j { 0.1 } else { 0.0 });
+        let mut blocks = [[SMatrix::<f64, 2, 2>::zeros(); 2]; 2];
+        for i in 0..4 {
+            for j in 0..4 {
+                blocks[i / 2][j / 2][(i % 2, j % 2)] = m[(i, j)];
+            }
+        }
+        let b = SVector::<f64, 4>::from([1.0, -2.0, 0.5, 3.0]);
+        let flat = Lu::factor(&m, "m").unwrap().solve(&b);
+        let blk =
+            BlockLu::factor(&blocks, "m").unwrap().solve(&[SVector::from([b[0], b[1]]), SVector::from([b[2], b[3]])]);
+        for i in 0..4 {
+            assert!((flat[i] - blk[i / 2][i % 2]).abs() < 1e-13);
+        }
+        let singular = [[SMatrix::<f64, 2, 2>::identity(); 2]; 2];
+        assert!(matches!(BlockLu::factor(&singular, "s"), Err(GeomError::SingularMatrix { .. })));
+    }
+
+    #[test]
+    fn block_newton_follows_flat_newton() {
+        let opts = NewtonOptions::default();
+        let x0 = [SVector::from([1.5, 0.2]), SVector::from([0.3, 0.4])];
+        let (xb, rb) = newton_blocks_ad(&Coupled, &x0, &opts).unwrap();
+        let (xf, rf) = newton_ad(&Flat, &SVector::from([1.5, 0.2, 0.3, 0.4]), &opts).unwrap();
+        assert_eq!(rb.iterations, rf.iterations);
+        for i in 0..4 {
+            assert!((xf[i] - xb[i / 2][i % 2]).abs() < 1e-13);
+        }
+        let (fx, jb) = ad_block_jacobian(&Coupled, &x0).unwrap();
+        let (ff, jf) = ad_jacobian(&Flat, &SVector::from([1.5, 0.2, 0.3, 0.4])).unwrap();
+        for i in 0..4 {
+            assert!((fx[i / 2][i % 2] - ff[i]).abs() < 1e-15);
+            for j in 0..4 {
+                assert!((jb[i / 2][j / 2][(i % 2, j % 2)] - jf[(i, j)]).abs() < 1e-15);
+            }
+        }
+    }
+
+    #[test]
+    fn block_newton_reports_non_convergence() {
+        let opts = NewtonOptions::new(1e-14, 1e-16, 1).unwrap();
+        let x0 = [SVector::from([1.5, 0.2]), SVector::from([0.3, 0.4])];
+        assert!(matches!(newton_blocks_ad(&Coupled, &x0, &opts), Err(GeomError::NotConverged { iterations: 1, .. })));
     }
 }
