@@ -139,10 +139,7 @@ pub struct BlockLu<S: Scalar, const N: usize, const B: usize> {
 }
 
 #[inline(always)]
-fn at<S: Copy, const N: usize, const B: usize>(m: &BlockMatrix<S, N, B>, i: usize, j: usize) -> S
-where
-    S: nalgebra::Scalar,
-{
+fn at<S: nalgebra::Scalar + Copy, const N: usize, const B: usize>(m: &BlockMatrix<S, N, B>, i: usize, j: usize) -> S {
     m[i / N][j / N][(i % N, j % N)]
 }
 

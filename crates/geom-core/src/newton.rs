@@ -505,6 +505,7 @@ pub fn ad_block_jacobian<R: BlockResidual<N, B> + ?Sized, const N: usize, const 
 ) -> Result<(BlockVector<f64, N, B>, BlockMatrix<f64, N, B>)> {
     let mut jac = [[SMatrix::<f64, N, N>::zeros(); B]; B];
     let mut value = [SVector::<f64, N>::zeros(); B];
+    #[allow(clippy::needless_range_loop)] // `col` seeds one block of the input and fills one block column
     for col in 0..B {
         let xd: BlockVector<DualSVec64<N>, N, B> = core::array::from_fn(|b| {
             if b == col {
