@@ -48,6 +48,13 @@ pub enum GeomError {
         /// Why (e.g. "rotation angle is pi").
         reason: &'static str,
     },
+    /// A time step that is zero, NaN or infinite (one-step maps accept negative steps, which
+    /// compositions and adjoints use; drivers require positive ones).
+    #[error("invalid step size h = {h}")]
+    InvalidStep {
+        /// The rejected step.
+        h: f64,
+    },
     /// Newton's method did not reach the tolerance.
     #[error("Newton did not converge after {iterations} iterations (residual {residual:.3e}, step {step:.3e})")]
     NotConverged {
