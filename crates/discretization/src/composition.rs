@@ -8,6 +8,9 @@
 //!
 //! Stages are listed in the order they are **applied** to the state (first to last).
 
+// Coefficients are quoted with the digits of their published tables.
+#![allow(clippy::excessive_precision)]
+
 use crate::one_step::{OneStep, check_step};
 use geom_core::GeomError;
 
