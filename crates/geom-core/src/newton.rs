@@ -498,14 +498,25 @@ impl<R: BlockResidual<N, B> + ?Sized, const N: usize, const B: usize> BlockResid
 }
 
 /// `(F(x), DF(x))` of a block residual with the exact Jacobian by forward AD: one
-/// `DualSVec64<N>` evaluation per block column (`B` evaluations).
+/// `DualSVec64<N>` evaluation per block column (`B` evaluations), see [`block_jacobian`].
 pub fn ad_block_jacobian<R: BlockResidual<N, B> + ?Sized, const N: usize, const B: usize>(
     res: &R,
     x: &BlockVector<f64, N, B>,
 ) -> Result<(BlockVector<f64, N, B>, BlockMatrix<f64, N, B>)> {
+    block_jacobian(x, |xd| res.eval(xd))
+}
+
+/// `(F(x), DF(x))` for a block function given at the dual type `DualSVec64<N>`: block column
+/// `J` is read off one evaluation with block `J` seeded by the identity and the others constant.
+/// Use it when the residual cannot be a [`BlockResidual`] (e.g. it evaluates a Lie group that is
+/// only known to implement `LieGroup<DualSVec64<N>, D>`, not every scalar).
+#[allow(clippy::needless_range_loop)] // `col` seeds one block of the input and fills one block column
+pub fn block_jacobian<const N: usize, const B: usize>(
+    x: &BlockVector<f64, N, B>,
+    f: impl Fn(&BlockVector<DualSVec64<N>, N, B>) -> Result<BlockVector<DualSVec64<N>, N, B>>,
+) -> Result<(BlockVector<f64, N, B>, BlockMatrix<f64, N, B>)> {
     let mut jac = [[SMatrix::<f64, N, N>::zeros(); B]; B];
     let mut value = [SVector::<f64, N>::zeros(); B];
-    #[allow(clippy::needless_range_loop)] // `col` seeds one block of the input and fills one block column
     for col in 0..B {
         let xd: BlockVector<DualSVec64<N>, N, B> = core::array::from_fn(|b| {
             if b == col {
@@ -518,13 +529,13 @@ pub fn ad_block_jacobian<R: BlockResidual<N, B> + ?Sized, const N: usize, const 
                 x[b].map(DualSVec64::from_re)
             }
         });
-        let fd = res.eval(&xd)?;
-        for (row, f) in fd.iter().enumerate() {
+        let fd = f(&xd)?;
+        for (row, fr) in fd.iter().enumerate() {
             if col == 0 {
-                value[row] = f.map(|v| v.re);
+                value[row] = fr.map(|v| v.re);
             }
             for i in 0..N {
-                let grad = f[i].eps.unwrap_generic(nalgebra::Const::<N>, nalgebra::U1);
+                let grad = fr[i].eps.unwrap_generic(nalgebra::Const::<N>, nalgebra::U1);
                 for j in 0..N {
                     jac[row][col][(i, j)] = grad[j];
                 }
