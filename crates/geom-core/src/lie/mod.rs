@@ -23,6 +23,7 @@
 //! [`LieGroup::check_element`] validates user data against a stated tolerance.
 
 mod gl;
+mod lift;
 mod power;
 mod product;
 mod rn;
@@ -34,6 +35,7 @@ pub mod so3;
 pub mod su2;
 
 pub use gl::Gl;
+pub use lift::LiftElement;
 pub use power::Power;
 pub use product::{Product, So3xR3};
 pub use rn::Rn;
