@@ -1,26 +1,121 @@
 //! # groupoid
 //!
 //! Seed 001 (*Symplectic groupoids and discrete constrained Lagrangian mechanics*) made
-//! executable. MATH.md section (c) is the specification. **Status: this layer is not implemented
-//! yet**; this page states what it will own.
+//! executable; MATH.md section (c) is the specification.
 //!
-//! ## What this layer owns
-//!
-//! * **Lie groupoids** `G ⇉ Q` (MATH.md c.1): source `α`, target `β`, identity `ε`, inversion,
-//!   partial multiplication defined when `β(g) = α(h)`. Instances: the pair groupoid `Q × Q`, a
-//!   Lie group `G ⇉ {e}`, the action groupoid `M × H`, the (trivialized) Atiyah groupoid
-//!   `(M × M) × G`.
-//! * **The Lie algebroid** `AG` and left/right-invariant fields `X^←`, `X^→` (c.2).
-//! * **Discrete Lagrangians** `L: G -> R` with the discrete Euler–Lagrange equations
-//!   `X^←(g_k)(L) - X^→(g_{k+1})(L) = 0` for all sections `X`, the Legendre transforms
-//!   `F^-L(g)(X) = X^→(g)(L)`, `F^+L(g)(X) = X^←(g)(L)`, and regularity (c.3; seed 001 Thm 2.16).
-//!   On a Lie group: `μ_{k+1} = Ad*_{g_{k+1}} μ_k` (discrete Lie–Poisson).
-//! * **Constraints** `N = {φ^a = 0}` with one multiplier vector per step:
-//!   `X^←(g_k)(L̂ + λ_k·φ) - X^→(g_{k+1})(L̂ + λ_{k+1}·φ) = 0`, `φ(g_{k+1}) = 0` (c.4).
-//! * **Noether momenta** `J(g_k)(ξ) = F^+L(g_k)(X_ξ)`, conserved for a symmetry (c.5).
-//! * **Examples** (c.6): holonomic mechanics on a sphere, optimal control on a Lie group, the
-//!   plate-ball system, time-dependent mechanics with fixed and adaptive steps.
-//!
-//! Built on `geom-core` (groups, actions, the Newton solver).
+//! * [`groupoid`]: the object-safe [`LieGroupoid`] trait (source, target, identity, inversion,
+//!   multiplication with a composability check, the fibre chart of the Lie algebroid, the curves
+//!   whose velocities are the left- and right-invariant vector fields);
+//! * [`pair`]: the pair groupoid `Q × Q`; [`lie_group`]: a Lie group `G ⇉ {e}`;
+//! * [`lagrangian`]: discrete Lagrangians, Legendre transforms `F^±L`, regularity, the discrete
+//!   Euler–Lagrange flow.
+
+#![deny(missing_docs)]
+
+pub mod groupoid;
+pub mod lagrangian;
+pub mod lie_group;
+pub mod pair;
 
 pub use geom_core;
+pub use groupoid::LieGroupoid;
+pub use lagrangian::{
+    AdGroupoid, DiscreteFlow, DiscreteLagrangian, GroupoidLift, check_regularity, legendre_minus, legendre_plus,
+    pairing_matrix,
+};
+pub use lie_group::GroupAsGroupoid;
+pub use pair::PairGroupoid;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use geom_core::lie::{Chart, LieGroup, So3};
+    use geom_core::{Scalar, lie::so3};
+    use nalgebra::{Matrix3, SVector, Vector3};
+
+    /// Midpoint discrete Lagrangian of the harmonic oscillator, `h L((q0+q1)/2, (q1-q0)/h)`.
+    struct MidpointOscillator {
+        h: f64,
+    }
+    impl DiscreteLagrangian<PairGroupoid<1>, 1> for MidpointOscillator {
+        fn eval<S: Scalar>(&self, _g: &PairGroupoid<1>, g: &(SVector<S, 1>, SVector<S, 1>)) -> S {
+            let h = S::from(self.h);
+            let v = (g.1[0] - g.0[0]) / h;
+            let q = (g.0[0] + g.1[0]) * S::from(0.5);
+            h * (v * v - q * q) * S::from(0.5)
+        }
+    }
+
+    #[test]
+    fn pair_groupoid_del_is_the_midpoint_variational_integrator() {
+        let h = 0.1;
+        let flow = DiscreteFlow::new(PairGroupoid::<1>, MidpointOscillator { h });
+        // midpoint rule for q'' = -q in (q, p): exact linear map
+        let a = (1.0 - h * h / 4.0) / (1.0 + h * h / 4.0);
+        let b = h / (1.0 + h * h / 4.0);
+        let (mut q, mut p) = (1.0f64, 0.0f64);
+        let q1 = a * q + b * p;
+        let mut g = (SVector::from([q]), SVector::from([q1]));
+        (q, p) = (q1, -b * q + a * p);
+        for _ in 0..200 {
+            let (next, _) = flow.step(&g).unwrap();
+            let qn = a * q + b * p;
+            let pn = -b * q + a * p;
+            assert!((next.1[0] - qn).abs() < 1e-13, "{} vs {}", next.1[0], qn);
+            // F^+L(g_k) is the momentum p_k at the shared node
+            let pk = legendre_plus(&PairGroupoid::<1>, flow.lagrangian(), &next);
+            assert!((pk[0] - pn).abs() < 1e-12);
+            (q, p, g) = (qn, pn, next);
+        }
+        assert!(check_regularity(&PairGroupoid::<1>, flow.lagrangian(), &g).is_ok());
+    }
+
+    /// `L(W) = (1/h) ½ ξᵀ I ξ` with `ξ = τ^{-1}(W)`: the rigid body on SO(3) as a groupoid.
+    struct RigidBody {
+        h: f64,
+        inertia: Vector3<f64>,
+    }
+    impl DiscreteLagrangian<GroupAsGroupoid<So3>, 3> for RigidBody {
+        fn eval<S: Scalar>(&self, gd: &GroupAsGroupoid<So3>, w: &Matrix3<S>) -> S {
+            let xi = gd.group().tau_inv(gd.chart(), w).unwrap_or_else(|_| Vector3::repeat(S::from(f64::NAN)));
+            let i = self.inertia.map(S::from);
+            (xi[0] * xi[0] * i[0] + xi[1] * xi[1] * i[1] + xi[2] * xi[2] * i[2]) * S::from(0.5 / self.h)
+        }
+    }
+
+    #[test]
+    fn lie_group_del_is_discrete_lie_poisson() {
+        for chart in [Chart::Exp, Chart::Cayley] {
+            let gd = GroupAsGroupoid::new(So3, chart);
+            let flow = DiscreteFlow::new(gd, RigidBody { h: 0.05, inertia: Vector3::new(1.0, 2.0, 3.5) });
+            let mut w = so3::exp(&Vector3::new(0.05, -0.02, 0.04));
+            let mut r = Matrix3::<f64>::identity();
+            let mu0 = legendre_minus(&gd, flow.lagrangian(), &w);
+            // node k: R_k = W_1 ... W_k, body momentum Π_k = F^+L(W_k); spatial R_k Π_k (c.5)
+            let spatial0 = r * w * legendre_plus(&gd, flow.lagrangian(), &w);
+            for _ in 0..500 {
+                let mu_k = legendre_minus(&gd, flow.lagrangian(), &w);
+                let (next, _) = flow.step(&w).unwrap();
+                r *= w;
+                let mu_next = legendre_minus(&gd, flow.lagrangian(), &next);
+                // DEL F^+L(W_k) = F^-L(W_{k+1}) with F^+L = Ad*_W F^-L: the discrete Lie-Poisson
+                // map mu_{k+1} = Ad*_{W_k} mu_k = W_kᵀ mu_k (MATH.md c.3, indices shifted by one)
+                assert!((mu_next - LieGroup::<f64, 3>::coadjoint(&So3, &w, &mu_k)).norm() < 1e-12);
+                w = next;
+                // Casimir |mu| and spatial momentum R_k F^+L(W_k) are exact
+                assert!((mu_next.norm() - mu0.norm()).abs() < 1e-12);
+                let spatial = r * w * legendre_plus(&gd, flow.lagrangian(), &w);
+                assert!((spatial - spatial0).norm() < 1e-11, "{chart:?}: {}", (spatial - spatial0).norm());
+            }
+        }
+    }
+
+    #[test]
+    fn composability_is_checked() {
+        let pg = PairGroupoid::<2>;
+        let g = (SVector::from([0.0, 0.0]), SVector::from([1.0, 0.0]));
+        let h = (SVector::from([1.0, 0.0]), SVector::from([2.0, 1.0]));
+        assert!(LieGroupoid::<f64, 2>::compose(&pg, &g, &h).is_ok());
+        assert!(LieGroupoid::<f64, 2>::compose(&pg, &h, &g).is_err());
+    }
+}

@@ -1,0 +1,87 @@
+//! A Lie group as a groupoid `G ⇉ {e}` (MATH.md c.1): every pair is composable, `α = β = e`,
+//! algebroid `g` with the fibre chart `exp_e = τ` (`exp` or Cayley). The discrete Euler–Lagrange
+//! equations are the discrete Euler–Poincaré equations `l*_{g_k} dL(g_k) = r*_{g_{k+1}} dL(g_{k+1})`,
+//! i.e. with `μ_k = F^-L(g_{k+1})` the discrete Lie–Poisson map `μ_{k+1} = Ad*_{g_{k+1}} μ_k`
+//! (MATH.md c.3).
+
+use crate::groupoid::LieGroupoid;
+use geom_core::lie::{Chart, LieGroup};
+use geom_core::{Result, Scalar};
+use nalgebra::SVector;
+
+/// The Lie group `G` (any `geom-core` group) as a groupoid over a point, with fibre chart `τ`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupAsGroupoid<G> {
+    group: G,
+    chart: Chart,
+}
+
+impl<G> GroupAsGroupoid<G> {
+    /// `G ⇉ {e}` with fibre chart `τ = chart`.
+    pub fn new(group: G, chart: Chart) -> Self {
+        Self { group, chart }
+    }
+    /// The group.
+    pub fn group(&self) -> &G {
+        &self.group
+    }
+    /// The chart.
+    pub fn chart(&self) -> Chart {
+        self.chart
+    }
+}
+
+impl<S: Scalar, const D: usize, G: LieGroup<S, D>> LieGroupoid<S, D> for GroupAsGroupoid<G> {
+    type Element = G::Element;
+    type Base = ();
+
+    fn name(&self) -> String {
+        format!("{} as a groupoid over a point ({})", self.group.name(), self.chart.name())
+    }
+    fn source(&self, _g: &G::Element) {}
+    fn target(&self, _g: &G::Element) {}
+    fn identity(&self, _x: &()) -> G::Element {
+        self.group.identity()
+    }
+    fn inverse(&self, g: &G::Element) -> G::Element {
+        self.group.inverse(g)
+    }
+    fn multiply(&self, g: &G::Element, h: &G::Element) -> G::Element {
+        self.group.compose(g, h)
+    }
+    fn base_distance(&self, _a: &(), _b: &()) -> f64 {
+        0.0
+    }
+    /// `τ(ξ)`; a Cayley chart that fails (never on SO(3)/SE(3)) gives a non-finite element.
+    fn fibre_exp(&self, _x: &(), xi: &SVector<S, D>) -> G::Element {
+        match self.group.tau(self.chart, xi) {
+            Ok(g) => g,
+            Err(_) => self.group.exp(&xi.map(|_| S::from(f64::NAN))),
+        }
+    }
+    fn fibre_log(&self, g: &G::Element) -> Result<SVector<S, D>> {
+        self.group.tau_inv(self.chart, g)
+    }
+}
+
+/// `GroupoidFamily` and `GroupoidLift` for `GroupAsGroupoid<G>` of each concrete group (the element
+/// type at every scalar must be named, which a generic `G` cannot do).
+macro_rules! group_family {
+    ($group:ty, $d:literal, $elem:ident) => {
+        impl crate::lagrangian::GroupoidFamily<$d> for GroupAsGroupoid<$group> {
+            type Element<S: Scalar> = nalgebra::$elem<S>;
+            type Base<S: Scalar> = ();
+        }
+        impl<S: Scalar> crate::lagrangian::GroupoidLift<S, $d> for GroupAsGroupoid<$group> {
+            fn lift(&self, g: &nalgebra::$elem<f64>) -> nalgebra::$elem<S> {
+                geom_core::lie::LiftElement::<S, $d>::lift(&self.group, g)
+            }
+            fn lift_base(&self, _x: &()) {}
+        }
+    };
+}
+group_family!(geom_core::lie::So3, 3, Matrix3);
+group_family!(geom_core::lie::Se3, 6, Matrix4);
+group_family!(geom_core::lie::So2, 1, Matrix2);
+group_family!(geom_core::lie::Se2, 3, Matrix3);
+group_family!(geom_core::lie::Su2, 3, Vector4);

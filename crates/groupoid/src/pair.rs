@@ -1,0 +1,59 @@
+//! The pair groupoid `Q × Q ⇉ Q` of `Q = R^N` (MATH.md c.1): `α(x, y) = x`, `β(x, y) = y`,
+//! `ε(x) = (x, x)`, `i(x, y) = (y, x)`, `(x, y)(y, z) = (x, z)`; algebroid `TQ` with fibre chart
+//! `exp_x(v) = (x, x + v)`. Its discrete Euler–Lagrange equations are the standard variational
+//! integrator `D_2 L(q_{k-1}, q_k) + D_1 L(q_k, q_{k+1}) = 0` (Marsden–West).
+
+use crate::groupoid::LieGroupoid;
+use geom_core::{Result, Scalar};
+use nalgebra::SVector;
+
+/// The pair groupoid of `R^N`; elements `(q_0, q_1)`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PairGroupoid<const N: usize>;
+
+impl<S: Scalar, const N: usize> LieGroupoid<S, N> for PairGroupoid<N> {
+    type Element = (SVector<S, N>, SVector<S, N>);
+    type Base = SVector<S, N>;
+
+    fn name(&self) -> String {
+        format!("pair groupoid R^{N} x R^{N}")
+    }
+    fn source(&self, g: &Self::Element) -> SVector<S, N> {
+        g.0
+    }
+    fn target(&self, g: &Self::Element) -> SVector<S, N> {
+        g.1
+    }
+    fn identity(&self, x: &SVector<S, N>) -> Self::Element {
+        (*x, *x)
+    }
+    fn inverse(&self, g: &Self::Element) -> Self::Element {
+        (g.1, g.0)
+    }
+    fn multiply(&self, g: &Self::Element, h: &Self::Element) -> Self::Element {
+        (g.0, h.1)
+    }
+    fn base_distance(&self, a: &SVector<S, N>, b: &SVector<S, N>) -> f64 {
+        (a - b).map(|v| v.re()).norm()
+    }
+    fn fibre_exp(&self, x: &SVector<S, N>, v: &SVector<S, N>) -> Self::Element {
+        (*x, x + v)
+    }
+    fn fibre_log(&self, g: &Self::Element) -> Result<SVector<S, N>> {
+        Ok(g.1 - g.0)
+    }
+}
+
+impl<const N: usize> crate::lagrangian::GroupoidFamily<N> for PairGroupoid<N> {
+    type Element<S: Scalar> = (SVector<S, N>, SVector<S, N>);
+    type Base<S: Scalar> = SVector<S, N>;
+}
+
+impl<S: Scalar, const N: usize> crate::lagrangian::GroupoidLift<S, N> for PairGroupoid<N> {
+    fn lift(&self, g: &(SVector<f64, N>, SVector<f64, N>)) -> (SVector<S, N>, SVector<S, N>) {
+        (g.0.map(S::from), g.1.map(S::from))
+    }
+    fn lift_base(&self, x: &SVector<f64, N>) -> SVector<S, N> {
+        x.map(S::from)
+    }
+}
