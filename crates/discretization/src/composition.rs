@@ -267,6 +267,7 @@ impl<St: Clone + Send + Sync, M: OneStep<St>, A: OneStep<St>> OneStep<St> for Co
         })
     }
     /// Apply the stages in order; on any error the state is restored (one copy per step).
+    #[inline]
     fn step(&self, state: &mut St, h: f64) -> Result<(), GeomError> {
         check_step(h)?;
         let start = state.clone();

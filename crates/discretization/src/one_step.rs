@@ -42,6 +42,7 @@ impl<const N: usize> PhaseState<N> {
         if s.is_finite() { Ok(s) } else { Err(GeomError::NonFinite { what: "phase state" }) }
     }
     /// Whether every entry is finite.
+    #[inline]
     pub fn is_finite(&self) -> bool {
         self.q.iter().chain(self.p.iter()).all(|v| v.is_finite())
     }
@@ -114,6 +115,7 @@ impl<St, M: OneStep<St> + ?Sized> OneStep<St> for std::sync::Arc<M> {
 }
 
 /// `Ok(())` if `h` is finite and nonzero, else [`GeomError::InvalidStep`].
+#[inline]
 pub fn check_step(h: f64) -> Result<(), GeomError> {
     if h.is_finite() && h != 0.0 { Ok(()) } else { Err(GeomError::InvalidStep { h }) }
 }

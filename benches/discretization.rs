@@ -1,0 +1,239 @@
+//! ns per step of the induced integrators of `discretization` on Kepler (N = 2), each beside a
+//! hand-written loop for the same method in the same run:
+//!
+//! * (a) the midpoint map through `CotangentLiftIntegrator` with a hand-written Kepler
+//!   `PhaseSpaceDerivatives` (gradient and Hessian written out) against a hand-written implicit
+//!   midpoint rule: Newton on the same reduced equations `q̄ = q_k + h/2 p̄`,
+//!   `p̄ = p_k - h/2 ∇V(q̄)` from the same guess, with the same convergence tests (residual
+//!   `≤ 1e-14`, contracting step `≤ 1e-14 (1 + |x|)`), then `q_{k+1} = q_k + h p̄`,
+//!   `p_{k+1} = p_k - h ∇V(q̄)`. Target ratio ≤ 2. For information, the same integrator with
+//!   `AutoDiff` derivatives (num-dual) against the same reference.
+//! * (b) Störmer–Verlet obtained as `Composition::with_adjoint(θ = 0, θ = 1, adjoint_pair())`
+//!   against a hand-written leapfrog (kick–drift–kick, two force evaluations). Target ≤ 1.5.
+//!
+//! Each iteration advances 16 states spread along the orbit (e = 0.6) by one step of h = 0.01,
+//! so ns/step = ns/iteration / 16.
+//!
+//! Run: `cargo bench --bench discretization` (prints the ratio table at the end).
+
+mod common;
+
+use criterion::{Criterion, criterion_group};
+use discretization::composition::adjoint_pair;
+use discretization::{Composition, CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
+use geom_core::Scalar;
+use geom_core::function::{AutoDiff, Hessian, PhaseSpaceDerivatives, PhaseSpaceFunction};
+use nalgebra::{Matrix2, Matrix4, SVector, Vector2, Vector4};
+use std::hint::black_box;
+
+const H: f64 = 0.01;
+const E: f64 = 0.6;
+const STATES: usize = 16;
+
+/// Kepler as a generic model (for the AutoDiff path).
+struct KeplerModel;
+
+impl PhaseSpaceFunction<2> for KeplerModel {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
+        p.norm_squared() * S::from(0.5) - q.norm().recip()
+    }
+}
+
+/// Kepler with hand-written derivatives: `H_q = q/r³`, `H_p = p`, `H_qq = I/r³ - 3 q qᵀ/r⁵`,
+/// `H_qp = 0`, `H_pp = I`.
+#[derive(Clone, Copy)]
+struct Kepler;
+
+impl PhaseSpaceDerivatives<2> for Kepler {
+    fn value(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> f64 {
+        0.5 * p.norm_squared() - 1.0 / q.norm()
+    }
+    #[inline]
+    fn gradient(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> (Vector2<f64>, Vector2<f64>) {
+        (force_neg(q), *p)
+    }
+    #[inline]
+    fn gradient_q(&self, q: &Vector2<f64>, _p: &Vector2<f64>) -> Vector2<f64> {
+        force_neg(q)
+    }
+    #[inline]
+    fn gradient_p(&self, _q: &Vector2<f64>, p: &Vector2<f64>) -> Vector2<f64> {
+        *p
+    }
+    fn is_separable(&self) -> bool {
+        true
+    }
+    fn hessian(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> Hessian<2> {
+        self.gradient_and_hessian(q, p).1
+    }
+    #[inline]
+    fn gradient_and_hessian(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> ((Vector2<f64>, Vector2<f64>), Hessian<2>) {
+        let (g, qq) = grad_hess_v(q);
+        ((g, *p), Hessian { qq, qp: Matrix2::zeros(), pp: Matrix2::identity() })
+    }
+}
+
+/// `∇V(q) = q/r³`.
+#[inline]
+fn force_neg(q: &Vector2<f64>) -> Vector2<f64> {
+    let r2 = q.norm_squared();
+    q / (r2 * r2.sqrt())
+}
+
+/// `(∇V, ∇²V)` with `∇²V = I/r³ - 3 q qᵀ/r⁵`.
+#[inline]
+fn grad_hess_v(q: &Vector2<f64>) -> (Vector2<f64>, Matrix2<f64>) {
+    let r2 = q.norm_squared();
+    let ir3 = 1.0 / (r2 * r2.sqrt());
+    let ir5 = ir3 / r2;
+    (q * ir3, Matrix2::identity() * ir3 - q * q.transpose() * (3.0 * ir5))
+}
+
+/// The hand-written implicit midpoint rule (module documentation): Newton on `x = (q̄, p̄)` with
+/// `F(x) = (q̄ - q_k - h/2 p̄, p̄ - p_k + h/2 ∇V(q̄))`, `J = [[I, -h/2 I], [h/2 ∇²V, I]]` (4×4 LU
+/// on the stack), the same tests as geom-core's Newton.
+fn midpoint_by_hand(s: &PhaseState<2>, h: f64) -> Option<PhaseState<2>> {
+    let (qk, pk) = (s.q, s.p);
+    let a = 0.5 * h;
+    let g0 = force_neg(&qk);
+    let mut x = Vector4::new(qk[0] + a * pk[0], qk[1] + a * pk[1], pk[0] - a * g0[0], pk[1] - a * g0[1]);
+    let mut previous: Option<f64> = None;
+    for _ in 0..50 {
+        let q = Vector2::new(x[0], x[1]);
+        let p = Vector2::new(x[2], x[3]);
+        let (g, hv) = grad_hess_v(&q);
+        let fq = q - qk - p * a;
+        let fp = p - pk + g * a;
+        let f = Vector4::new(fq[0], fq[1], fp[0], fp[1]);
+        let r = f.amax();
+        if r <= 1e-14 {
+            break;
+        }
+        #[rustfmt::skip]
+        let j = Matrix4::new(
+            1.0, 0.0, -a, 0.0,
+            0.0, 1.0, 0.0, -a,
+            a * hv[(0, 0)], a * hv[(0, 1)], 1.0, 0.0,
+            a * hv[(1, 0)], a * hv[(1, 1)], 0.0, 1.0,
+        );
+        let dx = -j.lu().solve(&f)?;
+        x += dx;
+        let step = dx.amax();
+        if let Some(prev) = previous {
+            let theta = step / prev;
+            if theta < 1.0 && (theta / (1.0 - theta)).max(1.0) * step <= 1e-14 * (1.0 + x.amax()) {
+                break;
+            }
+        }
+        previous = Some(step);
+    }
+    let (qbar, pbar) = (Vector2::new(x[0], x[1]), Vector2::new(x[2], x[3]));
+    Some(PhaseState::new(qk + pbar * h, pk - force_neg(&qbar) * h))
+}
+
+/// The hand-written leapfrog (velocity Verlet): kick h/2, drift h, kick h/2.
+fn leapfrog_by_hand(s: &PhaseState<2>, h: f64) -> PhaseState<2> {
+    let p_half = s.p - force_neg(&s.q) * (0.5 * h);
+    let q1 = s.q + p_half * h;
+    PhaseState::new(q1, p_half - force_neg(&q1) * (0.5 * h))
+}
+
+/// 16 states along the Kepler orbit of eccentricity 0.6 (from the midpoint rule itself).
+fn orbit_states() -> Vec<PhaseState<2>> {
+    let mut s = PhaseState::new(Vector2::new(1.0 - E, 0.0), Vector2::new(0.0, ((1.0 + E) / (1.0 - E)).sqrt()));
+    let mut out = Vec::with_capacity(STATES);
+    let stride = (std::f64::consts::TAU / H / STATES as f64) as usize;
+    for _ in 0..STATES {
+        out.push(s);
+        for _ in 0..stride {
+            s = midpoint_by_hand(&s, H).expect("Newton converges");
+        }
+    }
+    out
+}
+
+fn sum(states: impl Iterator<Item = PhaseState<2>>) -> f64 {
+    states.fold(0.0, |acc, s| acc + s.q[0] + s.p[1])
+}
+
+fn bench(c: &mut Criterion) {
+    let states = orbit_states();
+    let midpoint = CotangentLiftIntegrator::new(ThetaMap::<2>::midpoint(), Kepler);
+    let midpoint_ad = CotangentLiftIntegrator::new(ThetaMap::<2>::midpoint(), AutoDiff(KeplerModel));
+    let theta = |t: f64| CotangentLiftIntegrator::new(ThetaMap::<2>::new(t).unwrap(), Kepler);
+    let verlet = Composition::with_adjoint(theta(0.0), theta(1.0), adjoint_pair());
+
+    // the paths agree with their references (same method, same tolerance)
+    for s in &states {
+        let (a, b) = (midpoint.advance(s, H).unwrap(), midpoint_by_hand(s, H).unwrap());
+        assert!((a.q - b.q).amax().max((a.p - b.p).amax()) < 1e-13, "midpoint paths differ");
+        let mut v = *s;
+        verlet.step(&mut v, H).unwrap();
+        let l = leapfrog_by_hand(s, H);
+        assert!((v.q - l.q).amax().max((v.p - l.p).amax()) < 1e-13, "Verlet paths differ");
+    }
+
+    let mut g = c.benchmark_group("kepler_midpoint");
+    g.bench_function("cotangent_lift_hand_derivatives", |b| {
+        b.iter(|| sum(states.iter().map(|s| midpoint.advance(black_box(s), H).unwrap())))
+    });
+    g.bench_function("cotangent_lift_autodiff", |b| {
+        b.iter(|| sum(states.iter().map(|s| midpoint_ad.advance(black_box(s), H).unwrap())))
+    });
+    g.bench_function("hand_written_newton", |b| {
+        b.iter(|| sum(states.iter().map(|s| midpoint_by_hand(black_box(s), H).unwrap())))
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("kepler_stormer_verlet");
+    g.bench_function("composition_theta0_theta1", |b| {
+        b.iter(|| {
+            sum(states.iter().map(|s| {
+                let mut v = *black_box(s);
+                verlet.step(&mut v, H).unwrap();
+                v
+            }))
+        })
+    });
+    g.bench_function("hand_written_leapfrog", |b| {
+        b.iter(|| sum(states.iter().map(|s| leapfrog_by_hand(black_box(s), H))))
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().measurement_time(std::time::Duration::from_secs(2)).warm_up_time(std::time::Duration::from_millis(500));
+    targets = bench
+}
+
+fn main() {
+    benches();
+    Criterion::default().final_summary();
+    common::print_ratios(
+        "discretization: Kepler (N = 2), 16 steps per iteration (ratio = geomint / hand-written; targets: midpoint <= 2, Stormer-Verlet <= 1.5)",
+        &[
+            ("midpoint, hand derivatives", "kepler_midpoint", "cotangent_lift_hand_derivatives", "hand_written_newton"),
+            ("midpoint, AutoDiff (info)", "kepler_midpoint", "cotangent_lift_autodiff", "hand_written_newton"),
+            (
+                "Stormer-Verlet composition",
+                "kepler_stormer_verlet",
+                "composition_theta0_theta1",
+                "hand_written_leapfrog",
+            ),
+        ],
+    );
+    println!("\nns per step (ns per iteration / {STATES}):");
+    for (label, group, id) in [
+        ("midpoint, cotangent lift (hand derivatives)", "kepler_midpoint", "cotangent_lift_hand_derivatives"),
+        ("midpoint, cotangent lift (AutoDiff)", "kepler_midpoint", "cotangent_lift_autodiff"),
+        ("midpoint, hand-written Newton", "kepler_midpoint", "hand_written_newton"),
+        ("Stormer-Verlet, composition of theta = 0, 1", "kepler_stormer_verlet", "composition_theta0_theta1"),
+        ("Stormer-Verlet, hand-written leapfrog", "kepler_stormer_verlet", "hand_written_leapfrog"),
+    ] {
+        match common::mean_ns(group, id) {
+            Some(ns) => println!("  {label:<46} {:>9.1} ns/step", ns / STATES as f64),
+            None => println!("  {label:<46} (not measured)"),
+        }
+    }
+}
