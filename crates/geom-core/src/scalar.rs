@@ -9,8 +9,8 @@
 //! Method calls such as `x.sin()` on a value resolve to `nalgebra::ComplexField`; `x.re()` gives
 //! the real (f64) part.
 
-use nalgebra::RealField;
-use num_dual::DualNum;
+use nalgebra::{Const, RealField, SVector, U1};
+use num_dual::{Derivative, DualNum, DualSVec64, HyperDualSVec64};
 
 /// Real scalar for generic geometric code: `f64` and first-level dual numbers.
 pub trait Scalar: RealField + DualNum<Primitive = f64> + Copy {}
@@ -32,4 +32,79 @@ pub fn series<S: Scalar>(t: S, coeffs: &[f64]) -> S {
         acc = acc * t + S::from(k);
     }
     acc
+}
+
+/// A scalar `S` together with a scalar type `Up` that carries `D` more infinitesimal
+/// directions `ε_1..ε_D`, so that a function evaluated at `Up` returns its value and its
+/// gradient in those directions as `S` values (exact, by forward AD).
+///
+/// * `f64 -> DualSVec64<D>`: `x + Σ_k ∂_k ε_k`;
+/// * `DualSVec64<M> -> HyperDualSVec64<M, D>`: the `M` directions of `S` become `eps1`, the new
+///   ones `eps2`, and the gradient is read off `(eps2, eps1eps2)`, which is again a
+///   `DualSVec64<M>` (value and derivative of the gradient).
+pub trait AdScalar<const D: usize>: Scalar {
+    /// The scalar with `D` further directions.
+    type Up: Scalar;
+    /// `self` as an `Up` constant in the new directions.
+    fn up(self) -> Self::Up;
+    /// `self + ε_k` (`k < D`).
+    fn up_seeded(self, k: usize) -> Self::Up;
+    /// The coefficients of `ε_1..ε_D` of `v`, as `S` values.
+    fn gradient(v: &Self::Up) -> SVector<Self, D>;
+}
+
+impl<const D: usize> AdScalar<D> for f64 {
+    type Up = DualSVec64<D>;
+    #[inline]
+    fn up(self) -> DualSVec64<D> {
+        DualSVec64::from_re(self)
+    }
+    #[inline]
+    fn up_seeded(self, k: usize) -> DualSVec64<D> {
+        DualSVec64::new(self, Derivative::derivative_generic(Const::<D>, U1, k))
+    }
+    #[inline]
+    fn gradient(v: &DualSVec64<D>) -> SVector<f64, D> {
+        v.eps.unwrap_generic(Const::<D>, U1)
+    }
+}
+
+impl<const M: usize, const D: usize> AdScalar<D> for DualSVec64<M> {
+    type Up = HyperDualSVec64<M, D>;
+    #[inline]
+    fn up(self) -> HyperDualSVec64<M, D> {
+        HyperDualSVec64::new(self.re, self.eps, Derivative::none(), Derivative::none())
+    }
+    #[inline]
+    fn up_seeded(self, k: usize) -> HyperDualSVec64<M, D> {
+        HyperDualSVec64::new(self.re, self.eps, Derivative::derivative_generic(U1, Const::<D>, k), Derivative::none())
+    }
+    #[inline]
+    fn gradient(v: &HyperDualSVec64<M, D>) -> SVector<DualSVec64<M>, D> {
+        let e2 = v.eps2.unwrap_generic(U1, Const::<D>);
+        let e12 = v.eps1eps2.unwrap_generic(Const::<M>, Const::<D>);
+        SVector::from_fn(|k, _| DualSVec64::new(e2[k], Derivative::some(e12.column(k).into_owned())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gradients_at_f64_and_at_dual() {
+        use nalgebra::ComplexField;
+        type Dv = DualSVec64<1>;
+        // F(x, y) = x^2 y + sin y: dF/dy = x^2 + cos y, and its x-derivative 2x
+        let up = |x: Dv| <Dv as AdScalar<1>>::up(x);
+        let f = |x: Dv, y: HyperDualSVec64<1, 1>| y * up(x) * up(x) + y.sin();
+        let x = Dv::new(0.7, Derivative::derivative_generic(Const::<1>, U1, 0));
+        let y = <Dv as AdScalar<1>>::up_seeded(Dv::from_re(0.3), 0);
+        let g = <DualSVec64<1> as AdScalar<1>>::gradient(&f(x, y))[0];
+        assert!((g.re - (0.49 + 0.3f64.cos())).abs() < 1e-15);
+        assert!((g.eps.unwrap_generic(Const::<1>, U1)[0] - 1.4).abs() < 1e-15);
+        let seed = |x: f64, k: usize| <f64 as AdScalar<2>>::up_seeded(x, k);
+        let d = seed(0.3, 0) * seed(0.3, 0) + seed(0.0, 1);
+        assert!((<f64 as AdScalar<2>>::gradient(&d)[0] - 0.6).abs() < 1e-15);
+    }
 }

@@ -1,63 +1,114 @@
-//! Lifting group elements from `f64` to another scalar (a dual number), so that code holding an
-//! `f64` element can differentiate a function of nearby elements: `lift(g)` has the same value
-//! and zero derivative parts.
+//! Moving group elements between scalar types: [`MapScalar`] applies a scalar map entrywise
+//! (e.g. `f64 -> DualSVec64<D>`, `DualSVec64<M> -> HyperDualSVec64<M, D>`), [`LiftElement`] is
+//! the common case `f64 -> S` with zero derivative parts, so that code holding `f64` elements
+//! can differentiate functions of nearby ones.
 
 use super::{Gl, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2};
 use crate::Scalar;
+use nalgebra::SVector;
 
-/// A group usable at `f64` and at `S`, with the element conversion `f64 -> S`.
+/// A group whose elements at scalar `A` can be mapped entrywise to elements at scalar `B`.
+///
+/// Implemented for every group of `geom-core` (SO(2), SO(3), SU(2), SE(2), SE(3), `R^n`,
+/// GL(n), and products and powers of these). A user-defined group implements it with the same
+/// one line (`g.map(f)` for a matrix element).
+///
+/// ```
+/// use geom_core::lie::So3;
+/// use geom_core::lie::MapScalar;
+/// use nalgebra::Matrix3;
+/// use num_dual::DualSVec64;
+/// let g = Matrix3::<f64>::identity();
+/// let gd: Matrix3<DualSVec64<3>> = So3.map_scalar(&g, &DualSVec64::from_re);
+/// assert_eq!(gd[(0, 0)].re, 1.0);
+/// ```
+pub trait MapScalar<A: Scalar, B: Scalar, const D: usize>: LieGroup<A, D> + LieGroup<B, D> {
+    /// The element `g` with every scalar entry `v` replaced by `f(v)`.
+    fn map_scalar<F: Fn(A) -> B>(
+        &self,
+        g: &<Self as LieGroup<A, D>>::Element,
+        f: &F,
+    ) -> <Self as LieGroup<B, D>>::Element;
+}
+
+macro_rules! map_matrix_group {
+    ($($group:ty => $d:literal),*) => {$(
+        impl<A: Scalar, B: Scalar> MapScalar<A, B, $d> for $group {
+            #[inline]
+            fn map_scalar<F: Fn(A) -> B>(
+                &self,
+                g: &<Self as LieGroup<A, $d>>::Element,
+                f: &F,
+            ) -> <Self as LieGroup<B, $d>>::Element {
+                g.map(f)
+            }
+        }
+    )*};
+}
+map_matrix_group!(So2 => 1, So3 => 3, Su2 => 3, Se2 => 3, Se3 => 6);
+
+impl<A: Scalar, B: Scalar, const N: usize> MapScalar<A, B, N> for Rn<N> {
+    #[inline]
+    fn map_scalar<F: Fn(A) -> B>(&self, g: &SVector<A, N>, f: &F) -> SVector<B, N> {
+        g.map(f)
+    }
+}
+
+impl<A: Scalar, B: Scalar, const N: usize, const D: usize> MapScalar<A, B, D> for Gl<N, D> {
+    #[inline]
+    fn map_scalar<F: Fn(A) -> B>(
+        &self,
+        g: &<Self as LieGroup<A, D>>::Element,
+        f: &F,
+    ) -> <Self as LieGroup<B, D>>::Element {
+        g.map(f)
+    }
+}
+
+impl<A, B, GA, GB, const DA: usize, const DB: usize, const D: usize> MapScalar<A, B, D> for Product<GA, GB, DA, DB>
+where
+    A: Scalar,
+    B: Scalar,
+    GA: MapScalar<A, B, DA>,
+    GB: MapScalar<A, B, DB>,
+{
+    #[inline]
+    fn map_scalar<F: Fn(A) -> B>(
+        &self,
+        g: &<Self as LieGroup<A, D>>::Element,
+        f: &F,
+    ) -> <Self as LieGroup<B, D>>::Element {
+        (self.0.map_scalar(&g.0, f), self.1.map_scalar(&g.1, f))
+    }
+}
+
+impl<A, B, G, const DG: usize, const K: usize, const D: usize> MapScalar<A, B, D> for Power<G, DG, K>
+where
+    A: Scalar,
+    B: Scalar,
+    G: MapScalar<A, B, DG>,
+{
+    #[inline]
+    fn map_scalar<F: Fn(A) -> B>(
+        &self,
+        g: &<Self as LieGroup<A, D>>::Element,
+        f: &F,
+    ) -> <Self as LieGroup<B, D>>::Element {
+        core::array::from_fn(|i| self.0.map_scalar(&g[i], f))
+    }
+}
+
+/// A group usable at `f64` and at `S`, with the element conversion `f64 -> S` (same value, zero
+/// derivative parts); every [`MapScalar`] group is one.
 pub trait LiftElement<S: Scalar, const D: usize>: LieGroup<f64, D> + LieGroup<S, D> {
-    /// The element `g` at scalar `S` (same value, zero derivative parts).
+    /// The element `g` at scalar `S`.
     fn lift(&self, g: &<Self as LieGroup<f64, D>>::Element) -> <Self as LieGroup<S, D>>::Element;
 }
 
-macro_rules! lift_by_map {
-    ($group:ty, $d:literal) => {
-        impl<S: Scalar> LiftElement<S, $d> for $group {
-            fn lift(&self, g: &<Self as LieGroup<f64, $d>>::Element) -> <Self as LieGroup<S, $d>>::Element {
-                g.map(S::from)
-            }
-        }
-    };
-}
-lift_by_map!(So2, 1);
-lift_by_map!(Se2, 3);
-lift_by_map!(So3, 3);
-lift_by_map!(Se3, 6);
-lift_by_map!(Su2, 3);
-
-impl<S: Scalar, const N: usize> LiftElement<S, N> for Rn<N> {
-    fn lift(&self, g: &nalgebra::SVector<f64, N>) -> nalgebra::SVector<S, N> {
-        g.map(S::from)
-    }
-}
-
-impl<S: Scalar, const N: usize, const D: usize> LiftElement<S, D> for Gl<N, D> {
-    fn lift(&self, g: &nalgebra::SMatrix<f64, N, N>) -> nalgebra::SMatrix<S, N, N> {
-        g.map(S::from)
-    }
-}
-
-impl<S: Scalar, A, B, const DA: usize, const DB: usize, const D: usize> LiftElement<S, D> for Product<A, B, DA, DB>
-where
-    A: LiftElement<S, DA>,
-    B: LiftElement<S, DB>,
-    Self: LieGroup<f64, D, Element = (<A as LieGroup<f64, DA>>::Element, <B as LieGroup<f64, DB>>::Element)>
-        + LieGroup<S, D, Element = (<A as LieGroup<S, DA>>::Element, <B as LieGroup<S, DB>>::Element)>,
-{
+impl<S: Scalar, const D: usize, G: MapScalar<f64, S, D>> LiftElement<S, D> for G {
+    #[inline]
     fn lift(&self, g: &<Self as LieGroup<f64, D>>::Element) -> <Self as LieGroup<S, D>>::Element {
-        (self.0.lift(&g.0), self.1.lift(&g.1))
-    }
-}
-
-impl<S: Scalar, G, const DG: usize, const K: usize, const D: usize> LiftElement<S, D> for Power<G, DG, K>
-where
-    G: LiftElement<S, DG>,
-    Self: LieGroup<f64, D, Element = [<G as LieGroup<f64, DG>>::Element; K]>
-        + LieGroup<S, D, Element = [<G as LieGroup<S, DG>>::Element; K]>,
-{
-    fn lift(&self, g: &<Self as LieGroup<f64, D>>::Element) -> <Self as LieGroup<S, D>>::Element {
-        core::array::from_fn(|k| self.0.lift(&g[k]))
+        self.map_scalar(g, &S::from)
     }
 }
 
@@ -65,7 +116,7 @@ where
 mod tests {
     use super::*;
     use nalgebra::{Vector3, Vector6};
-    use num_dual::Dual64;
+    use num_dual::{Dual64, DualSVec64};
 
     #[test]
     fn lift_keeps_values_and_has_zero_derivative() {
@@ -81,5 +132,15 @@ mod tests {
         let h = LieGroup::<f64, 6>::exp(&pw, &Vector6::new(0.3, -0.2, 0.9, 1.0, 2.0, 3.0));
         let hd = LiftElement::<Dual64, 6>::lift(&pw, &h);
         assert_eq!(hd[1][(0, 1)].re, h[1][(0, 1)]);
+    }
+
+    #[test]
+    fn products_map_componentwise() {
+        let g = crate::lie::So3xR3::new(So3, Rn::<3>);
+        let x = Vector6::new(0.1, 0.2, 0.3, 1.0, 2.0, 3.0);
+        let e = LieGroup::<f64, 6>::exp(&g, &x);
+        let ed = MapScalar::<f64, DualSVec64<6>, 6>::map_scalar(&g, &e, &DualSVec64::from_re);
+        assert_eq!(ed.1[2].re, 3.0);
+        assert_eq!(ed.0[(1, 0)].re, e.0[(1, 0)]);
     }
 }

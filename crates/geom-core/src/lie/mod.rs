@@ -35,7 +35,7 @@ pub mod so3;
 pub mod su2;
 
 pub use gl::Gl;
-pub use lift::LiftElement;
+pub use lift::{LiftElement, MapScalar};
 pub use power::Power;
 pub use product::{Product, So3xR3};
 pub use rn::Rn;
