@@ -712,7 +712,11 @@ mod tests {
 /// let (hq, hp) = h.gradient(&SVector::from([0.5]), &SVector::from([2.0]));
 /// assert!((hq[0] - 0.5f64.sin()).abs() < 1e-15 && hp[0] == 2.0);
 /// ```
-#[derive(Debug, Clone, Copy)]
+///
+/// For hand-written derivatives of `T` and `V` ([`ScalarDerivatives<N>`] implementations, or any
+/// mix with [`AutoDiff`] of a model), build it with [`Separable::from_derivatives`], which wraps
+/// both parts in [`Derivatives`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Separable<T, V> {
     /// Kinetic energy `T(p)`.
     pub kinetic: T,
@@ -724,6 +728,75 @@ impl<T, V> Separable<T, V> {
     /// `H = T(p) + V(q)`.
     pub fn new(kinetic: T, potential: V) -> Self {
         Self { kinetic, potential }
+    }
+}
+
+/// A part `T(p)` or `V(q)` of a [`Separable`] Hamiltonian given by its derivatives (a
+/// [`ScalarDerivatives<N>`], e.g. hand-written) instead of by a model; built by
+/// [`Separable::from_derivatives`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Derivatives<D>(pub D);
+
+impl<T, V> Separable<Derivatives<T>, Derivatives<V>> {
+    /// `H = T(p) + V(q)` from the derivatives of `T` and `V` (each a [`ScalarDerivatives<N>`]):
+    /// `∂H/∂q = ∇V(q)`, `∂H/∂p = ∇T(p)`, `qq = ∇²V`, `pp = ∇²T`, `qp = 0`, separable.
+    ///
+    /// ```
+    /// use geom_core::function::{AutoDiff, PhaseSpaceDerivatives, ScalarDerivatives, ScalarFunction, Separable};
+    /// use geom_core::Scalar;
+    /// use nalgebra::{SMatrix, SVector};
+    ///
+    /// /// `T = p²/2`, by hand.
+    /// struct Kinetic;
+    /// impl ScalarDerivatives<1> for Kinetic {
+    ///     fn value(&self, p: &SVector<f64, 1>) -> f64 { 0.5 * p[0] * p[0] }
+    ///     fn gradient(&self, p: &SVector<f64, 1>) -> SVector<f64, 1> { *p }
+    ///     fn hessian(&self, _p: &SVector<f64, 1>) -> SMatrix<f64, 1, 1> { SMatrix::identity() }
+    /// }
+    /// /// `V = −cos q`, as a model (through `AutoDiff`).
+    /// struct Pendulum;
+    /// impl ScalarFunction<1> for Pendulum {
+    ///     fn eval<S: Scalar>(&self, q: &SVector<S, 1>) -> S { -q[0].cos() }
+    /// }
+    /// let h = Separable::from_derivatives(Kinetic, AutoDiff(Pendulum));
+    /// assert!(h.is_separable());
+    /// assert_eq!(h.value(&SVector::from([0.0]), &SVector::from([2.0])), 1.0);
+    /// assert_eq!(h.hessian(&SVector::from([0.0]), &SVector::from([2.0])).qq[(0, 0)], 1.0);
+    /// ```
+    pub fn from_derivatives(kinetic: T, potential: V) -> Self {
+        Self { kinetic: Derivatives(kinetic), potential: Derivatives(potential) }
+    }
+}
+
+impl<T: ScalarDerivatives<N>, V: ScalarDerivatives<N>, const N: usize> PhaseSpaceDerivatives<N>
+    for Separable<Derivatives<T>, Derivatives<V>>
+{
+    fn value(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> f64 {
+        self.kinetic.0.value(p) + self.potential.0.value(q)
+    }
+    fn gradient(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> (SVector<f64, N>, SVector<f64, N>) {
+        (self.potential.0.gradient(q), self.kinetic.0.gradient(p))
+    }
+    fn gradient_q(&self, q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SVector<f64, N> {
+        self.potential.0.gradient(q)
+    }
+    fn gradient_p(&self, _q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
+        self.kinetic.0.gradient(p)
+    }
+    fn is_separable(&self) -> bool {
+        true
+    }
+    fn hessian(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Hessian<N> {
+        Hessian { qq: self.potential.0.hessian(q), qp: SMatrix::zeros(), pp: self.kinetic.0.hessian(p) }
+    }
+    fn gradient_and_hessian(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
+        let (gq, qq) = self.potential.0.gradient_and_hessian(q);
+        let (gp, pp) = self.kinetic.0.gradient_and_hessian(p);
+        ((gq, gp), Hessian { qq, qp: SMatrix::zeros(), pp })
     }
 }
 
@@ -747,6 +820,15 @@ impl<T: ScalarFunction<N>, V: ScalarFunction<N>, const N: usize> PhaseSpaceDeriv
         let (_, _, qq) = num_dual::hessian(|qd: SVector<Dual2SVec64<N>, N>| self.potential.eval(&qd), q);
         let (_, _, pp) = num_dual::hessian(|pd: SVector<Dual2SVec64<N>, N>| self.kinetic.eval(&pd), p);
         Hessian { qq, qp: SMatrix::zeros(), pp }
+    }
+    fn gradient_and_hessian(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
+        let (_, gq, qq) = num_dual::hessian(|qd: SVector<Dual2SVec64<N>, N>| self.potential.eval(&qd), q);
+        let (_, gp, pp) = num_dual::hessian(|pd: SVector<Dual2SVec64<N>, N>| self.kinetic.eval(&pd), p);
+        ((gq, gp), Hessian { qq, qp: SMatrix::zeros(), pp })
     }
 }
 
@@ -782,5 +864,40 @@ mod separable_tests {
         let ad = AutoDiff(Sum);
         assert!((ad.gradient_q(&q, &p) - h.gradient_q(&q, &p)).norm() < 1e-14);
         assert!((ad.gradient_p(&q, &p) - h.gradient_p(&q, &p)).norm() < 1e-14);
+        let ((gq, gp), hs) = h.gradient_and_hessian(&q, &p);
+        assert!((gq - h.gradient_q(&q, &p)).norm() < 1e-14 && (gp - h.gradient_p(&q, &p)).norm() < 1e-14);
+        assert_eq!(hs, h.hessian(&q, &p));
+    }
+
+    #[test]
+    fn separable_from_derivatives_matches_the_model_form() {
+        /// `V2` with hand-written derivatives.
+        struct V2Exact;
+        impl ScalarDerivatives<2> for V2Exact {
+            fn value(&self, q: &SVector<f64, 2>) -> f64 {
+                -1.0 / q.norm() + q[0] * q[1] * q[1]
+            }
+            fn gradient(&self, q: &SVector<f64, 2>) -> SVector<f64, 2> {
+                let r3 = q.norm().powi(3);
+                SVector::from([q[0] / r3 + q[1] * q[1], q[1] / r3 + 2.0 * q[0] * q[1]])
+            }
+            fn hessian(&self, q: &SVector<f64, 2>) -> SMatrix<f64, 2, 2> {
+                let r = q.norm();
+                let kepler = SMatrix::<f64, 2, 2>::identity() / r.powi(3) - q * q.transpose() * (3.0 / r.powi(5));
+                kepler + SMatrix::from([[0.0, 2.0 * q[1]], [2.0 * q[1], 2.0 * q[0]]])
+            }
+        }
+        let (q, p) = (SVector::from([0.7, -0.4]), SVector::from([0.3, 1.1]));
+        assert!(check_scalar_against_ad(&V2Exact, &V2, &q) < 1e-13);
+        let hand = Separable::from_derivatives(AutoDiff(T2), V2Exact);
+        assert!(hand.is_separable());
+        assert!(check_against_ad(&hand, &Sum, &q, &p) < 1e-13);
+        // AD parts through `Derivatives` are the model form, bit for bit
+        let ad = Separable::from_derivatives(AutoDiff(T2), AutoDiff(V2));
+        let model = Separable::new(T2, V2);
+        assert_eq!(ad.value(&q, &p), model.value(&q, &p));
+        assert_eq!(ad.gradient(&q, &p), model.gradient(&q, &p));
+        assert_eq!(ad.gradient_and_hessian(&q, &p), model.gradient_and_hessian(&q, &p));
+        assert_eq!((ad.gradient_q(&q, &p), ad.gradient_p(&q, &p)), (model.gradient_q(&q, &p), model.gradient_p(&q, &p)));
     }
 }
