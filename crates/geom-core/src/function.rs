@@ -898,6 +898,9 @@ mod separable_tests {
         assert_eq!(ad.value(&q, &p), model.value(&q, &p));
         assert_eq!(ad.gradient(&q, &p), model.gradient(&q, &p));
         assert_eq!(ad.gradient_and_hessian(&q, &p), model.gradient_and_hessian(&q, &p));
-        assert_eq!((ad.gradient_q(&q, &p), ad.gradient_p(&q, &p)), (model.gradient_q(&q, &p), model.gradient_p(&q, &p)));
+        assert_eq!(
+            (ad.gradient_q(&q, &p), ad.gradient_p(&q, &p)),
+            (model.gradient_q(&q, &p), model.gradient_p(&q, &p))
+        );
     }
 }

@@ -11,7 +11,7 @@
 //! curves `g · exp(ξ)` and `i(exp(-η)) · g` at dual numbers.
 
 use crate::groupoid::LieGroupoid;
-use geom_core::newton::{NewtonOptions, NewtonReport, newton};
+use geom_core::newton::{NewtonOptions, NewtonReport, newton_blocks};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector};
 use num_dual::{DualSVec64, HyperDualSVec64};
@@ -148,7 +148,8 @@ pub fn check_regularity<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R
 /// The discrete Euler–Lagrange flow `g_k ↦ g_{k+1}` of `L` on `Gd`: find
 /// `g_{k+1} = exp_{β(g_k)}(ξ)` with `F^-L(g_{k+1}) = F^+L(g_k)` by Newton on the fibre
 /// coordinates `ξ` (Jacobian: the exact mixed second derivative), warm-started at
-/// `ξ = fibre_log(g_k)`.
+/// `ξ = fibre_log(g_k)`. Residual-only evaluations (the warm-start test) use one first-derivative
+/// pass; each Newton iteration one hyper-dual pass (value, `F^-L` and Jacobian together).
 #[derive(Debug, Clone)]
 pub struct DiscreteFlow<Gd, L> {
     groupoid: Gd,
@@ -185,24 +186,43 @@ impl<Gd, L> DiscreteFlow<Gd, L> {
         Gd: AdGroupoid<R>,
         L: DiscreteLagrangian<Gd, R>,
     {
-        let target = legendre_plus(&self.groupoid, &self.lagrangian, g);
-        let x = LieGroupoid::<f64, R>::target(&self.groupoid, g);
-        let xh = GroupoidLift::<HyperDualSVec64<R, R>, R>::lift_base(&self.groupoid, &x);
-        let guess = LieGroupoid::<f64, R>::fibre_log(&self.groupoid, g)?;
-        let (xi, report) = newton(
-            |xi: &SVector<f64, R>| {
-                let (_, _, grad_eta, mixed) = num_dual::partial_hessian(
-                    |(xi, eta): (SVector<HyperDualSVec64<R, R>, R>, SVector<HyperDualSVec64<R, R>, R>)| {
-                        type H<const R: usize> = HyperDualSVec64<R, R>;
-                        let next = LieGroupoid::<H<R>, R>::fibre_exp(&self.groupoid, &xh, &xi);
-                        let moved = LieGroupoid::<H<R>, R>::right_curve(&self.groupoid, &next, &eta);
-                        self.lagrangian.eval::<H<R>>(&self.groupoid, &moved)
-                    },
-                    (xi, &SVector::zeros()),
-                );
-                Ok((grad_eta - target, mixed.transpose()))
+        type H<const R: usize> = HyperDualSVec64<R, R>;
+        let gd = &self.groupoid;
+        let target = legendre_plus(gd, &self.lagrangian, g);
+        let x = LieGroupoid::<f64, R>::target(gd, g);
+        let xh = GroupoidLift::<H<R>, R>::lift_base(gd, &x);
+        let xd = GroupoidLift::<DualSVec64<R>, R>::lift_base(gd, &x);
+        let guess = LieGroupoid::<f64, R>::fibre_log(gd, g)?;
+        // Block Newton with one block, so that evaluations without a Jacobian (the warm-start
+        // test) cost one first-derivative pass, F^-L(exp_x ξ) by `DualSVec64`, instead of the
+        // hyper-dual pass that gives the Jacobian.
+        let ([xi], report) = newton_blocks::<R, 1>(
+            |u: &[SVector<f64, R>; 1], jac: Option<&mut [[SMatrix<f64, R, R>; 1]; 1]>| match jac {
+                Some(j) => {
+                    let (_, _, grad_eta, mixed) = num_dual::partial_hessian(
+                        |(xi, eta): (SVector<H<R>, R>, SVector<H<R>, R>)| {
+                            let next = LieGroupoid::<H<R>, R>::fibre_exp(gd, &xh, &xi);
+                            let moved = LieGroupoid::<H<R>, R>::right_curve(gd, &next, &eta);
+                            self.lagrangian.eval::<H<R>>(gd, &moved)
+                        },
+                        (&u[0], &SVector::zeros()),
+                    );
+                    j[0][0] = mixed.transpose();
+                    Ok([grad_eta - target])
+                }
+                None => {
+                    let next = LieGroupoid::<DualSVec64<R>, R>::fibre_exp(gd, &xd, &u[0].map(DualSVec64::from_re));
+                    let (_, grad_eta) = num_dual::gradient(
+                        |eta: SVector<DualSVec64<R>, R>| {
+                            let moved = LieGroupoid::<DualSVec64<R>, R>::right_curve(gd, &next, &eta);
+                            self.lagrangian.eval::<DualSVec64<R>>(gd, &moved)
+                        },
+                        &SVector::zeros(),
+                    );
+                    Ok([grad_eta - target])
+                }
             },
-            &guess,
+            &[guess],
             &self.newton,
         )?;
         let next = LieGroupoid::<f64, R>::fibre_exp(&self.groupoid, &x, &xi);

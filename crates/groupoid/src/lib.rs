@@ -7,16 +7,46 @@
 //!   multiplication with a composability check, the fibre chart of the Lie algebroid, the curves
 //!   whose velocities are the left- and right-invariant vector fields);
 //! * [`pair`]: the pair groupoid `Q × Q`; [`lie_group`]: a Lie group `G ⇉ {e}`;
+//! * [`pair_manifold`]: the pair groupoids of a Lie group, [`PairOfGroup`] (e.g. `R² × SO(3)`),
+//!   and of the sphere, [`SpherePair`]; [`action_groupoid`]: the action groupoid `M × H ⇉ M` of a
+//!   right action built from a `geom-core` left action, [`ActionGroupoid`]; [`atiyah`]: the
+//!   trivialized Atiyah groupoid `(M × M) × G ⇉ M`, [`TrivialAtiyah`];
+//! * [`morphism`]: groupoid morphisms carrying `N` and `L` along, and the reductions they give
+//!   (discrete Euler–Poincaré, Lagrange–Poincaré, advected parameters; seed 001 §4);
 //! * [`lagrangian`]: discrete Lagrangians, Legendre transforms `F^±L`, regularity, the discrete
 //!   Euler–Lagrange flow.
+//! * [`constraints`]: constrained systems `(G, N, L)` with `N = {φ = 0}`: points `(g, λ)` of `Σ_L`,
+//!   the Legendre transforms `F^±L(g, λ)`, the constrained step [`ConstrainedFlow`] and its
+//!   regularity, and the SHAKE/RATTLE form of holonomic constraints [`HolonomicFlow`] (MATH.md c.4);
+//! * [`noether`]: symmetries by groupoid automorphisms, the discrete momentum map
+//!   `J(g, λ)(ξ) = F^+L(g, λ)(X_ξ)` and its conservation (MATH.md c.5);
+//! * [`variational`]: the discrete action sum with fixed endpoints and its gradient over
+//!   admissible variations, with and without multipliers (seed 001 §5);
+//! * [`bvp`]: fixed-endpoint boundary-value problems (discrete optimal control) by shooting with
+//!   the exact tangent-map Jacobian [`Shooting`] (MATH.md c.6.2–c.6.3).
 
 #![deny(missing_docs)]
 
+pub mod action_groupoid;
+pub mod atiyah;
+pub mod bvp;
+pub mod constraints;
 pub mod groupoid;
 pub mod lagrangian;
 pub mod lie_group;
+pub mod morphism;
+pub mod noether;
 pub mod pair;
+pub mod pair_manifold;
+pub mod variational;
 
+pub use action_groupoid::ActionGroupoid;
+pub use atiyah::TrivialAtiyah;
+pub use bvp::{BvpSolution, Shooting};
+pub use constraints::{
+    Augmented, BaseConstraints, ConstrainedFlow, Constraints, HolonomicFlow, NoConstraints, SigmaPoint,
+    legendre_minus_constrained, legendre_plus_constrained,
+};
 pub use geom_core;
 pub use groupoid::LieGroupoid;
 pub use lagrangian::{
@@ -24,7 +54,14 @@ pub use lagrangian::{
     pairing_matrix,
 };
 pub use lie_group::GroupAsGroupoid;
+pub use morphism::{AdvectedReduction, AtiyahQuotient, GroupoidMorphism, LeftTrivialization, Pullback};
+pub use noether::{
+    ConstantSection, FnSection, InfinitesimalSymmetry, PairDiagonal, check_conservation, constrained_momentum_map,
+    momentum_map,
+};
 pub use pair::PairGroupoid;
+pub use pair_manifold::{PairOfGroup, SpherePair};
+pub use variational::{action_gradient, action_sum, tangent_gradient};
 
 #[cfg(test)]
 mod tests {

@@ -42,6 +42,14 @@ impl<S: Scalar, const N: usize> LieGroupoid<S, N> for PairGroupoid<N> {
     fn fibre_log(&self, g: &Self::Element) -> Result<SVector<S, N>> {
         Ok(g.1 - g.0)
     }
+    /// `(x, y + v)` (the default `g · exp_y(v)`, without the intermediate arrows).
+    fn left_curve(&self, g: &Self::Element, v: &SVector<S, N>) -> Self::Element {
+        (g.0, g.1 + v)
+    }
+    /// `(x − v, y)` (the default `i(exp_x(−v)) · g`, without the intermediate arrows).
+    fn right_curve(&self, g: &Self::Element, v: &SVector<S, N>) -> Self::Element {
+        (g.0 - v, g.1)
+    }
 }
 
 impl<const N: usize> crate::lagrangian::GroupoidFamily<N> for PairGroupoid<N> {

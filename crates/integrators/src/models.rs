@@ -1,1 +1,489 @@
-//! (in progress)
+//! Mechanical systems on Lie groups for the Hamilton–Pontryagin and RKMK integrators
+//! (MATH.md d.1, d.6; seed 002 §6): the free rigid body and the heavy top on SO(3), and
+//! Kirchhoff's underwater vehicle on SE(3).
+//!
+//! Each model is a left-trivialized Lagrangian ([`Lagrangian`], [`LeftLagrangian`], with
+//! closed-form momentum and force, checked against [`crate::hp::AutoDiff`] in the tests), and
+//! carries its first integrals: the energy, the Casimirs of the Lie–Poisson structure and the
+//! momentum maps of its symmetries. The rigid body and the heavy top are also vector fields for
+//! [`crate::rkmk`] on the product group `SO(3) × R^3` ([`So3xR3`]), the non-variational
+//! baseline: the state `(R, Π)` moves by `ġ = g f(g)` with
+//! `f(R, Π) = (Ω, Π × Ω + τ(R))`, `Ω = I^{-1} Π` — the reconstruction `Ṙ = RΩ` on SO(3) and
+//! the Euler equation `Π̇ = Π × Ω + τ` in the additive factor, whose "left translation" is the
+//! identity.
+
+use crate::hp::{Lagrangian, LeftLagrangian, LieState, check_inertia};
+use crate::rkmk::LieVectorField;
+use geom_core::lie::{Se3, So3, So3xR3, se3};
+use geom_core::{GeomError, Result, Scalar};
+use nalgebra::{Matrix3, Matrix6, SVector, Vector3, Vector6};
+
+/// The free rigid body on SO(3): `ℓ(ξ) = ½ ξᵀ I ξ`, `Π = IΩ`, Euler's equation
+/// `Π̇ = Π × Ω` (MATH.md d.1). Left-invariant: the spatial angular momentum `RΠ` and the
+/// Casimir `|Π|²` are conserved, as is the energy `½ Π·I^{-1}Π`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FreeRigidBody {
+    inertia: Matrix3<f64>,
+    inertia_inv: Matrix3<f64>,
+}
+
+impl FreeRigidBody {
+    /// A body with the symmetric positive definite inertia tensor `I` (body frame), else
+    /// [`GeomError::InvalidParameter`] / [`GeomError::NonFinite`].
+    ///
+    /// ```
+    /// use integrators::models::FreeRigidBody;
+    /// use nalgebra::Matrix3;
+    /// assert!(FreeRigidBody::new(Matrix3::from_diagonal_element(1.0)).is_ok());
+    /// assert!(FreeRigidBody::new(Matrix3::from_diagonal_element(-1.0)).is_err());
+    /// ```
+    pub fn new(inertia: Matrix3<f64>) -> Result<Self> {
+        let inertia_inv = check_inertia(&inertia, "rigid body inertia")?;
+        Ok(Self { inertia, inertia_inv })
+    }
+    /// A body with principal moments `I = diag(i1, i2, i3)`.
+    pub fn principal(i1: f64, i2: f64, i3: f64) -> Result<Self> {
+        Self::new(Matrix3::from_diagonal(&Vector3::new(i1, i2, i3)))
+    }
+    /// The inertia tensor `I`.
+    pub fn inertia(&self) -> &Matrix3<f64> {
+        &self.inertia
+    }
+    /// The body angular velocity `Ω = I^{-1} Π`.
+    pub fn velocity(&self, pi: &Vector3<f64>) -> Vector3<f64> {
+        self.inertia_inv * pi
+    }
+    /// The energy `E = ½ Π·I^{-1}Π`.
+    pub fn energy(&self, pi: &Vector3<f64>) -> f64 {
+        0.5 * pi.dot(&(self.inertia_inv * pi))
+    }
+    /// The Casimir `C = |Π|²` of the Lie–Poisson bracket on `so(3)*`.
+    pub fn casimir(pi: &Vector3<f64>) -> f64 {
+        pi.norm_squared()
+    }
+    /// The spatial angular momentum `R Π = Ad*_{R^{-1}} Π`.
+    pub fn spatial_momentum(state: &LieState<Matrix3<f64>, 3>) -> Vector3<f64> {
+        state.g * state.pi
+    }
+}
+
+impl<S: Scalar> Lagrangian<S, So3, 3> for FreeRigidBody {
+    fn lagrangian(&self, _: &So3, _: &Matrix3<S>, xi: &Vector3<S>) -> Result<S> {
+        Ok((self.inertia.map(S::from) * xi).dot(xi) * S::from(0.5))
+    }
+}
+
+impl<S: Scalar> LeftLagrangian<S, So3, 3> for FreeRigidBody {
+    const LEFT_INVARIANT: bool = true;
+    #[inline]
+    fn momentum(&self, _: &So3, _: &Matrix3<S>, xi: &Vector3<S>) -> Result<Vector3<S>> {
+        Ok(self.inertia.map(S::from) * xi)
+    }
+    #[inline]
+    fn force(&self, _: &So3, _: &Matrix3<S>, _: &Vector3<S>) -> Result<Vector3<S>> {
+        Ok(Vector3::zeros())
+    }
+    #[inline]
+    fn velocity_guess(&self, _: &So3, _: &Matrix3<S>, pi: &Vector3<S>) -> Option<Vector3<S>> {
+        Some(self.inertia_inv.map(S::from) * pi)
+    }
+    #[inline]
+    fn momentum_jacobian(&self, _: &So3, _: &Matrix3<S>, _: &Vector3<S>) -> Option<Matrix3<S>> {
+        Some(self.inertia.map(S::from))
+    }
+}
+
+/// Split `(R, Π)` of the product-group state.
+fn rotation_and_momentum(g: &(Matrix3<f64>, Vector3<f64>)) -> (&Matrix3<f64>, &Vector3<f64>) {
+    (&g.0, &g.1)
+}
+
+/// The rigid body as an ODE on `SO(3) × R^3` for RKMK: `f(R, Π) = (Ω, Π × Ω)`.
+impl LieVectorField<So3xR3, 6> for FreeRigidBody {
+    fn eval(&self, _: &So3xR3, _t: f64, g: &(Matrix3<f64>, Vector3<f64>)) -> Result<Vector6<f64>> {
+        let (_, pi) = rotation_and_momentum(g);
+        let omega = self.velocity(pi);
+        Ok(se3::join(&omega, &pi.cross(&omega)))
+    }
+}
+
+/// The heavy top on SO(3) (Marsden–Ratiu convention, MATH.md d.1):
+/// `ℓ(R, ξ) = ½ ξᵀ I ξ - mgl e3·(Rχ)`, with the force `f = mgl Γ × χ`, `Γ = Rᵀ e3`, so
+/// `Π̇ = Π × Ω + mgl Γ × χ`, `Γ̇ = Γ × Ω`. `χ` is the unit vector from the fixed point to the
+/// centre of mass in the body frame, `mgl` the weight times that distance. Invariant under
+/// rotations about the vertical `e3` (left multiplication): the vertical spatial angular
+/// momentum `e3·(RΠ) = Π·Γ` is conserved, and the energy `½ Π·I^{-1}Π + mgl Γ·χ`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeavyTop {
+    inertia: Matrix3<f64>,
+    inertia_inv: Matrix3<f64>,
+    mgl: f64,
+    chi: Vector3<f64>,
+}
+
+impl HeavyTop {
+    /// A top with inertia `I` (about the fixed point, body frame), weight-times-length `mgl`
+    /// (finite) and body direction `χ` of the centre of mass (normalised; error if zero).
+    pub fn new(inertia: Matrix3<f64>, mgl: f64, chi: Vector3<f64>) -> Result<Self> {
+        let inertia_inv = check_inertia(&inertia, "heavy top inertia")?;
+        if !mgl.is_finite() || !chi.iter().all(|v| v.is_finite()) {
+            return Err(GeomError::NonFinite { what: "heavy top parameters" });
+        }
+        let n = chi.norm();
+        if n == 0.0 {
+            return Err(GeomError::InvalidParameter { what: "chi", reason: "must be nonzero".into() });
+        }
+        Ok(Self { inertia, inertia_inv, mgl, chi: chi / n })
+    }
+    /// The inertia tensor `I`.
+    pub fn inertia(&self) -> &Matrix3<f64> {
+        &self.inertia
+    }
+    /// `mgl`.
+    pub fn mgl(&self) -> f64 {
+        self.mgl
+    }
+    /// The unit body vector `χ`.
+    pub fn chi(&self) -> &Vector3<f64> {
+        &self.chi
+    }
+    /// `Γ = Rᵀ e3`, the vertical in the body frame.
+    pub fn gamma(r: &Matrix3<f64>) -> Vector3<f64> {
+        r.row(2).transpose()
+    }
+    /// The energy `E = ½ Π·I^{-1}Π + mgl e3·(Rχ)`.
+    pub fn energy(&self, state: &LieState<Matrix3<f64>, 3>) -> f64 {
+        0.5 * state.pi.dot(&(self.inertia_inv * state.pi)) + self.mgl * Self::gamma(&state.g).dot(&self.chi)
+    }
+    /// The vertical spatial angular momentum `e3·(RΠ)` (the momentum map of rotations about
+    /// `e3`, equal to the Casimir `Π·Γ`).
+    pub fn vertical_momentum(state: &LieState<Matrix3<f64>, 3>) -> f64 {
+        (state.g * state.pi)[2]
+    }
+    /// The body torque `f = mgl Γ × χ`.
+    pub fn torque(&self, r: &Matrix3<f64>) -> Vector3<f64> {
+        Self::gamma(r).cross(&self.chi) * self.mgl
+    }
+}
+
+impl<S: Scalar> Lagrangian<S, So3, 3> for HeavyTop {
+    fn lagrangian(&self, _: &So3, r: &Matrix3<S>, xi: &Vector3<S>) -> Result<S> {
+        let kinetic = (self.inertia.map(S::from) * xi).dot(xi) * S::from(0.5);
+        let height = (r * self.chi.map(S::from))[2];
+        Ok(kinetic - height * S::from(self.mgl))
+    }
+}
+
+impl<S: Scalar> LeftLagrangian<S, So3, 3> for HeavyTop {
+    #[inline]
+    fn momentum(&self, _: &So3, _: &Matrix3<S>, xi: &Vector3<S>) -> Result<Vector3<S>> {
+        Ok(self.inertia.map(S::from) * xi)
+    }
+    /// `<f, η> = -mgl e3·(R η×χ) = mgl (Γ × χ)·η`.
+    #[inline]
+    fn force(&self, _: &So3, r: &Matrix3<S>, _: &Vector3<S>) -> Result<Vector3<S>> {
+        let gamma = Vector3::new(r[(2, 0)], r[(2, 1)], r[(2, 2)]);
+        Ok(gamma.cross(&self.chi.map(S::from)) * S::from(self.mgl))
+    }
+    #[inline]
+    fn velocity_guess(&self, _: &So3, _: &Matrix3<S>, pi: &Vector3<S>) -> Option<Vector3<S>> {
+        Some(self.inertia_inv.map(S::from) * pi)
+    }
+    #[inline]
+    fn momentum_jacobian(&self, _: &So3, _: &Matrix3<S>, _: &Vector3<S>) -> Option<Matrix3<S>> {
+        Some(self.inertia.map(S::from))
+    }
+}
+
+/// The heavy top on `SO(3) × R^3` for RKMK: `f(R, Π) = (Ω, Π × Ω + mgl Γ × χ)`.
+impl LieVectorField<So3xR3, 6> for HeavyTop {
+    fn eval(&self, _: &So3xR3, _t: f64, g: &(Matrix3<f64>, Vector3<f64>)) -> Result<Vector6<f64>> {
+        let (r, pi) = rotation_and_momentum(g);
+        let omega = self.inertia_inv * pi;
+        Ok(se3::join(&omega, &(pi.cross(&omega) + self.torque(r))))
+    }
+}
+
+/// Kirchhoff's neutrally buoyant underwater vehicle on SE(3), centres of gravity and buoyancy
+/// coinciding (MATH.md d.6; Leonard 1997): `g = (R, x)`, body velocities `ξ = (Ω, v)`,
+/// `ℓ = ½ ΩᵀIΩ + ½ vᵀMv` with `I` = body plus added inertia, `M` = mass plus added mass.
+/// Momenta `μ = (Π, P) = (IΩ, Mv)`; Kirchhoff's equations `Π̇ = Π×Ω + P×v`, `Ṗ = P×Ω`
+/// (`μ̇ = ad*_ξ μ`). First integrals: the energy `½Π·Ω + ½P·v`, the Casimirs `|P|²` and
+/// `Π·P`, the spatial momentum `Ad*_{g^{-1}} μ = (RΠ + x × RP, RP)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UnderwaterVehicle {
+    inertia: Matrix3<f64>,
+    mass: Matrix3<f64>,
+    metric: Matrix6<f64>,
+    metric_inv: Matrix6<f64>,
+}
+
+/// The parameters of a solid ellipsoid in a fluid, from [`UnderwaterVehicle::ellipsoid`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EllipsoidParameters {
+    /// Semi-axes `(a, b, c)` along the body axes (m).
+    pub semi_axes: Vector3<f64>,
+    /// Fluid (and body) density `ρ` (kg/m³).
+    pub density: f64,
+    /// Displaced fluid mass `m = ρ (4/3) π abc` = body mass (neutral buoyancy).
+    pub mass: f64,
+    /// Lamb's coefficients `(α0, β0, γ0)`, `α0 = abc ∫_0^∞ dλ / ((a²+λ) Δ(λ))` (cyclic),
+    /// `Δ = √((a²+λ)(b²+λ)(c²+λ))`; `α0 + β0 + γ0 = 2`.
+    pub lamb: Vector3<f64>,
+    /// Added masses `m α0/(2 - α0)` (cyclic).
+    pub added_mass: Vector3<f64>,
+    /// Added moments of inertia `(m/5)(b²-c²)²(γ0-β0) / (2(b²-c²) + (b²+c²)(β0-γ0))` (cyclic).
+    pub added_inertia: Vector3<f64>,
+    /// Body inertia `(m/5)(b²+c², c²+a², a²+b²)` (uniform density).
+    pub body_inertia: Vector3<f64>,
+}
+
+/// Carlson's symmetric elliptic integral `R_D(x, y, z) = (3/2) ∫_0^∞ dt / ((t+x)^{1/2}
+/// (t+y)^{1/2} (t+z)^{3/2})`, `x, y >= 0` (not both 0), `z > 0`, by the duplication theorem
+/// (Carlson 1995, Numer. Algorithms 10; relative error below 1e-15 at the tolerance used).
+pub fn carlson_rd(x: f64, y: f64, z: f64) -> f64 {
+    let (mut x, mut y, mut z) = (x, y, z);
+    let (mut sum, mut fac) = (0.0, 1.0);
+    let (mut dx, mut dy, mut dz, mut ave);
+    let mut iterations = 0;
+    loop {
+        let (sx, sy, sz) = (x.sqrt(), y.sqrt(), z.sqrt());
+        let lambda = sx * (sy + sz) + sy * sz;
+        sum += fac / (sz * (z + lambda));
+        fac *= 0.25;
+        x = 0.25 * (x + lambda);
+        y = 0.25 * (y + lambda);
+        z = 0.25 * (z + lambda);
+        ave = 0.2 * (x + y + 3.0 * z);
+        dx = (ave - x) / ave;
+        dy = (ave - y) / ave;
+        dz = (ave - z) / ave;
+        iterations += 1;
+        // the neglected terms are O(max|d|^6): 1e-3^6 = 1e-18
+        if dx.abs().max(dy.abs()).max(dz.abs()) < 1e-3 || iterations > 100 {
+            break;
+        }
+    }
+    let (c1, c2, c3, c4) = (3.0 / 14.0, 1.0 / 6.0, 9.0 / 22.0, 3.0 / 26.0);
+    let (c5, c6) = (0.25 * c3, 1.5 * c4);
+    let ea = dx * dy;
+    let eb = dz * dz;
+    let ec = ea - eb;
+    let ed = ea - 6.0 * eb;
+    let ee = ed + ec + ec;
+    3.0 * sum
+        + fac * (1.0 + ed * (-c1 + c5 * ed - c6 * dz * ee) + dz * (c2 * ee + dz * (-c3 * ec + dz * c4 * ea)))
+            / (ave * ave.sqrt())
+}
+
+impl UnderwaterVehicle {
+    /// A vehicle with body-plus-added inertia `I` and mass-plus-added-mass `M` (both symmetric
+    /// positive definite, else [`GeomError::InvalidParameter`]).
+    pub fn new(inertia: Matrix3<f64>, mass: Matrix3<f64>) -> Result<Self> {
+        check_inertia(&inertia, "vehicle inertia")?;
+        check_inertia(&mass, "vehicle mass")?;
+        let mut metric = Matrix6::zeros();
+        metric.fixed_view_mut::<3, 3>(0, 0).copy_from(&inertia);
+        metric.fixed_view_mut::<3, 3>(3, 3).copy_from(&mass);
+        let metric_inv = check_inertia(&metric, "vehicle metric")?;
+        Ok(Self { inertia, mass, metric, metric_inv })
+    }
+
+    /// A neutrally buoyant solid ellipsoid of uniform density `ρ` with semi-axes `(a, b, c)`
+    /// along the body axes in an ideal fluid of the same density (Lamb, *Hydrodynamics*,
+    /// §§ 114, 373): `I = diag(body inertia + added inertia)`, `M = m Id + diag(added mass)`,
+    /// see [`EllipsoidParameters`]. Lamb's coefficients are `α0 = (2/3) abc R_D(b², c², a²)`
+    /// (cyclic) with Carlson's [`carlson_rd`]. Errors for non-positive or non-finite input.
+    ///
+    /// ```
+    /// use integrators::models::UnderwaterVehicle;
+    /// // a sphere: added mass = half the displaced mass, no added inertia
+    /// let (_, p) = UnderwaterVehicle::ellipsoid(1.0, 1.0, 1.0, 1000.0)?;
+    /// assert!((p.added_mass[0] - 0.5 * p.mass).abs() < 1e-9 * p.mass);
+    /// assert!(p.added_inertia.norm() < 1e-9 * p.mass);
+    /// # Ok::<(), geom_core::GeomError>(())
+    /// ```
+    pub fn ellipsoid(a: f64, b: f64, c: f64, density: f64) -> Result<(Self, EllipsoidParameters)> {
+        if ![a, b, c, density].iter().all(|v| v.is_finite() && *v > 0.0) {
+            return Err(GeomError::InvalidParameter {
+                what: "ellipsoid",
+                reason: format!("semi-axes and density must be finite and positive, got {a}, {b}, {c}, {density}"),
+            });
+        }
+        let (a2, b2, c2) = (a * a, b * b, c * c);
+        let abc = a * b * c;
+        let mass = density * 4.0 / 3.0 * std::f64::consts::PI * abc;
+        let alpha = 2.0 / 3.0 * abc * carlson_rd(b2, c2, a2);
+        let beta = 2.0 / 3.0 * abc * carlson_rd(c2, a2, b2);
+        let gamma = 2.0 / 3.0 * abc * carlson_rd(a2, b2, c2);
+        let added_mass = Vector3::new(alpha, beta, gamma).map(|k| mass * k / (2.0 - k));
+        // (m/5)(p - q)^2 (kq - kp) / (2(p - q) + (p + q)(kp - kq)), p, q the squared other axes;
+        // 0 for p = q (rotation about an axis of symmetry moves no fluid)
+        let added = |p: f64, q: f64, kp: f64, kq: f64| {
+            let d = p - q;
+            if d.abs() <= 1e-12 * (p + q) {
+                0.0
+            } else {
+                mass / 5.0 * d * d * (kq - kp) / (2.0 * d + (p + q) * (kp - kq))
+            }
+        };
+        let added_inertia =
+            Vector3::new(added(b2, c2, beta, gamma), added(c2, a2, gamma, alpha), added(a2, b2, alpha, beta));
+        let body_inertia = Vector3::new(b2 + c2, c2 + a2, a2 + b2) * (mass / 5.0);
+        let vehicle = Self::new(
+            Matrix3::from_diagonal(&(body_inertia + added_inertia)),
+            Matrix3::from_diagonal(&(Vector3::repeat(mass) + added_mass)),
+        )?;
+        let params = EllipsoidParameters {
+            semi_axes: Vector3::new(a, b, c),
+            density,
+            mass,
+            lamb: Vector3::new(alpha, beta, gamma),
+            added_mass,
+            added_inertia,
+            body_inertia,
+        };
+        Ok((vehicle, params))
+    }
+
+    /// The inertia `I` (body plus added).
+    pub fn inertia(&self) -> &Matrix3<f64> {
+        &self.inertia
+    }
+    /// The mass matrix `M` (mass plus added mass).
+    pub fn mass(&self) -> &Matrix3<f64> {
+        &self.mass
+    }
+    /// The body velocity `ξ = (I^{-1}Π, M^{-1}P)` of the momentum `μ = (Π, P)`.
+    pub fn velocity(&self, mu: &Vector6<f64>) -> Vector6<f64> {
+        self.metric_inv * mu
+    }
+    /// The energy `E = ½ Π·Ω + ½ P·v`.
+    pub fn energy(&self, mu: &Vector6<f64>) -> f64 {
+        0.5 * mu.dot(&(self.metric_inv * mu))
+    }
+    /// The Casimirs `(|P|², Π·P)` of the Lie–Poisson bracket on `se(3)*`.
+    pub fn casimirs(mu: &Vector6<f64>) -> (f64, f64) {
+        let (pi, p) = se3::split(mu);
+        (p.norm_squared(), pi.dot(&p))
+    }
+    /// The spatial momentum `Ad*_{g^{-1}} μ = (RΠ + x × RP, RP)`.
+    pub fn spatial_momentum(state: &LieState<nalgebra::Matrix4<f64>, 6>) -> Vector6<f64> {
+        state.spatial_momentum(&Se3)
+    }
+}
+
+impl<S: Scalar> Lagrangian<S, Se3, 6> for UnderwaterVehicle {
+    fn lagrangian(&self, _: &Se3, _: &nalgebra::Matrix4<S>, xi: &Vector6<S>) -> Result<S> {
+        Ok((self.metric.map(S::from) * xi).dot(xi) * S::from(0.5))
+    }
+}
+
+impl<S: Scalar> LeftLagrangian<S, Se3, 6> for UnderwaterVehicle {
+    const LEFT_INVARIANT: bool = true;
+    #[inline]
+    fn momentum(&self, _: &Se3, _: &nalgebra::Matrix4<S>, xi: &Vector6<S>) -> Result<Vector6<S>> {
+        // block-diagonal metric: two 3×3 products
+        let (w, v) = se3::split(xi);
+        Ok(se3::join(&(self.inertia.map(S::from) * w), &(self.mass.map(S::from) * v)))
+    }
+    #[inline]
+    fn force(&self, _: &Se3, _: &nalgebra::Matrix4<S>, _: &Vector6<S>) -> Result<Vector6<S>> {
+        Ok(SVector::zeros())
+    }
+    #[inline]
+    fn velocity_guess(&self, _: &Se3, _: &nalgebra::Matrix4<S>, pi: &Vector6<S>) -> Option<Vector6<S>> {
+        Some(self.metric_inv.map(S::from) * pi)
+    }
+    #[inline]
+    fn momentum_jacobian(&self, _: &Se3, _: &nalgebra::Matrix4<S>, _: &Vector6<S>) -> Option<Matrix6<S>> {
+        Some(self.metric.map(S::from))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hp::AutoDiff;
+    use geom_core::lie::LieGroup;
+
+    #[test]
+    fn closed_forms_match_ad_through_the_group() {
+        let top =
+            HeavyTop::new(Matrix3::new(2.0, 0.1, 0.0, 0.1, 1.5, 0.2, 0.0, 0.2, 1.0), 1.3, Vector3::new(0.2, -0.1, 1.0))
+                .unwrap();
+        let r = So3.exp(&Vector3::new(0.7, -1.2, 0.4));
+        let xi = Vector3::new(0.3, -0.5, 0.8);
+        let ad = AutoDiff(top);
+        let f = |l: &dyn Fn() -> Result<Vector3<f64>>| l().unwrap();
+        let (fc, fa) = (
+            f(&|| LeftLagrangian::<f64, So3, 3>::force(&top, &So3, &r, &xi)),
+            f(&|| LeftLagrangian::<f64, So3, 3>::force(&ad, &So3, &r, &xi)),
+        );
+        assert!((fc - fa).norm() < 1e-15, "{fc} {fa}");
+        assert!((fc - top.torque(&r)).norm() < 1e-15);
+        let (mc, ma) = (
+            f(&|| LeftLagrangian::<f64, So3, 3>::momentum(&top, &So3, &r, &xi)),
+            f(&|| LeftLagrangian::<f64, So3, 3>::momentum(&ad, &So3, &r, &xi)),
+        );
+        assert!((mc - ma).norm() < 1e-15);
+        // at the dual type of the Newton Jacobian, through hyper-dual numbers
+        use num_dual::DualSVec64;
+        let rd = r.map(DualSVec64::<3>::from_re);
+        let xid = Vector3::from_fn(|i, _| DualSVec64::<3>::from_re(xi[i]).derivative(i));
+        let rot = So3.exp(&Vector3::from_fn(|i, _| DualSVec64::<3>::from_re(0.0).derivative(i)));
+        let rd = rd * rot; // derivative of R exp(η) at η = 0
+        for (c, a) in [
+            (
+                LeftLagrangian::<DualSVec64<3>, So3, 3>::force(&top, &So3, &rd, &xid).unwrap(),
+                LeftLagrangian::<DualSVec64<3>, So3, 3>::force(&ad, &So3, &rd, &xid).unwrap(),
+            ),
+            (
+                LeftLagrangian::<DualSVec64<3>, So3, 3>::momentum(&top, &So3, &rd, &xid).unwrap(),
+                LeftLagrangian::<DualSVec64<3>, So3, 3>::momentum(&ad, &So3, &rd, &xid).unwrap(),
+            ),
+        ] {
+            for i in 0..3 {
+                assert!((c[i].re - a[i].re).abs() < 1e-15);
+                let (ce, ae) = (
+                    c[i].eps.unwrap_generic(nalgebra::Const::<3>, nalgebra::U1),
+                    a[i].eps.unwrap_generic(nalgebra::Const::<3>, nalgebra::U1),
+                );
+                assert!((ce - ae).norm() < 1e-14, "{ce} {ae}");
+            }
+        }
+        // the vehicle on SE(3)
+        let (veh, _) = UnderwaterVehicle::ellipsoid(1.0, 0.5, 0.25, 1000.0).unwrap();
+        let g = Se3.exp(&Vector6::new(0.1, 0.2, -0.3, 1.0, 2.0, 3.0));
+        let xi6 = Vector6::new(0.3, -0.1, 0.2, 1.0, 0.1, -0.2);
+        let mc = LeftLagrangian::<f64, Se3, 6>::momentum(&veh, &Se3, &g, &xi6).unwrap();
+        let ma = LeftLagrangian::<f64, Se3, 6>::momentum(&AutoDiff(veh), &Se3, &g, &xi6).unwrap();
+        let fa = LeftLagrangian::<f64, Se3, 6>::force(&AutoDiff(veh), &Se3, &g, &xi6).unwrap();
+        assert!((mc - ma).norm() < 1e-12 * mc.norm());
+        assert!(fa.norm() < 1e-12 * mc.norm());
+    }
+
+    #[test]
+    fn lamb_coefficients() {
+        // R_D(x, x, x) = x^{-3/2}; α0 + β0 + γ0 = 2; a sphere has α0 = 2/3
+        assert!((carlson_rd(4.0, 4.0, 4.0) - 0.125).abs() < 1e-16);
+        // R_D(0, 2, 1) = 1.7972103521034 (Carlson 1995, Table)
+        assert!((carlson_rd(0.0, 2.0, 1.0) - 1.797_210_352_103_4).abs() < 1e-12);
+        let (_, p) = UnderwaterVehicle::ellipsoid(1.0, 0.5, 0.25, 1000.0).unwrap();
+        assert!((p.lamb.sum() - 2.0).abs() < 1e-14, "{}", p.lamb);
+        assert!(p.lamb[0] < p.lamb[1] && p.lamb[1] < p.lamb[2]);
+        assert!(p.added_mass.iter().all(|&m| m > 0.0) && p.added_inertia.iter().all(|&m| m > 0.0));
+        let (_, s) = UnderwaterVehicle::ellipsoid(0.3, 0.3, 0.3, 1.0).unwrap();
+        assert!((s.lamb[0] - 2.0 / 3.0).abs() < 1e-14);
+        // prolate spheroid a = 2, b = c = 1, eccentricity e: α0 = 2(1-e²)/e³ (½ ln((1+e)/(1-e)) - e)
+        // (Lamb §373), k1 = α0/(2 - α0) = 0.2100, k2 = 0.7042; no added inertia about the axis
+        let (_, q) = UnderwaterVehicle::ellipsoid(2.0, 1.0, 1.0, 1.0).unwrap();
+        let e = (1.0f64 - 0.25).sqrt();
+        let alpha = 2.0 * (1.0 - e * e) / (e * e * e) * (0.5 * ((1.0 + e) / (1.0 - e)).ln() - e);
+        assert!((q.lamb[0] - alpha).abs() < 1e-14, "{} {alpha}", q.lamb[0]);
+        assert!((q.lamb[1] - (2.0 - alpha) / 2.0).abs() < 1e-14);
+        assert!((q.added_mass[0] / q.mass - 0.2100).abs() < 1e-4 && (q.added_mass[1] / q.mass - 0.7042).abs() < 1e-4);
+        assert_eq!(q.added_inertia[0], 0.0);
+        assert!(UnderwaterVehicle::ellipsoid(1.0, -1.0, 1.0, 1.0).is_err());
+    }
+}

@@ -344,9 +344,10 @@ pub fn kutta3() -> Tableau {
     Tableau::new("Kutta 3", a, vec![1.0 / 6.0, 2.0 / 3.0, 1.0 / 6.0], vec![0.0, 0.5, 1.0], 3).expect("valid")
 }
 
-/// The symplectic Euler pair as a partitioned tableau: `(explicit Euler, implicit Euler)` for
-/// `(q, p)` gives symplectic Euler A... and the swapped pair its adjoint. Returned as
-/// `(tableau for q, tableau for p)`; `b_i â_ij + b̂_j a_ji = b_i b̂_j` holds.
+/// The symplectic Euler pair as a partitioned tableau `(tableau for q, tableau for p)` =
+/// `(implicit Euler, explicit Euler)`: `q_{n+1} = q_n + h H_p(q_{n+1}, p_n)`,
+/// `p_{n+1} = p_n - h H_q(q_{n+1}, p_n)`, HLW (VI.3.2) (`classical::SymplecticEulerB`); swapping
+/// the pair gives its adjoint (VI.3.1). The pair satisfies `b_i â_ij + b̂_j a_ji = b_i b̂_j`.
 pub fn symplectic_euler_pair() -> (Tableau, Tableau) {
     (implicit_euler(), explicit_euler())
 }

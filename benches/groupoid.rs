@@ -1,0 +1,273 @@
+//! ns per discrete Euler–Lagrange step of the `groupoid` crate, each beside a reference in the
+//! same run:
+//!
+//! * (a) the pair groupoid `R³ × R³` with the midpoint discrete Lagrangian of a nonlinear
+//!   potential, `L_d = h(½|v|² − V(q̄))`, `V(q) = −Σ cos q_i + ¼(q_0 q_1)² + q_2⁴/8`, through the
+//!   generic [`DiscreteFlow::step`] (arrow `g_k = (q_{k−1}, q_k)` ↦ `g_{k+1}`: `F^+L(g_k)`, then
+//!   Newton on the fibre coordinates with the mixed second derivative of `L` along the invariant
+//!   curves) against
+//!   * a hand-written variational-integrator step on `(q_k, p_k)`: Newton (the same
+//!     `geom_core::newton::newton_blocks` with one block, same tolerances `1e-14`, same warm start
+//!     `δ = q_k − q_{k−1}`) on `p_k + D_1L_d(q_k, q_k + δ) = 0` with residual and Jacobian
+//!     `D_12L_d` from one `num_dual::partial_hessian` call (a gradient only where no Jacobian is
+//!     needed), then `p_{k+1} = D_2L_d` (one gradient); target ratio ≤ 1.5;
+//!   * for information, `integrators::variational::VariationalIntegrator` on the same `L_d` (its
+//!     Newton starts from `δ = 0`, so it takes more iterations).
+//! * (b) the free rigid body as discrete Euler–Poincaré on SO(3) with the Moser–Veselov
+//!   Lagrangian (Cayley fibre chart) through [`DiscreteFlow::step`], against a hand-written
+//!   Lee–Leok–McClamroch step: closed-form `Π_k = (1/h) vee(J_d W_k − W_kᵀ J_d)` (= `F^+L(W_k)`),
+//!   then Newton (`newton_ad`, AD Jacobian of the closed-form residual) on
+//!   `(1/h) vee(F J_d − J_d Fᵀ) = Π_k`, `F = cay(f)`, from `f = cay^{-1}(W_k)`.
+//!
+//! Both groups also run with the simplified Newton (`JacobianUpdate::Frozen`, one Jacobian per
+//! step, then residual-only iterations) on both sides.
+//!
+//! Each iteration advances 16 states (spread along a trajectory) by one step, so
+//! ns/step = ns/iteration / 16.
+//!
+//! Run: `cargo bench --bench groupoid` (prints the ratio table at the end).
+
+mod common;
+
+use criterion::{Criterion, criterion_group};
+use discretization::{OneStep, PhaseState};
+use geom_core::function::PhaseSpaceFunction;
+use geom_core::lie::{Chart, So3, so3};
+use geom_core::newton::{JacobianUpdate, NewtonOptions, Residual, newton_ad, newton_blocks};
+use geom_core::{Result, Scalar};
+use groupoid::{DiscreteFlow, DiscreteLagrangian, GroupAsGroupoid, PairGroupoid, legendre_plus};
+use integrators::variational::VariationalIntegrator;
+use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
+use num_dual::{DualSVec64, HyperDualSVec64};
+use std::hint::black_box;
+
+const N: usize = 3;
+const H: f64 = 0.05;
+const STATES: usize = 16;
+
+/// `L_d(q_0, q_1) = h(½|v|² − V(q̄))` written once over the scalar.
+fn midpoint_ld<S: Scalar>(q0: &SVector<S, N>, q1: &SVector<S, N>) -> S {
+    let h = S::from(H);
+    let v = (q1 - q0) / h;
+    let q = (q0 + q1) * S::from(0.5);
+    let pot =
+        -(q[0].cos() + q[1].cos() + q[2].cos()) + (q[0] * q[1]).powi(2) * S::from(0.25) + q[2].powi(4) * S::from(0.125);
+    (v.norm_squared() * S::from(0.5) - pot) * h
+}
+
+/// The discrete Lagrangian on the pair groupoid.
+struct Midpoint;
+impl DiscreteLagrangian<PairGroupoid<N>, N> for Midpoint {
+    fn eval<S: Scalar>(&self, _: &PairGroupoid<N>, g: &(SVector<S, N>, SVector<S, N>)) -> S {
+        midpoint_ld(&g.0, &g.1)
+    }
+}
+/// The same `L_d` as a `PhaseSpaceFunction` read as `(q_0, q_1)` (for `integrators`).
+struct MidpointPsf;
+impl PhaseSpaceFunction<N> for MidpointPsf {
+    fn eval<S: Scalar>(&self, q0: &SVector<S, N>, q1: &SVector<S, N>) -> S {
+        midpoint_ld(q0, q1)
+    }
+}
+
+type V = SVector<f64, N>;
+type Hd = HyperDualSVec64<N, N>;
+
+/// Hand-written variational-integrator step `(q_k, p_k, δ_prev) ↦ (q_{k+1}, p_{k+1})`: block
+/// Newton (one block) so that the warm-start test costs one gradient only.
+fn vi_step(q: &V, p: &V, guess: &V, opts: &NewtonOptions) -> Result<(V, V, usize)> {
+    let x = q.map(DualSVec64::<N>::from_re);
+    let ([delta], report) = newton_blocks::<N, 1>(
+        |d: &[V; 1], jac: Option<&mut [[SMatrix<f64, N, N>; 1]; 1]>| match jac {
+            Some(j) => {
+                let (_, d1, _, d12) = num_dual::partial_hessian(
+                    |(x, y): (SVector<Hd, N>, SVector<Hd, N>)| midpoint_ld(&x, &y),
+                    (q, &(q + d[0])),
+                );
+                j[0][0] = d12;
+                Ok([p + d1])
+            }
+            None => {
+                let y = (q + d[0]).map(DualSVec64::<N>::from_re);
+                Ok([p + num_dual::gradient(|x: SVector<DualSVec64<N>, N>| midpoint_ld(&x, &y), q).1])
+            }
+        },
+        &[*guess],
+        opts,
+    )?;
+    let q1 = q + delta;
+    let p1 = num_dual::gradient(|y: SVector<DualSVec64<N>, N>| midpoint_ld(&x, &y), &q1).1;
+    Ok((q1, p1, report.iterations))
+}
+
+/// `J_d = ½ tr(I) Id − I`.
+fn jd() -> Matrix3<f64> {
+    let i = Matrix3::from_diagonal(&Vector3::new(1.0, 2.0, 2.5));
+    Matrix3::identity() * (0.5 * i.trace()) - i
+}
+
+/// Moser–Veselov `L(W) = (1/h) tr((I − W) J_d) = (1/h)(tr J_d − Σ_i W_ii (J_d)_ii)` (`J_d`
+/// diagonal: written with f64 coefficients, not as a product with a lifted matrix).
+struct MoserVeselov {
+    jd: Matrix3<f64>,
+}
+impl DiscreteLagrangian<GroupAsGroupoid<So3>, 3> for MoserVeselov {
+    fn eval<S: Scalar>(&self, _: &GroupAsGroupoid<So3>, w: &Matrix3<S>) -> S {
+        let mut acc = S::from(self.jd.trace());
+        for i in 0..3 {
+            acc -= w[(i, i)] * self.jd[(i, i)];
+        }
+        acc * S::from(1.0 / H)
+    }
+}
+
+/// LLM residual `(1/h) vee(F J_d − J_d Fᵀ) − Π`, `F = cay(f)`.
+struct Llm {
+    pi: Vector3<f64>,
+    jd: Matrix3<f64>,
+}
+impl Residual<3> for Llm {
+    fn eval<S: Scalar>(&self, f: &SVector<S, 3>) -> Result<SVector<S, 3>> {
+        let w = so3::cayley(f);
+        let jd = self.jd.map(S::from);
+        Ok(so3::vee(&(w * jd - jd * w.transpose())) * S::from(1.0 / H) - self.pi.map(S::from))
+    }
+}
+
+/// Hand-written LLM step `W_k ↦ W_{k+1}`.
+fn llm_step(w: &Matrix3<f64>, jd: &Matrix3<f64>, opts: &NewtonOptions) -> Result<(Matrix3<f64>, usize)> {
+    let pi = so3::vee(&(jd * w - w.transpose() * jd)) / H;
+    let guess = so3::cayley_inv(w)?;
+    let (f, report) = newton_ad(&Llm { pi, jd: *jd }, &guess, opts)?;
+    Ok((so3::cayley(&f), report.iterations))
+}
+
+fn bench(c: &mut Criterion) {
+    let opts = NewtonOptions { residual_tol: 1e-14, step_tol: 1e-14, ..NewtonOptions::default() };
+    let frozen = opts.with_jacobian(JacobianUpdate::Frozen);
+
+    // (a) 16 arrows along one trajectory, and the same states as (q_k, p_k, δ_{k-1})
+    let flow = DiscreteFlow::new(PairGroupoid::<N>, Midpoint);
+    let flow_frozen = DiscreteFlow::new(PairGroupoid::<N>, Midpoint).with_newton(frozen);
+    let mut g = (V::from([0.5, -0.3, 1.0]), V::from([0.51, -0.29, 0.98]));
+    let mut arrows = Vec::new();
+    for k in 0..STATES * 8 {
+        g = flow.step(&g).unwrap().0;
+        if k % 8 == 0 {
+            arrows.push(g);
+        }
+    }
+    let states: Vec<(V, V, V)> =
+        arrows.iter().map(|g| (g.1, legendre_plus(&PairGroupoid::<N>, &Midpoint, g), g.1 - g.0)).collect();
+    let vi = VariationalIntegrator::new(MidpointPsf, H).unwrap();
+    // sanity: the three paths agree, and their Newton iteration counts
+    let (mut it_g, mut it_h) = (0, 0);
+    for (g, (q, p, d)) in arrows.iter().zip(&states) {
+        let (next, rep) = flow.step(g).unwrap();
+        let (q1, p1, it) = vi_step(q, p, d, &opts).unwrap();
+        let mut s = PhaseState::new(*q, *p);
+        vi.step(&mut s, H).unwrap();
+        assert!((next.1 - q1).norm() < 1e-13 && (s.q - q1).norm() < 1e-13 && (s.p - p1).norm() < 1e-12);
+        assert!((flow_frozen.step(g).unwrap().0.1 - q1).norm() < 1e-13);
+        (it_g, it_h) = (it_g + rep.iterations, it_h + it);
+    }
+    println!(
+        "pair R^3: Newton iterations per step: groupoid {:.2}, hand-written {:.2}",
+        it_g as f64 / 16.0,
+        it_h as f64 / 16.0
+    );
+
+    let mut grp = c.benchmark_group("del_pair_r3");
+    grp.bench_function("groupoid", |b| {
+        b.iter(|| arrows.iter().map(|g| flow.step(black_box(g)).unwrap().0.1[0]).sum::<f64>())
+    });
+    grp.bench_function("groupoid_frozen", |b| {
+        b.iter(|| arrows.iter().map(|g| flow_frozen.step(black_box(g)).unwrap().0.1[0]).sum::<f64>())
+    });
+    grp.bench_function("hand_written", |b| {
+        b.iter(|| {
+            states.iter().map(|(q, p, d)| vi_step(black_box(q), black_box(p), d, &opts).unwrap().0[0]).sum::<f64>()
+        })
+    });
+    grp.bench_function("hand_written_frozen", |b| {
+        b.iter(|| {
+            states.iter().map(|(q, p, d)| vi_step(black_box(q), black_box(p), d, &frozen).unwrap().0[0]).sum::<f64>()
+        })
+    });
+    grp.bench_function("integrators_variational", |b| {
+        b.iter(|| {
+            states
+                .iter()
+                .map(|(q, p, _)| {
+                    let mut s = PhaseState::new(*black_box(q), *black_box(p));
+                    vi.step(&mut s, H).unwrap();
+                    s.q[0]
+                })
+                .sum::<f64>()
+        })
+    });
+    grp.finish();
+
+    // (b) rigid body, 16 relative rotations along one trajectory
+    let gd = GroupAsGroupoid::new(So3, Chart::Cayley);
+    let dep = DiscreteFlow::new(gd, MoserVeselov { jd: jd() });
+    let dep_frozen = DiscreteFlow::new(gd, MoserVeselov { jd: jd() }).with_newton(frozen);
+    let mut w = so3::exp(&(Vector3::new(1.0, 0.3, -0.6) * H));
+    let mut ws = Vec::new();
+    for k in 0..STATES * 8 {
+        w = dep.step(&w).unwrap().0;
+        if k % 8 == 0 {
+            ws.push(w);
+        }
+    }
+    let jdm = jd();
+    let (mut it_g, mut it_h) = (0, 0);
+    for w in &ws {
+        let (a, rep) = dep.step(w).unwrap();
+        let (b, it) = llm_step(w, &jdm, &opts).unwrap();
+        assert!((a - b).norm() < 1e-13 && (dep_frozen.step(w).unwrap().0 - b).norm() < 1e-13);
+        (it_g, it_h) = (it_g + rep.iterations, it_h + it);
+    }
+    println!(
+        "rigid body DEP: Newton iterations per step: groupoid {:.2}, hand-written LLM {:.2}",
+        it_g as f64 / 16.0,
+        it_h as f64 / 16.0
+    );
+
+    let mut grp = c.benchmark_group("dep_rigid_body");
+    grp.bench_function("groupoid", |b| {
+        b.iter(|| ws.iter().map(|w| dep.step(black_box(w)).unwrap().0[(0, 1)]).sum::<f64>())
+    });
+    grp.bench_function("groupoid_frozen", |b| {
+        b.iter(|| ws.iter().map(|w| dep_frozen.step(black_box(w)).unwrap().0[(0, 1)]).sum::<f64>())
+    });
+    grp.bench_function("hand_written_llm", |b| {
+        b.iter(|| ws.iter().map(|w| llm_step(black_box(w), &jdm, &opts).unwrap().0[(0, 1)]).sum::<f64>())
+    });
+    grp.bench_function("hand_written_llm_frozen", |b| {
+        b.iter(|| ws.iter().map(|w| llm_step(black_box(w), &jdm, &frozen).unwrap().0[(0, 1)]).sum::<f64>())
+    });
+    grp.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().measurement_time(std::time::Duration::from_secs(2)).warm_up_time(std::time::Duration::from_millis(500));
+    targets = bench
+}
+
+fn main() {
+    benches();
+    Criterion::default().final_summary();
+    common::print_ratios(
+        "groupoid DEL steps, 16 steps per iteration (ratio = groupoid / reference; target <= 1.5 for the pair groupoid)",
+        &[
+            ("pair R^3 vs hand-written VI", "del_pair_r3", "groupoid", "hand_written"),
+            ("pair R^3, both frozen Jacobian", "del_pair_r3", "groupoid_frozen", "hand_written_frozen"),
+            ("integrators VI vs hand-written", "del_pair_r3", "integrators_variational", "hand_written"),
+            ("rigid-body DEP vs LLM", "dep_rigid_body", "groupoid", "hand_written_llm"),
+            ("rigid-body DEP, both frozen", "dep_rigid_body", "groupoid_frozen", "hand_written_llm_frozen"),
+            ("DEP frozen vs LLM full Newton", "dep_rigid_body", "groupoid_frozen", "hand_written_llm"),
+        ],
+    );
+}

@@ -1,0 +1,588 @@
+//! Hamilton–Pontryagin Runge–Kutta–Munthe-Kaas integrators on Lie groups (seed 002; MATH.md
+//! d.1–d.5), for any `geom-core` Lie group `G`, any `s`-stage tableau `(A, b, c)` with all
+//! `b_i != 0`, and the chart `τ = exp` or Cayley ([`Chart`]).
+//!
+//! # The one-step map (MATH.md d.5)
+//!
+//! The discrete HP action (MATH.md d.4) with the RKMK reconstruction of seed 002 eq. (4.6)
+//! truncated at `q = 0` (`dτ^{-1} ≈ I` inside the constraint, so the order is at most 2 on a
+//! non-abelian group) gives, for the state `(g_k, Π_k)` (`Π_k ∈ g*` the body momentum):
+//!
+//! ```text
+//!   Θ^i = Σ_j a_ij Ξ^j,   G^i = g_k τ(hΘ^i),   f^i = G^i ∂ℓ/∂g(G^i, Ξ^i),   Ξ̄ = Σ_j b_j Ξ^j
+//!   b_i ∂ℓ/∂ξ(G^i, Ξ^i) = b_i M - h Σ_j b_j a_ji (dτ_{-hΘ^j})* f^j                (i = 1..s)
+//!   Π_k = (dτ^{-1}_{hΞ̄})* M - h Σ_i b_i Ad*_{τ(-hΘ^i)} f^i
+//!   g_{k+1} = g_k τ(hΞ̄),      Π_{k+1} = (dτ^{-1}_{-hΞ̄})* M
+//! ```
+//!
+//! (`X*` is the transpose of the matrix `X`; `dτ` right-trivialized, MATH.md d.2.)
+//!
+//! # How it is solved
+//!
+//! The last equation is linear in the multiplier `M`, and `(dτ^{-1}_x)^{-1} = dτ_x`, so `M` is
+//! eliminated exactly:
+//!
+//! ```text
+//!   M(Ξ) = (dτ_{hΞ̄})* ( Π_k + h Σ_i b_i Ad*_{τ(-hΘ^i)} f^i ),
+//! ```
+//!
+//! and Newton's method ([`geom_core::newton::newton_blocks`]) solves the `s` block equations
+//! (divided by `b_i`, and by `|Π_k|_∞` so that the residual tolerance is relative)
+//!
+//! ```text
+//!   R_i(Ξ) = ∂ℓ/∂ξ(G^i, Ξ^i) - M(Ξ) + h Σ_j (b_j a_ji / b_i) (dτ_{-hΘ^j})* f^j = 0
+//! ```
+//!
+//! for the `S` blocks `Ξ^1..Ξ^s ∈ R^D` — so the block count of `newton_blocks` is the stage
+//! count `S` itself and needs no second const parameter. The exact block Jacobian comes from
+//! one evaluation of the same residual at `DualSVec64<D>` per block
+//! ([`geom_core::newton::block_jacobian`]). The warm start is `Ξ^i = ξ_0`, the inverse Legendre
+//! transform of `Π_k` ([`LeftLagrangian::velocity_guess`]).
+//!
+//! **Left-invariant Lagrangians** ([`LeftLagrangian::LEFT_INVARIANT`], e.g. the free rigid body
+//! and the underwater vehicle): `f ≡ 0` and `∂ℓ/∂ξ` does not depend on `g`, so every stage
+//! equation reads `∂ℓ/∂ξ(Ξ^i) = M` and, the Legendre transform being invertible,
+//! `Ξ^1 = … = Ξ^s = ξ`, `Ξ̄ = ξ` (`Σ b_i = 1`). The step then reduces exactly to one block
+//! (for every tableau — "for a free body the three members coincide", MATH.md d.5):
+//!
+//! ```text
+//!   (dτ^{-1}_{hξ})* ∂ℓ/∂ξ(ξ) = Π_k,   g_{k+1} = g_k τ(hξ),   Π_{k+1} = Ad*_{τ(hξ)} Π_k,
+//! ```
+//!
+//! using `(dτ^{-1}_{-x})* (dτ_x)* = Ad*_{τ(x)}` (MATH.md d.2). The Casimirs and the spatial
+//! momentum `Ad*_{g^{-1}} Π` are then conserved by construction (MATH.md d.5 check (ii)).
+//! Its Newton Jacobian is assembled from closed-form pieces,
+//! `(dτ^{-1}_{hξ})* D(∂ℓ/∂ξ) + h D_x[(dτ^{-1}_x)* μ]|_{μ = ∂ℓ/∂ξ}`, with
+//! [`LeftLagrangian::momentum_jacobian`] and [`ChartDerivative`] (both fall back to AD), which
+//! keeps this step within a small factor of a hand-written loop (benches/hp.rs).
+//!
+//! # Named members (MATH.md d.5)
+//!
+//! * [`symplectic_euler_a`]: `c = 0, a = 0, b = 1`; solve `Π_k + h f(g_k) = (dτ^{-1}_{hξ})* Iξ`;
+//! * [`symplectic_euler_b`]: `c = a = b = 1`; solve `Π_k = (dτ^{-1}_{hξ})* Iξ`, then
+//!   `Π_{k+1} = (dτ^{-1}_{-hξ})* Iξ + h f(g_{k+1})`;
+//! * [`stormer_verlet`]: Lobatto IIIA with `s = 2`; solve `Π_k + (h/2) f(g_k) = (dτ^{-1}_{hξ})* Iξ`,
+//!   `g_{k+1} = g_k τ(hξ)`, `Π_{k+1} = (dτ^{-1}_{-hξ})* Iξ + (h/2) f(g_{k+1})`.
+//!
+//! With `G = R^n` the map is the variational partitioned RK method
+//! `P^i = p_k + h Σ_j â_ij Ṗ^j`, `â_ij = b_j - b_j a_ji / b_i` (MATH.md d.5 check (i)).
+//!
+//! # Trait objects
+//!
+//! The integrator is generic over the group `G` and the Lagrangian `L` (monomorphic inner loop).
+//! It implements [`OneStep<LieState<E, D>>`](OneStep), so an integrator over a concrete group is
+//! held as `Box<dyn OneStep<LieState<Matrix3<f64>, 3>>>` by a driver or a run-time registry.
+
+mod chart;
+mod lagrangian;
+mod scalar;
+
+pub use chart::{ChartDerivative, ad_dtau_inv_transpose_derivative};
+pub(crate) use lagrangian::check_inertia;
+pub use lagrangian::{
+    AutoDiff, KineticPotential, Lagrangian, LeftLagrangian, Potential, PotentialGradient, ZeroPotential,
+};
+pub use scalar::{AdScalar, MapScalar};
+
+use crate::tableau::{self, Tableau};
+use discretization::{OneStep, check_step};
+use geom_core::lie::{Chart, LieGroup};
+use geom_core::linalg::{BlockVector, Lu};
+use geom_core::newton::{NewtonOptions, NewtonReport, block_jacobian, newton_blocks};
+use geom_core::{GeomError, Result, Scalar};
+use nalgebra::SVector;
+use num_dual::DualSVec64;
+
+/// Default residual and step tolerance of the stage Newton iteration (relative: the residual is
+/// divided by `|Π_k|_∞`). The step test then returns the iterate after a quadratically
+/// convergent step, i.e. the stages to round-off.
+pub const DEFAULT_NEWTON_TOL: f64 = 1e-14;
+
+/// The state `(g, Π) ∈ G × g*` of a left-trivialized mechanical system: the configuration and
+/// the body momentum `Π = ∂ℓ/∂ξ` (MATH.md d.5).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LieState<E, const D: usize> {
+    /// Configuration `g ∈ G`.
+    pub g: E,
+    /// Body (left-trivialized) momentum `Π ∈ g* ≅ R^D`.
+    pub pi: SVector<f64, D>,
+}
+
+impl<E, const D: usize> LieState<E, D> {
+    /// The state `(g, Π)` (trusted, unchecked).
+    pub fn new(g: E, pi: SVector<f64, D>) -> Self {
+        Self { g, pi }
+    }
+
+    /// A checked state: `g` within `1e-9` of the group ([`LieGroup::check_element`]) and `Π`
+    /// finite.
+    ///
+    /// ```
+    /// use geom_core::lie::So3;
+    /// use integrators::hp::LieState;
+    /// use nalgebra::{Matrix3, Vector3};
+    /// assert!(LieState::checked(&So3, Matrix3::identity(), Vector3::new(1.0, 0.0, 0.0)).is_ok());
+    /// assert!(LieState::checked(&So3, Matrix3::identity() * 2.0, Vector3::zeros()).is_err());
+    /// ```
+    pub fn checked<G: LieGroup<f64, D, Element = E>>(group: &G, g: E, pi: SVector<f64, D>) -> Result<Self> {
+        group.check_element(&g, geom_core::lie::MEMBERSHIP_TOLERANCE)?;
+        if !pi.iter().all(|v| v.is_finite()) {
+            return Err(GeomError::NonFinite { what: "body momentum" });
+        }
+        Ok(Self { g, pi })
+    }
+
+    /// The spatial momentum `Ad*_{g^{-1}} Π` (the momentum map of left multiplication; `RΠ` on
+    /// SO(3), `(RΠ + x × RP, RP)` on SE(3)). Conserved when `ℓ` is left-invariant (MATH.md d.5
+    /// check (ii)).
+    ///
+    /// ```
+    /// use geom_core::lie::{LieGroup, So3};
+    /// use integrators::hp::LieState;
+    /// use nalgebra::Vector3;
+    /// let r = So3.exp(&Vector3::new(0.2, -0.4, 0.1));
+    /// let s = LieState::new(r, Vector3::new(1.0, 2.0, 3.0));
+    /// assert!((s.spatial_momentum(&So3) - r * s.pi).norm() < 1e-15);
+    /// ```
+    pub fn spatial_momentum<G: LieGroup<f64, D, Element = E>>(&self, group: &G) -> SVector<f64, D> {
+        group.coadjoint(&group.inverse(&self.g), &self.pi)
+    }
+}
+
+/// The element type of `G` at `f64`.
+pub type ElementOf<G, const D: usize> = <G as LieGroup<f64, D>>::Element;
+
+/// The groups the HP integrator runs on: `G` at `f64` and at the dual type `DualSVec64<D>` of
+/// the Newton Jacobian, with the lift of `g_k` between them ([`MapScalar`], also used at
+/// `f64 -> f64` for a cheap finiteness check) and [`ChartDerivative`] (AD by default, closed
+/// forms for SO(3) and `R^n`). Every `geom-core` group qualifies (blanket implementation); a
+/// user-defined group adds `impl<A: Scalar, B: Scalar> MapScalar<A, B, D> for MyGroup` (one
+/// line, `g.map(f)`) and `impl ChartDerivative<D> for MyGroup {}`.
+pub trait HpGroup<const D: usize>:
+    MapScalar<f64, DualSVec64<D>, D> + MapScalar<f64, f64, D> + ChartDerivative<D>
+{
+}
+impl<G, const D: usize> HpGroup<D> for G where
+    G: MapScalar<f64, DualSVec64<D>, D> + MapScalar<f64, f64, D> + ChartDerivative<D>
+{
+}
+
+/// Whether every scalar entry of `g` is finite (one pass over the entries; cheaper than
+/// [`LieGroup::defect`], which also measures the distance to the group).
+#[inline]
+pub(crate) fn element_is_finite<G: MapScalar<f64, f64, D>, const D: usize>(
+    group: &G,
+    g: &<G as LieGroup<f64, D>>::Element,
+) -> bool {
+    let finite = core::cell::Cell::new(true);
+    let _ = group.map_scalar(g, &|v: f64| {
+        if !v.is_finite() {
+            finite.set(false);
+        }
+        v
+    });
+    finite.get()
+}
+
+/// The Lagrangians the HP integrator accepts: [`LeftLagrangian`] at `f64` and at
+/// `DualSVec64<D>` (a model written over every `S: Scalar`, or [`AutoDiff`]).
+pub trait HpLagrangian<G: HpGroup<D>, const D: usize>:
+    LeftLagrangian<f64, G, D> + LeftLagrangian<DualSVec64<D>, G, D>
+{
+}
+impl<G: HpGroup<D>, L, const D: usize> HpLagrangian<G, D> for L where
+    L: LeftLagrangian<f64, G, D> + LeftLagrangian<DualSVec64<D>, G, D>
+{
+}
+
+/// The tableau data of the stage equations (fixed size, on the stack).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Coefficients<const S: usize> {
+    a: [[f64; S]; S],
+    b: [f64; S],
+    /// `w_ij = b_j a_ji / b_i`, the weight of `(dτ_{-hΘ^j})* f^j` in stage equation `i`.
+    w: [[f64; S]; S],
+    /// Row `i` of `A` vanishes (`Θ^i = 0`, `G^i = g_k`, no chart evaluation).
+    zero_row: [bool; S],
+}
+
+/// The Hamilton–Pontryagin RKMK integrator (module documentation; MATH.md d.5) for the
+/// Lagrangian `L` on the group `G` with an `S`-stage tableau and the chart `τ`.
+///
+/// ```
+/// use discretization::OneStep;
+/// use geom_core::lie::{Chart, So3};
+/// use integrators::hp::{self, LieState};
+/// use integrators::models::FreeRigidBody;
+/// use nalgebra::{Matrix3, Vector3};
+///
+/// let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0)?;
+/// let sv: Box<dyn OneStep<LieState<Matrix3<f64>, 3>>> = Box::new(hp::stormer_verlet(So3, body, Chart::Cayley)?);
+/// let mut s = LieState::new(Matrix3::identity(), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
+/// let m0 = s.spatial_momentum(&So3);
+/// for _ in 0..100 {
+///     sv.step(&mut s, 0.1)?;
+/// }
+/// assert!((s.spatial_momentum(&So3) - m0).norm() < 1e-13);
+/// assert!((s.pi.norm() - 1.0).abs() < 1e-13);
+/// # Ok::<(), geom_core::GeomError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct HpIntegrator<G, L, const D: usize, const S: usize> {
+    group: G,
+    lagrangian: L,
+    chart: Chart,
+    coefficients: Coefficients<S>,
+    c: [f64; S],
+    name: String,
+    tableau_order: u32,
+    tableau_symmetric: bool,
+    newton: NewtonOptions,
+}
+
+impl<G, L, const D: usize, const S: usize> HpIntegrator<G, L, D, S>
+where
+    G: HpGroup<D>,
+    L: HpLagrangian<G, D>,
+{
+    /// The HP integrator of `tableau` (which must have `S` stages, `Σ b_i = 1` and every
+    /// `b_i != 0`, else [`GeomError::DimensionMismatch`] / [`GeomError::InvalidParameter`]),
+    /// with the chart `τ` and [`DEFAULT_NEWTON_TOL`].
+    ///
+    /// ```
+    /// use geom_core::lie::{Chart, So3};
+    /// use integrators::hp::HpIntegrator;
+    /// use integrators::models::FreeRigidBody;
+    /// use integrators::tableau;
+    /// let body = FreeRigidBody::principal(1.0, 2.0, 3.0)?;
+    /// let gauss = HpIntegrator::<_, _, 3, 2>::new(So3, body, &tableau::gauss_legendre(2)?, Chart::Exp)?;
+    /// assert_eq!(gauss.name(), "HP Gauss-Legendre 2 (exp)");
+    /// // the explicit midpoint rule has b_1 = 0: its stage equations are singular
+    /// assert!(HpIntegrator::<_, _, 3, 2>::new(So3, body, &tableau::explicit_midpoint(), Chart::Exp).is_err());
+    /// # Ok::<(), geom_core::GeomError>(())
+    /// ```
+    pub fn new(group: G, lagrangian: L, tableau: &Tableau, chart: Chart) -> Result<Self> {
+        let (a, b, c) = tableau.arrays::<S>()?;
+        let sum: f64 = b.iter().sum();
+        if (sum - 1.0).abs() > tableau::ORDER_TOL {
+            return Err(GeomError::InvalidParameter {
+                what: "HP tableau",
+                reason: format!("{}: sum of weights b_i is {sum}, not 1", tableau.name()),
+            });
+        }
+        if let Some(i) = b.iter().position(|bi| bi.abs() <= tableau::ORDER_TOL) {
+            return Err(GeomError::InvalidParameter {
+                what: "HP tableau",
+                reason: format!("{}: b_{} = 0; the HP stage equations need every b_i != 0", tableau.name(), i + 1),
+            });
+        }
+        let w = core::array::from_fn(|i| core::array::from_fn(|j| b[j] * a[j][i] / b[i]));
+        let zero_row = core::array::from_fn(|i| a[i].iter().all(|&v| v == 0.0));
+        let tableau_symmetric = (0..S).all(|i| {
+            (b[i] - b[S - 1 - i]).abs() <= tableau::ORDER_TOL
+                && (0..S).all(|j| (a[i][j] + a[S - 1 - i][S - 1 - j] - b[j]).abs() <= tableau::ORDER_TOL)
+        }) && c.iter().all(|&ci| ci == 0.0 || ci == 1.0);
+        Ok(Self {
+            group,
+            lagrangian,
+            chart,
+            coefficients: Coefficients { a, b, w, zero_row },
+            c,
+            name: format!("HP {} ({})", tableau.name(), chart.name()),
+            tableau_order: tableau.order(),
+            tableau_symmetric,
+            newton: NewtonOptions::new(DEFAULT_NEWTON_TOL, DEFAULT_NEWTON_TOL, 50)?,
+        })
+    }
+
+    /// The same integrator with other Newton options (validated).
+    pub fn with_newton(mut self, newton: NewtonOptions) -> Result<Self> {
+        newton.validate()?;
+        self.newton = newton;
+        Ok(self)
+    }
+
+    /// The same integrator under another name (the named members use it).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The group.
+    pub fn group(&self) -> &G {
+        &self.group
+    }
+    /// The Lagrangian.
+    pub fn lagrangian(&self) -> &L {
+        &self.lagrangian
+    }
+    /// The chart `τ`.
+    pub fn chart(&self) -> Chart {
+        self.chart
+    }
+    /// The stage nodes `c`.
+    pub fn nodes(&self) -> &[f64; S] {
+        &self.c
+    }
+    /// The Newton options of the stage solve.
+    pub fn newton_options(&self) -> &NewtonOptions {
+        &self.newton
+    }
+    /// Name, e.g. `"HP Störmer–Verlet (cayley)"`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// One step from `state` (left untouched) with the Newton report of the stage solve.
+    /// Errors: [`GeomError::InvalidStep`] (`h` zero or not finite), [`GeomError::NonFinite`]
+    /// (state or result), the Newton errors ([`GeomError::NotConverged`],
+    /// [`GeomError::SingularMatrix`]) and those of the chart and the Lagrangian.
+    pub fn try_step(
+        &self,
+        state: &LieState<ElementOf<G, D>, D>,
+        h: f64,
+    ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
+        check_step(h)?;
+        let group = &self.group;
+        if !state.pi.iter().all(|v| v.is_finite()) || !element_is_finite(group, &state.g) {
+            return Err(GeomError::NonFinite { what: "HP state" });
+        }
+        let scale = state.pi.amax();
+        let inv_scale = if scale > 0.0 { 1.0 / scale } else { 1.0 };
+        let xi0 = self.velocity_guess(&state.g, &state.pi)?;
+        let lagrangian = &self.lagrangian;
+        let chart = self.chart;
+        let (next, report) = if <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT {
+            // R(ξ) = (dτ^{-1}_{hξ})* m(ξ) - Π_k, DR = (dτ^{-1}_{hξ})* Dm + h D_x[(dτ^{-1}_x)* μ]
+            let (xi, report) = newton_blocks::<D, 1>(
+                |x, jac| {
+                    let x = &x[0];
+                    let hx = x * h;
+                    let m = LeftLagrangian::<f64, G, D>::momentum(lagrangian, group, &state.g, x)?;
+                    match jac {
+                        None => Ok([(group.dtau_inv_transpose(chart, &hx, &m)? - state.pi) * inv_scale]),
+                        Some(out) => {
+                            let dm =
+                                match LeftLagrangian::<f64, G, D>::momentum_jacobian(lagrangian, group, &state.g, x) {
+                                    Some(dm) => dm,
+                                    None => self.ad_momentum_jacobian(&state.g, x)?,
+                                };
+                            let a = LieGroup::<f64, D>::dtau_inv(group, chart, &hx)?;
+                            let dchart = group.dtau_inv_transpose_derivative(chart, &hx, &m)?;
+                            out[0][0] = (a.tr_mul(&dm) + dchart * h) * inv_scale;
+                            Ok([(a.tr_mul(&m) - state.pi) * inv_scale])
+                        }
+                    }
+                },
+                &[xi0],
+                &self.newton,
+            )?;
+            let t = LieGroup::<f64, D>::tau(group, chart, &(xi[0] * h))?;
+            let g = LieGroup::<f64, D>::compose(group, &state.g, &t);
+            (LieState { g, pi: LieGroup::<f64, D>::coadjoint(group, &t, &state.pi) }, report)
+        } else {
+            let co = &self.coefficients;
+            let gk_d = group.map_scalar(&state.g, &DualSVec64::from_re);
+            let pik_d = state.pi.map(DualSVec64::from_re);
+            let (xi, report) = newton_blocks::<D, S>(
+                |x, jac| match jac {
+                    Some(out) => {
+                        let (fx, j) = block_jacobian(x, |xd| {
+                            let (r, _, _) =
+                                stage_equations(group, &self.lagrangian, self.chart, co, h, &gk_d, &pik_d, xd)?;
+                            Ok(r.map(|ri| ri * DualSVec64::from_re(inv_scale)))
+                        })?;
+                        *out = j;
+                        Ok(fx)
+                    }
+                    None => {
+                        let (r, _, _) =
+                            stage_equations(group, &self.lagrangian, self.chart, co, h, &state.g, &state.pi, x)?;
+                        Ok(r.map(|ri| ri * inv_scale))
+                    }
+                },
+                &[xi0; S],
+                &self.newton,
+            )?;
+            let (_, m, xbar) = stage_equations(group, &self.lagrangian, self.chart, co, h, &state.g, &state.pi, &xi)?;
+            let g = LieGroup::<f64, D>::compose_tau(group, self.chart, &state.g, &(xbar * h))?;
+            let pi = LieGroup::<f64, D>::dtau_inv(group, self.chart, &(xbar * (-h)))?.tr_mul(&m);
+            (LieState { g, pi }, report)
+        };
+        if !next.pi.iter().all(|v| v.is_finite()) || !element_is_finite(group, &next.g) {
+            return Err(GeomError::NonFinite { what: "HP state after the step" });
+        }
+        Ok((next, report))
+    }
+
+    /// `∂/∂ξ (∂ℓ/∂ξ)(g, ξ)` by AD (one evaluation of the momentum at `DualSVec64<D>`).
+    fn ad_momentum_jacobian(&self, g: &ElementOf<G, D>, xi: &SVector<f64, D>) -> Result<nalgebra::SMatrix<f64, D, D>> {
+        let gd = self.group.map_scalar(g, &DualSVec64::from_re);
+        let xd = SVector::<DualSVec64<D>, D>::from_fn(|k, _| DualSVec64::from_re(xi[k]).derivative(k));
+        let md = LeftLagrangian::<DualSVec64<D>, G, D>::momentum(&self.lagrangian, &self.group, &gd, &xd)?;
+        Ok(nalgebra::SMatrix::<f64, D, D>::from_fn(|i, j| {
+            md[i].eps.unwrap_generic(nalgebra::Const::<D>, nalgebra::U1)[j]
+        }))
+    }
+
+    /// The Newton warm start `ξ_0`: [`LeftLagrangian::velocity_guess`], else the solution of the
+    /// Legendre transform linearised at `ξ = 0` by AD, `∂ℓ/∂ξ(g, 0) + H ξ_0 = Π`.
+    fn velocity_guess(&self, g: &ElementOf<G, D>, pi: &SVector<f64, D>) -> Result<SVector<f64, D>> {
+        if let Some(v) = LeftLagrangian::<f64, G, D>::velocity_guess(&self.lagrangian, &self.group, g, pi) {
+            return Ok(v);
+        }
+        let gd = self.group.map_scalar(g, &DualSVec64::from_re);
+        let zero = SVector::<DualSVec64<D>, D>::from_fn(|k, _| DualSVec64::from_re(0.0).derivative(k));
+        let md = LeftLagrangian::<DualSVec64<D>, G, D>::momentum(&self.lagrangian, &self.group, &gd, &zero)?;
+        let m0 = md.map(|v| v.re);
+        let hess = nalgebra::SMatrix::<f64, D, D>::from_fn(|i, j| {
+            md[i].eps.unwrap_generic(nalgebra::Const::<D>, nalgebra::U1)[j]
+        });
+        Ok(Lu::factor(&hess, "Legendre transform at xi = 0")?.solve(&(pi - m0)))
+    }
+}
+
+/// The stage equations `R_i(Ξ)` of the module documentation (not yet scaled), with the
+/// eliminated multiplier `M(Ξ)` and `Ξ̄`.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[inline]
+fn stage_equations<T, G, L, const D: usize, const S: usize>(
+    group: &G,
+    lagrangian: &L,
+    chart: Chart,
+    co: &Coefficients<S>,
+    h: f64,
+    gk: &<G as LieGroup<T, D>>::Element,
+    pik: &SVector<T, D>,
+    xi: &BlockVector<T, D, S>,
+) -> Result<(BlockVector<T, D, S>, SVector<T, D>, SVector<T, D>)>
+where
+    T: Scalar,
+    G: LieGroup<T, D>,
+    L: LeftLagrangian<T, G, D>,
+{
+    let hs = T::from(h);
+    let mut momenta = [SVector::<T, D>::zeros(); S];
+    // (dτ_{-hΘ^j})* f^j
+    let mut pulled = [SVector::<T, D>::zeros(); S];
+    // Π_k + h Σ_i b_i Ad*_{τ(-hΘ^i)} f^i
+    let mut mu = *pik;
+    for i in 0..S {
+        let (m, f, f_back) = if co.zero_row[i] {
+            let m = lagrangian.momentum(group, gk, &xi[i])?;
+            let f = lagrangian.force(group, gk, &xi[i])?;
+            (m, f, f)
+        } else {
+            let mut theta = SVector::<T, D>::zeros();
+            for (j, x) in xi.iter().enumerate() {
+                if co.a[i][j] != 0.0 {
+                    theta += x * T::from(co.a[i][j]);
+                }
+            }
+            let htheta = theta * hs;
+            let t = group.tau(chart, &htheta)?;
+            let gi = group.compose(gk, &t);
+            let m = lagrangian.momentum(group, &gi, &xi[i])?;
+            let f = lagrangian.force(group, &gi, &xi[i])?;
+            pulled[i] = group.dtau(chart, &(-htheta))?.tr_mul(&f);
+            let f_back = group.coadjoint(&group.inverse(&t), &f);
+            (m, f, f_back)
+        };
+        if co.zero_row[i] {
+            pulled[i] = f;
+        }
+        momenta[i] = m;
+        mu += f_back * T::from(h * co.b[i]);
+    }
+    let mut xbar = SVector::<T, D>::zeros();
+    for (j, x) in xi.iter().enumerate() {
+        xbar += x * T::from(co.b[j]);
+    }
+    let big_m = group.dtau(chart, &(xbar * hs))?.tr_mul(&mu);
+    let mut r = [SVector::<T, D>::zeros(); S];
+    for ((ri, mi), wi) in r.iter_mut().zip(&momenta).zip(&co.w) {
+        *ri = mi - big_m;
+        for (pj, &wij) in pulled.iter().zip(wi) {
+            if wij != 0.0 {
+                *ri += pj * T::from(h * wij);
+            }
+        }
+    }
+    Ok((r, big_m, xbar))
+}
+
+impl<G, L, const D: usize, const S: usize> OneStep<LieState<ElementOf<G, D>, D>> for HpIntegrator<G, L, D, S>
+where
+    G: HpGroup<D>,
+    L: HpLagrangian<G, D>,
+{
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    /// 2 for a left-invariant `ℓ` (every tableau gives the same symmetric scheme), else
+    /// `min(p, 2)`: the `q = 0` truncation of seed 002 caps the order at 2 on a non-abelian group.
+    fn order(&self) -> u32 {
+        if <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT { 2 } else { self.tableau_order.min(2) }
+    }
+    /// Symmetric for a left-invariant `ℓ`, and for a symmetric tableau whose stages all sit at
+    /// the endpoints (`c_i ∈ {0, 1}`, e.g. Lobatto IIIA `s = 2`): then the stage points are
+    /// `g_k`, `g_{k+1}` and the discrete Lagrangian is self-adjoint.
+    fn is_symmetric(&self) -> bool {
+        <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT || self.tableau_symmetric
+    }
+    fn step(&self, state: &mut LieState<ElementOf<G, D>, D>, h: f64) -> Result<()> {
+        let (next, _) = self.try_step(state, h)?;
+        *state = next;
+        Ok(())
+    }
+}
+
+/// Lie-group symplectic Euler A (MATH.md d.5; tableau `c = 0, a = 0, b = 1`):
+/// solve `Π_k + h f(g_k) = (dτ^{-1}_{hξ})* Iξ`; `g_{k+1} = g_k τ(hξ)`,
+/// `Π_{k+1} = (dτ^{-1}_{-hξ})* Iξ`. Order 1 (2 for a left-invariant `ℓ`).
+pub fn symplectic_euler_a<G, L, const D: usize>(
+    group: G,
+    lagrangian: L,
+    chart: Chart,
+) -> Result<HpIntegrator<G, L, D, 1>>
+where
+    G: HpGroup<D>,
+    L: HpLagrangian<G, D>,
+{
+    Ok(HpIntegrator::new(group, lagrangian, &tableau::explicit_euler(), chart)?
+        .with_name(format!("HP symplectic Euler A ({})", chart.name())))
+}
+
+/// Lie-group symplectic Euler B (MATH.md d.5; tableau `c = a = b = 1`):
+/// solve `Π_k = (dτ^{-1}_{hξ})* Iξ`; `g_{k+1} = g_k τ(hξ)`,
+/// `Π_{k+1} = (dτ^{-1}_{-hξ})* Iξ + h f(g_{k+1})`. The adjoint of symplectic Euler A.
+pub fn symplectic_euler_b<G, L, const D: usize>(
+    group: G,
+    lagrangian: L,
+    chart: Chart,
+) -> Result<HpIntegrator<G, L, D, 1>>
+where
+    G: HpGroup<D>,
+    L: HpLagrangian<G, D>,
+{
+    Ok(HpIntegrator::new(group, lagrangian, &tableau::implicit_euler(), chart)?
+        .with_name(format!("HP symplectic Euler B ({})", chart.name())))
+}
+
+/// Lie-group Störmer–Verlet (MATH.md d.5; Lobatto IIIA `s = 2`, `c = (0, 1)`,
+/// `a = [[0, 0], [½, ½]]`, `b = (½, ½)`, whence `Ξ^1 = Ξ^2 = ξ_k` for `∂ℓ/∂ξ = Iξ`):
+///
+/// ```text
+///   solve  Π_k + (h/2) f(g_k) = (dτ^{-1}_{hξ})* I ξ
+///   g_{k+1} = g_k τ(hξ),   Π_{k+1} = (dτ^{-1}_{-hξ})* I ξ + (h/2) f(g_{k+1})
+/// ```
+///
+/// Order 2, symmetric; on SO(3) with `τ = cay` it is the componentwise scheme of MATH.md d.5.
+pub fn stormer_verlet<G, L, const D: usize>(group: G, lagrangian: L, chart: Chart) -> Result<HpIntegrator<G, L, D, 2>>
+where
+    G: HpGroup<D>,
+    L: HpLagrangian<G, D>,
+{
+    Ok(HpIntegrator::new(group, lagrangian, &tableau::lobatto_iiia(2)?, chart)?
+        .with_name(format!("HP Störmer–Verlet ({})", chart.name())))
+}

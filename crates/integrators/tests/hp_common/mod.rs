@@ -1,0 +1,44 @@
+//! Shared set-ups of the HP tests: the models with their initial data, and small helpers.
+#![allow(dead_code)]
+
+use geom_core::lie::{LieGroup, Se3, So3};
+use integrators::hp::LieState;
+use integrators::models::{FreeRigidBody, HeavyTop, UnderwaterVehicle};
+use nalgebra::{Matrix3, Matrix4, Vector3, Vector6};
+
+/// HLW IV.1: I = diag(2, 1, 2/3), Π0 = (cos 1.1, 0, sin 1.1); a generic initial attitude.
+pub fn rigid_body() -> (FreeRigidBody, LieState<Matrix3<f64>, 3>) {
+    let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap();
+    let r0 = So3.exp(&Vector3::new(0.3, -0.2, 0.5));
+    (body, LieState::new(r0, Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin())))
+}
+
+/// An asymmetric heavy top, tilted, spinning mostly about its figure axis.
+pub fn heavy_top() -> (HeavyTop, LieState<Matrix3<f64>, 3>) {
+    let top =
+        HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.5, 1.0)), 1.0, Vector3::new(0.1, 0.0, 1.0)).unwrap();
+    let r0 = So3.exp(&Vector3::new(0.5, 0.2, 0.0));
+    (top, LieState::new(r0, Vector3::new(0.3, -0.4, 2.0)))
+}
+
+/// The ellipsoidal vehicle a = 1 m, b = 0.5 m, c = 0.25 m, ρ = 1000 kg/m³, with body
+/// velocity Ω = (0.3, 0.5, -0.2) rad/s, v = (1.0, 0.3, -0.2) m/s.
+pub fn vehicle() -> (UnderwaterVehicle, LieState<Matrix4<f64>, 6>) {
+    let (veh, _) = UnderwaterVehicle::ellipsoid(1.0, 0.5, 0.25, 1000.0).unwrap();
+    let xi = Vector6::new(0.3, 0.5, -0.2, 1.0, 0.3, -0.2);
+    let mu = Vector6::from_iterator(
+        (veh.inertia() * xi.fixed_rows::<3>(0)).iter().chain((veh.mass() * xi.fixed_rows::<3>(3)).iter()).copied(),
+    );
+    let g0 = Se3.exp(&Vector6::new(0.2, -0.1, 0.4, 1.0, -2.0, 0.5));
+    (veh, LieState::new(g0, mu))
+}
+
+/// `|Rᵀ R - I|_F`.
+pub fn orthogonality_defect(r: &Matrix3<f64>) -> f64 {
+    (r.transpose() * r - Matrix3::identity()).norm()
+}
+
+/// `log2(a / b)`.
+pub fn slope(a: f64, b: f64) -> f64 {
+    (a / b).log2()
+}

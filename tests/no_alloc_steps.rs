@@ -1,0 +1,61 @@
+//! "No heap allocation inside a step": one step of each implicit and composed integrator, counted
+//! with a global allocator after construction (constructors may allocate, steps may not).
+
+use discretization::composition::{Composition, adjoint_pair, yoshida6};
+use discretization::{CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
+use geom_core::Scalar;
+use geom_core::function::{AutoDiff, PhaseSpaceFunction};
+use integrators::classical::Gauss2;
+use nalgebra::SVector;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Kepler `H = |p|²/2 - 1/|q|`, derivatives by AD.
+struct Kepler;
+impl PhaseSpaceFunction<2> for Kepler {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
+        p.norm_squared() * S::from(0.5) - S::from(1.0) / q.norm()
+    }
+}
+
+fn count<F: FnMut()>(mut f: F) -> usize {
+    f(); // warm up
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    f();
+    ALLOCATIONS.load(Ordering::SeqCst) - before
+}
+
+#[test]
+fn integrator_steps_do_not_allocate() {
+    let start = PhaseState::new(SVector::from([0.4, 0.0]), SVector::from([0.0, 2.0]));
+    let midpoint = CotangentLiftIntegrator::new(ThetaMap::midpoint(), AutoDiff(Kepler));
+    let euler = CotangentLiftIntegrator::new(ThetaMap::explicit_euler(), AutoDiff(Kepler));
+    let adjoint = CotangentLiftIntegrator::new(ThetaMap::explicit_euler().adjoint(), AutoDiff(Kepler));
+    let verlet = Composition::with_adjoint(euler, adjoint, adjoint_pair());
+    let y6 =
+        Composition::new(CotangentLiftIntegrator::new(ThetaMap::midpoint(), AutoDiff(Kepler)), yoshida6()).unwrap();
+    let gauss = Gauss2::new(AutoDiff(Kepler)).unwrap();
+    let methods: [(&str, &dyn OneStep<PhaseState<2>>); 4] =
+        [("midpoint", &midpoint), ("Stormer-Verlet composition", &verlet), ("Yoshida 6", &y6), ("Gauss 2", &gauss)];
+    for (name, m) in methods {
+        let mut s = start;
+        let n = count(|| m.step(&mut s, 0.01).unwrap());
+        assert_eq!(n, 0, "{name}: {n} heap allocations in one step");
+    }
+}
