@@ -186,46 +186,96 @@ impl<Gd, L> DiscreteFlow<Gd, L> {
         Gd: AdGroupoid<R>,
         L: DiscreteLagrangian<Gd, R>,
     {
-        type H<const R: usize> = HyperDualSVec64<R, R>;
-        let gd = &self.groupoid;
-        let target = legendre_plus(gd, &self.lagrangian, g);
-        let x = LieGroupoid::<f64, R>::target(gd, g);
-        let xh = GroupoidLift::<H<R>, R>::lift_base(gd, &x);
-        let xd = GroupoidLift::<DualSVec64<R>, R>::lift_base(gd, &x);
-        let guess = LieGroupoid::<f64, R>::fibre_log(gd, g)?;
-        // Block Newton with one block, so that evaluations without a Jacobian (the warm-start
-        // test) cost one first-derivative pass, F^-L(exp_x ξ) by `DualSVec64`, instead of the
-        // hyper-dual pass that gives the Jacobian.
-        let ([xi], report) = newton_blocks::<R, 1>(
-            |u: &[SVector<f64, R>; 1], jac: Option<&mut [[SMatrix<f64, R, R>; 1]; 1]>| match jac {
-                Some(j) => {
-                    let (_, _, grad_eta, mixed) = num_dual::partial_hessian(
-                        |(xi, eta): (SVector<H<R>, R>, SVector<H<R>, R>)| {
-                            let next = LieGroupoid::<H<R>, R>::fibre_exp(gd, &xh, &xi);
-                            let moved = LieGroupoid::<H<R>, R>::right_curve(gd, &next, &eta);
-                            self.lagrangian.eval::<H<R>>(gd, &moved)
-                        },
-                        (&u[0], &SVector::zeros()),
-                    );
-                    j[0][0] = mixed.transpose();
-                    Ok([grad_eta - target])
-                }
-                None => {
-                    let next = LieGroupoid::<DualSVec64<R>, R>::fibre_exp(gd, &xd, &u[0].map(DualSVec64::from_re));
-                    let (_, grad_eta) = num_dual::gradient(
-                        |eta: SVector<DualSVec64<R>, R>| {
-                            let moved = LieGroupoid::<DualSVec64<R>, R>::right_curve(gd, &next, &eta);
-                            self.lagrangian.eval::<DualSVec64<R>>(gd, &moved)
-                        },
-                        &SVector::zeros(),
-                    );
-                    Ok([grad_eta - target])
-                }
-            },
-            &[guess],
-            &self.newton,
-        )?;
-        let next = LieGroupoid::<f64, R>::fibre_exp(&self.groupoid, &x, &xi);
-        Ok((next, report))
+        let target = legendre_plus(&self.groupoid, &self.lagrangian, g);
+        let x = LieGroupoid::<f64, R>::target(&self.groupoid, g);
+        let guess = LieGroupoid::<f64, R>::fibre_log(&self.groupoid, g)?;
+        invert_legendre_minus(&self.groupoid, &self.lagrangian, &x, &target, &guess, &self.newton)
+    }
+}
+
+/// `(F^-L)^{-1}`: the arrow `g = exp_x(ξ)` with source `x` and `F^-L(g) = μ` (`μ ∈ A*_x G`), by
+/// Newton on the fibre coordinates `ξ` from `guess`, with the exact Jacobian
+/// `∂/∂ξ F^-L(exp_x ξ)` (mixed second derivative of `L(i(exp(-η)) · exp_x(ξ))`). Defined where
+/// `L` is regular (seed 001 Thm 2.16); errors: Newton non-convergence or a singular Jacobian.
+pub fn invert_legendre_minus<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: usize>(
+    gd: &Gd,
+    lagrangian: &L,
+    x: &<Gd as GroupoidFamily<R>>::Base<f64>,
+    mu: &SVector<f64, R>,
+    guess: &SVector<f64, R>,
+    newton: &NewtonOptions,
+) -> Result<(Arrow<Gd, R>, NewtonReport)> {
+    type H<const R: usize> = HyperDualSVec64<R, R>;
+    let xh = GroupoidLift::<H<R>, R>::lift_base(gd, x);
+    let xd = GroupoidLift::<DualSVec64<R>, R>::lift_base(gd, x);
+    let target = *mu;
+    // Block Newton with one block, so that evaluations without a Jacobian cost one
+    // first-derivative pass, F^-L(exp_x ξ) by `DualSVec64`, instead of the hyper-dual pass that
+    // gives the Jacobian.
+    let ([xi], report) = newton_blocks::<R, 1>(
+        |u: &[SVector<f64, R>; 1], jac: Option<&mut [[SMatrix<f64, R, R>; 1]; 1]>| match jac {
+            Some(j) => {
+                let (_, _, grad_eta, mixed) = num_dual::partial_hessian(
+                    |(xi, eta): (SVector<H<R>, R>, SVector<H<R>, R>)| {
+                        let next = LieGroupoid::<H<R>, R>::fibre_exp(gd, &xh, &xi);
+                        let moved = LieGroupoid::<H<R>, R>::right_curve(gd, &next, &eta);
+                        lagrangian.eval::<H<R>>(gd, &moved)
+                    },
+                    (&u[0], &SVector::zeros()),
+                );
+                j[0][0] = mixed.transpose();
+                Ok([grad_eta - target])
+            }
+            None => {
+                let next = LieGroupoid::<DualSVec64<R>, R>::fibre_exp(gd, &xd, &u[0].map(DualSVec64::from_re));
+                let (_, grad_eta) = num_dual::gradient(
+                    |eta: SVector<DualSVec64<R>, R>| {
+                        let moved = LieGroupoid::<DualSVec64<R>, R>::right_curve(gd, &next, &eta);
+                        lagrangian.eval::<DualSVec64<R>>(gd, &moved)
+                    },
+                    &SVector::zeros(),
+                );
+                Ok([grad_eta - target])
+            }
+        },
+        &[*guess],
+        newton,
+    )?;
+    Ok((LieGroupoid::<f64, R>::fibre_exp(gd, x, &xi), report))
+}
+
+/// The discrete Hamiltonian flow on `A*G`, `F^+L ∘ (F^-L)^{-1}` (MATH.md c.3, a Poisson map):
+/// `(x, μ) ∈ A*_x G ↦ (β(g), F^+L(g))` with `g = (F^-L)^{-1}(x, μ)`.
+#[derive(Debug, Clone)]
+pub struct DiscreteHamiltonianFlow<Gd, L> {
+    flow: DiscreteFlow<Gd, L>,
+}
+
+impl<Gd, L> DiscreteHamiltonianFlow<Gd, L> {
+    /// The Hamiltonian flow of `lagrangian` on `groupoid` (Newton options of [`DiscreteFlow::new`]).
+    pub fn new(groupoid: Gd, lagrangian: L) -> Self {
+        Self { flow: DiscreteFlow::new(groupoid, lagrangian) }
+    }
+    /// The underlying Lagrangian flow.
+    pub fn lagrangian_flow(&self) -> &DiscreteFlow<Gd, L> {
+        &self.flow
+    }
+    /// One step `(x, μ) ↦ (β(g), F^+L(g))`, returning also the arrow `g` (`guess`: fibre
+    /// coordinates to start Newton from, e.g. the previous arrow's `fibre_log`).
+    #[allow(clippy::type_complexity)]
+    pub fn step<const R: usize>(
+        &self,
+        x: &<Gd as GroupoidFamily<R>>::Base<f64>,
+        mu: &SVector<f64, R>,
+        guess: &SVector<f64, R>,
+    ) -> Result<(<Gd as GroupoidFamily<R>>::Base<f64>, SVector<f64, R>, Arrow<Gd, R>)>
+    where
+        Gd: AdGroupoid<R>,
+        L: DiscreteLagrangian<Gd, R>,
+    {
+        let gd = self.flow.groupoid();
+        let (g, _) = invert_legendre_minus(gd, self.flow.lagrangian(), x, mu, guess, &self.flow.newton)?;
+        let plus = legendre_plus(gd, self.flow.lagrangian(), &g);
+        Ok((LieGroupoid::<f64, R>::target(gd, &g), plus, g))
     }
 }

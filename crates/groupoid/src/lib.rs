@@ -50,8 +50,8 @@ pub use constraints::{
 pub use geom_core;
 pub use groupoid::LieGroupoid;
 pub use lagrangian::{
-    AdGroupoid, DiscreteFlow, DiscreteLagrangian, GroupoidLift, check_regularity, legendre_minus, legendre_plus,
-    pairing_matrix,
+    AdGroupoid, DiscreteFlow, DiscreteHamiltonianFlow, DiscreteLagrangian, GroupoidLift, check_regularity,
+    invert_legendre_minus, legendre_minus, legendre_plus, pairing_matrix,
 };
 pub use lie_group::GroupAsGroupoid;
 pub use morphism::{AdvectedReduction, AtiyahQuotient, GroupoidMorphism, LeftTrivialization, Pullback};
@@ -144,6 +144,26 @@ mod tests {
                 let spatial = r * w * legendre_plus(&gd, flow.lagrangian(), &w);
                 assert!((spatial - spatial0).norm() < 1e-11, "{chart:?}: {}", (spatial - spatial0).norm());
             }
+        }
+    }
+
+    #[test]
+    fn discrete_hamiltonian_flow_is_the_midpoint_rule_on_momenta() {
+        // F^+L ∘ (F^-L)^{-1} on A*(R × R) = T*R: (q_k, p_k) ↦ (q_{k+1}, p_{k+1}) of the midpoint rule
+        let h = 0.1;
+        let flow = DiscreteHamiltonianFlow::new(PairGroupoid::<1>, MidpointOscillator { h });
+        let a = (1.0 - h * h / 4.0) / (1.0 + h * h / 4.0);
+        let b = h / (1.0 + h * h / 4.0);
+        let (mut q, mut p) = (SVector::from([1.0]), SVector::from([0.3]));
+        let mut guess = SVector::from([0.0]);
+        for _ in 0..100 {
+            let (q1, p1, g) = flow.step(&q, &p, &guess).unwrap();
+            let (qe, pe) = (a * q[0] + b * p[0], -b * q[0] + a * p[0]);
+            assert!((q1[0] - qe).abs() < 1e-13 && (p1[0] - pe).abs() < 1e-13);
+            // the arrow found is (q_k, q_{k+1}) and F^-L of it is the momentum we started from
+            assert!((legendre_minus(&PairGroupoid::<1>, flow.lagrangian_flow().lagrangian(), &g) - p).norm() < 1e-13);
+            guess = q1 - q;
+            (q, p) = (q1, p1);
         }
     }
 
