@@ -21,73 +21,15 @@ mod common;
 use criterion::{Criterion, criterion_group};
 use discretization::composition::adjoint_pair;
 use discretization::{Composition, CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
-use geom_core::Scalar;
-use geom_core::function::{AutoDiff, Hessian, PhaseSpaceDerivatives, PhaseSpaceFunction};
-use nalgebra::{Matrix2, Matrix4, SVector, Vector2, Vector4};
+use geom_core::function::AutoDiff;
+use nalgebra::{Matrix4, Vector2, Vector4};
 use std::hint::black_box;
 
 const H: f64 = 0.01;
 const E: f64 = 0.6;
 const STATES: usize = 16;
 
-/// Kepler as a generic model (for the AutoDiff path).
-struct KeplerModel;
-
-impl PhaseSpaceFunction<2> for KeplerModel {
-    fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
-        p.norm_squared() * S::from(0.5) - q.norm().recip()
-    }
-}
-
-/// Kepler with hand-written derivatives: `H_q = q/r³`, `H_p = p`, `H_qq = I/r³ - 3 q qᵀ/r⁵`,
-/// `H_qp = 0`, `H_pp = I`.
-#[derive(Clone, Copy)]
-struct Kepler;
-
-impl PhaseSpaceDerivatives<2> for Kepler {
-    fn value(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> f64 {
-        0.5 * p.norm_squared() - 1.0 / q.norm()
-    }
-    #[inline]
-    fn gradient(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> (Vector2<f64>, Vector2<f64>) {
-        (force_neg(q), *p)
-    }
-    #[inline]
-    fn gradient_q(&self, q: &Vector2<f64>, _p: &Vector2<f64>) -> Vector2<f64> {
-        force_neg(q)
-    }
-    #[inline]
-    fn gradient_p(&self, _q: &Vector2<f64>, p: &Vector2<f64>) -> Vector2<f64> {
-        *p
-    }
-    fn is_separable(&self) -> bool {
-        true
-    }
-    fn hessian(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> Hessian<2> {
-        self.gradient_and_hessian(q, p).1
-    }
-    #[inline]
-    fn gradient_and_hessian(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> ((Vector2<f64>, Vector2<f64>), Hessian<2>) {
-        let (g, qq) = grad_hess_v(q);
-        ((g, *p), Hessian { qq, qp: Matrix2::zeros(), pp: Matrix2::identity() })
-    }
-}
-
-/// `∇V(q) = q/r³`.
-#[inline]
-fn force_neg(q: &Vector2<f64>) -> Vector2<f64> {
-    let r2 = q.norm_squared();
-    q / (r2 * r2.sqrt())
-}
-
-/// `(∇V, ∇²V)` with `∇²V = I/r³ - 3 q qᵀ/r⁵`.
-#[inline]
-fn grad_hess_v(q: &Vector2<f64>) -> (Vector2<f64>, Matrix2<f64>) {
-    let r2 = q.norm_squared();
-    let ir3 = 1.0 / (r2 * r2.sqrt());
-    let ir5 = ir3 / r2;
-    (q * ir3, Matrix2::identity() * ir3 - q * q.transpose() * (3.0 * ir5))
-}
+use common::kepler::{Kepler, KeplerModel, grad_hess_v, grad_v};
 
 /// The hand-written implicit midpoint rule (module documentation): Newton on `x = (q̄, p̄)` with
 /// `F(x) = (q̄ - q_k - h/2 p̄, p̄ - p_k + h/2 ∇V(q̄))`, `J = [[I, -h/2 I], [h/2 ∇²V, I]]` (4×4 LU
@@ -95,7 +37,7 @@ fn grad_hess_v(q: &Vector2<f64>) -> (Vector2<f64>, Matrix2<f64>) {
 fn midpoint_by_hand(s: &PhaseState<2>, h: f64) -> Option<PhaseState<2>> {
     let (qk, pk) = (s.q, s.p);
     let a = 0.5 * h;
-    let g0 = force_neg(&qk);
+    let g0 = grad_v(&qk);
     let mut x = Vector4::new(qk[0] + a * pk[0], qk[1] + a * pk[1], pk[0] - a * g0[0], pk[1] - a * g0[1]);
     let mut previous: Option<f64> = None;
     for _ in 0..50 {
@@ -128,14 +70,14 @@ fn midpoint_by_hand(s: &PhaseState<2>, h: f64) -> Option<PhaseState<2>> {
         previous = Some(step);
     }
     let (qbar, pbar) = (Vector2::new(x[0], x[1]), Vector2::new(x[2], x[3]));
-    Some(PhaseState::new(qk + pbar * h, pk - force_neg(&qbar) * h))
+    Some(PhaseState::new(qk + pbar * h, pk - grad_v(&qbar) * h))
 }
 
 /// The hand-written leapfrog (velocity Verlet): kick h/2, drift h, kick h/2.
 fn leapfrog_by_hand(s: &PhaseState<2>, h: f64) -> PhaseState<2> {
-    let p_half = s.p - force_neg(&s.q) * (0.5 * h);
+    let p_half = s.p - grad_v(&s.q) * (0.5 * h);
     let q1 = s.q + p_half * h;
-    PhaseState::new(q1, p_half - force_neg(&q1) * (0.5 * h))
+    PhaseState::new(q1, p_half - grad_v(&q1) * (0.5 * h))
 }
 
 /// 16 states along the Kepler orbit of eccentricity 0.6 (from the midpoint rule itself).
@@ -203,7 +145,7 @@ fn bench(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().measurement_time(std::time::Duration::from_secs(2)).warm_up_time(std::time::Duration::from_millis(500));
+    config = common::config();
     targets = bench
 }
 

@@ -18,64 +18,18 @@
 mod common;
 
 use criterion::{Criterion, criterion_group};
-use geom_core::Scalar;
-use geom_core::function::{AutoDiff, Hessian, PhaseSpaceDerivatives, PhaseSpaceFunction};
+use geom_core::function::AutoDiff;
 use integrators::classical::Gauss2;
 use integrators::driver::{Driver, with_threads};
 use integrators::{OneStep, PhaseState};
-use nalgebra::{Matrix2, SMatrix, SVector, Vector2};
+use nalgebra::{SMatrix, SVector, Vector2};
 use std::hint::black_box;
 
 const H: f64 = 0.01;
 const E: f64 = 0.6;
 const STATES: usize = 16;
 
-/// Kepler as a generic model (for the AutoDiff path).
-struct KeplerModel;
-
-impl PhaseSpaceFunction<2> for KeplerModel {
-    fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
-        p.norm_squared() * S::from(0.5) - q.norm().recip()
-    }
-}
-
-/// Kepler with hand-written derivatives: `H_q = q/r³`, `H_p = p`, `H_qq = I/r³ − 3 q qᵀ/r⁵`,
-/// `H_qp = 0`, `H_pp = I`.
-#[derive(Clone, Copy)]
-struct Kepler;
-
-impl PhaseSpaceDerivatives<2> for Kepler {
-    fn value(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> f64 {
-        0.5 * p.norm_squared() - 1.0 / q.norm()
-    }
-    #[inline]
-    fn gradient(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> (Vector2<f64>, Vector2<f64>) {
-        (grad_v(q), *p)
-    }
-    fn hessian(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> Hessian<2> {
-        self.gradient_and_hessian(q, p).1
-    }
-    #[inline]
-    fn gradient_and_hessian(&self, q: &Vector2<f64>, p: &Vector2<f64>) -> ((Vector2<f64>, Vector2<f64>), Hessian<2>) {
-        let (g, qq) = grad_hess_v(q);
-        ((g, *p), Hessian { qq, qp: Matrix2::zeros(), pp: Matrix2::identity() })
-    }
-}
-
-/// `∇V(q) = q/r³`.
-#[inline]
-fn grad_v(q: &Vector2<f64>) -> Vector2<f64> {
-    let r2 = q.norm_squared();
-    q / (r2 * r2.sqrt())
-}
-
-/// `(∇V, ∇²V)`.
-#[inline]
-fn grad_hess_v(q: &Vector2<f64>) -> (Vector2<f64>, Matrix2<f64>) {
-    let r2 = q.norm_squared();
-    let ir3 = 1.0 / (r2 * r2.sqrt());
-    (q * ir3, Matrix2::identity() * ir3 - q * q.transpose() * (3.0 * ir3 / r2))
-}
+use common::kepler::{Kepler, KeplerModel, grad_hess_v, grad_v};
 
 /// The hand-written reference: Gauss-2 for Kepler, f64 only, no generics.
 struct HandGauss2 {
@@ -240,7 +194,7 @@ fn bench(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().measurement_time(std::time::Duration::from_secs(2)).warm_up_time(std::time::Duration::from_millis(500));
+    config = common::config();
     targets = bench
 }
 

@@ -1,6 +1,10 @@
 //! Shared helpers of the criterion benches: every bench times a reference in the same run and
 //! prints the ratio `geomint / reference` read back from criterion's own estimates.
 
+#![allow(dead_code)] // each bench uses part of the shared helpers
+
+pub mod kepler;
+
 use std::path::PathBuf;
 
 /// Mean time in ns of a finished criterion benchmark `group/id`, read from
@@ -31,4 +35,11 @@ pub fn print_ratios(title: &str, rows: &[(&str, &str, &str, &str)]) {
             _ => println!("{label:<28} (not measured)"),
         }
     }
+}
+
+/// The criterion configuration of every bench: 2 s of measurement after 0.5 s of warm-up.
+pub fn config() -> criterion::Criterion {
+    criterion::Criterion::default()
+        .measurement_time(std::time::Duration::from_secs(2))
+        .warm_up_time(std::time::Duration::from_millis(500))
 }
