@@ -79,6 +79,7 @@ pub enum GeomError {
 pub type Result<T, E = GeomError> = std::result::Result<T, E>;
 
 /// `Ok(())` if every entry is finite, else [`GeomError::NonFinite`].
+#[inline]
 pub fn check_finite<'a, I: IntoIterator<Item = &'a f64>>(values: I, what: &'static str) -> Result<()> {
     if values.into_iter().all(|v| v.is_finite()) { Ok(()) } else { Err(GeomError::NonFinite { what }) }
 }

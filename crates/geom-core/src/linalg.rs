@@ -20,6 +20,7 @@ pub struct Lu<S: Scalar, const N: usize> {
 impl<S: Scalar, const N: usize> Lu<S, N> {
     /// Factor `a`; [`GeomError::SingularMatrix`] (labelled `what`) if a pivot vanishes or an entry
     /// is not finite.
+    #[inline]
     pub fn factor(a: &SMatrix<S, N, N>, what: &'static str) -> Result<Self> {
         let singular = GeomError::SingularMatrix { what, iteration: 0 };
         let mut lu = *a;
@@ -66,6 +67,7 @@ impl<S: Scalar, const N: usize> Lu<S, N> {
     }
 
     /// Solve `A x = b`.
+    #[inline]
     pub fn solve(&self, b: &SVector<S, N>) -> SVector<S, N> {
         let mut x = SVector::<S, N>::from_fn(|i, _| b[self.perm[i]]);
         for i in 0..N {
@@ -154,6 +156,7 @@ where
 impl<S: Scalar, const N: usize, const B: usize> BlockLu<S, N, B> {
     /// Factor `a`; [`GeomError::SingularMatrix`] (labelled `what`) if a pivot falls below
     /// [`PIVOT_RTOL`] times the largest entry, [`GeomError::NonFinite`] for non-finite entries.
+    #[inline]
     pub fn factor(a: &BlockMatrix<S, N, B>, what: &'static str) -> Result<Self> {
         let n = N * B;
         let mut lu = *a;
@@ -214,6 +217,7 @@ impl<S: Scalar, const N: usize, const B: usize> BlockLu<S, N, B> {
     }
 
     /// Solve `A x = b`.
+    #[inline]
     pub fn solve(&self, b: &BlockVector<S, N, B>) -> BlockVector<S, N, B> {
         let n = N * B;
         let mut x: BlockVector<S, N, B> = [SVector::zeros(); B];

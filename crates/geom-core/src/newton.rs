@@ -221,6 +221,7 @@ impl<R: Residual<N> + ?Sized, const N: usize> Residual<N> for &R {
 /// assert_eq!((j[(0, 0)], j[(0, 1)], j[(1, 0)], j[(1, 1)]), (3.0, 2.0, 2.0f64.cos(), 0.0));
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
+#[inline]
 pub fn ad_jacobian<R: Residual<N> + ?Sized, const N: usize>(
     res: &R,
     x: &SVector<f64, N>,
@@ -248,6 +249,7 @@ pub fn ad_jacobian<R: Residual<N> + ?Sized, const N: usize>(
 /// assert!(report.iterations <= 5);
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
+#[inline]
 pub fn newton<const N: usize>(
     mut f: impl FnMut(&SVector<f64, N>) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>)>,
     x0: &SVector<f64, N>,
@@ -288,6 +290,7 @@ pub fn newton<const N: usize>(
 /// assert!(report.iterations <= 5);
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
+#[inline]
 pub fn newton_ad<R: Residual<N> + ?Sized, const N: usize>(
     res: &R,
     x0: &SVector<f64, N>,
@@ -367,6 +370,7 @@ pub fn newton_dyn(
 
 /// The fixed-size loop shared by [`newton`] and [`newton_ad`]. `eval(x, Some(jac))` returns
 /// `F(x)` and writes `J(x)` into `jac`; `eval(x, None)` returns `F(x)` only.
+#[inline]
 fn newton_fixed<const N: usize>(
     eval: impl FnMut(&SVector<f64, N>, Option<&mut SMatrix<f64, N, N>>) -> Result<SVector<f64, N>>,
     x0: &SVector<f64, N>,
@@ -442,6 +446,7 @@ impl<const N: usize, const B: usize> Space for Blocks<N, B> {
     }
 }
 
+#[inline]
 fn newton_loop<Sp: Space>(
     mut eval: impl FnMut(&Sp::Vec, Option<&mut Sp::Jac>) -> Result<Sp::Vec>,
     x0: &Sp::Vec,
@@ -499,6 +504,7 @@ impl<R: BlockResidual<N, B> + ?Sized, const N: usize, const B: usize> BlockResid
 
 /// `(F(x), DF(x))` of a block residual with the exact Jacobian by forward AD: one
 /// `DualSVec64<N>` evaluation per block column (`B` evaluations), see [`block_jacobian`].
+#[inline]
 pub fn ad_block_jacobian<R: BlockResidual<N, B> + ?Sized, const N: usize, const B: usize>(
     res: &R,
     x: &BlockVector<f64, N, B>,
@@ -511,6 +517,7 @@ pub fn ad_block_jacobian<R: BlockResidual<N, B> + ?Sized, const N: usize, const 
 /// Use it when the residual cannot be a [`BlockResidual`] (e.g. it evaluates a Lie group that is
 /// only known to implement `LieGroup<DualSVec64<N>, D>`, not every scalar).
 #[allow(clippy::needless_range_loop)] // `col` seeds one block of the input and fills one block column
+#[inline]
 pub fn block_jacobian<const N: usize, const B: usize>(
     x: &BlockVector<f64, N, B>,
     f: impl Fn(&BlockVector<DualSVec64<N>, N, B>) -> Result<BlockVector<DualSVec64<N>, N, B>>,
@@ -566,6 +573,7 @@ pub fn block_jacobian<const N: usize, const B: usize>(
 /// assert!((x[0][0] * x[1][0] - 1.0).abs() < 1e-12);
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
+#[inline]
 pub fn newton_blocks<const N: usize, const B: usize>(
     eval: impl FnMut(&BlockVector<f64, N, B>, Option<&mut BlockMatrix<f64, N, B>>) -> Result<BlockVector<f64, N, B>>,
     x0: &BlockVector<f64, N, B>,
@@ -577,6 +585,7 @@ pub fn newton_blocks<const N: usize, const B: usize>(
 /// [`newton_blocks`] with the exact block Jacobian of `res` by forward AD
 /// ([`ad_block_jacobian`]); with [`JacobianUpdate::Frozen`] the reusing iterations evaluate `res`
 /// at `f64` only.
+#[inline]
 pub fn newton_blocks_ad<R: BlockResidual<N, B> + ?Sized, const N: usize, const B: usize>(
     res: &R,
     x0: &BlockVector<f64, N, B>,
@@ -615,12 +624,14 @@ impl<'a> Monitor<'a> {
     }
 
     /// Whether iterate `k` needs a new Jacobian (`none_yet`: nothing factored so far).
+    #[inline]
     fn wants_jacobian(&self, none_yet: bool) -> bool {
         none_yet || self.refresh || self.opts.jacobian == JacobianUpdate::EveryIteration
     }
 
     /// At iterate `k` with `r = |F(x_k)|`: `Some(Ok)` if converged, `Some(Err(NotConverged))`
     /// if `k` is the last allowed iterate, `None` to take a step.
+    #[inline]
     fn residual_test(&self, k: usize, r: f64) -> Option<Result<NewtonReport>> {
         if r <= self.opts.residual_tol {
             Some(Ok(self.report(k, r)))
@@ -633,6 +644,7 @@ impl<'a> Monitor<'a> {
 
     /// After step `dx_{k-1}` (`k` steps done, `r = |F(x_{k-1})|`, `s = |dx_{k-1}|`,
     /// `x_norm = |x_k|`): `Some(report)` if the step test accepts `x_k`.
+    #[inline]
     fn step_test(&mut self, k: usize, r: f64, s: f64, x_norm: f64) -> Option<NewtonReport> {
         self.step = s;
         let previous = self.previous_step.replace(s);
