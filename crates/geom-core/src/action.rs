@@ -362,24 +362,25 @@ impl<S: Scalar> GroupAction<S, 3> for SphereRotation {
     fn group(&self) -> &So3 {
         &So3
     }
+    // the formulas of the ambient action, except the cotangent lift (tangent representative)
     fn act(&self, r: &Matrix3<S>, x: &Vector3<S>) -> Vector3<S> {
-        r * x
+        RotationAction.act(r, x)
     }
     fn infinitesimal_generator(&self, omega: &Vector3<S>, x: &Vector3<S>) -> Vector3<S> {
-        omega.cross(x)
+        RotationAction.infinitesimal_generator(omega, x)
     }
     fn tangent_lift(&self, r: &Matrix3<S>, x: &Vector3<S>, v: &Vector3<S>) -> (Vector3<S>, Vector3<S>) {
-        (r * x, r * v)
+        RotationAction.tangent_lift(r, x, v)
     }
     fn cotangent_lift(&self, r: &Matrix3<S>, x: &Vector3<S>, p: &Vector3<S>) -> (Vector3<S>, Vector3<S>) {
         let tangent = crate::manifold::Manifold::project_tangent(&crate::manifold::Sphere2, x, p);
-        (r * x, r * tangent)
+        RotationAction.cotangent_lift(r, x, &tangent)
     }
     fn pairing(&self, p: &Vector3<S>, v: &Vector3<S>) -> S {
-        p.dot(v)
+        RotationAction.pairing(p, v)
     }
     fn momentum_map(&self, x: &Vector3<S>, p: &Vector3<S>) -> Vector3<S> {
-        x.cross(p)
+        RotationAction.momentum_map(x, p)
     }
 }
 
