@@ -35,7 +35,7 @@ use nalgebra::{DMatrix, SMatrix, SVector};
 /// Newton options of the implicit integrators: residual `<= 1e-14`, step estimate
 /// `<= 1e-14 (1 + |x|)`, 50 iterations, so that conserved quantities hold to round-off.
 pub fn integrator_newton_options() -> NewtonOptions {
-    NewtonOptions { residual_tol: 1e-14, step_tol: 1e-14, ..NewtonOptions::default() }
+    NewtonOptions::integrator()
 }
 
 /// `Ψ_h`, the integrator induced by the discretization map `R` for the Hamiltonian `H`.

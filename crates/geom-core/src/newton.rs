@@ -69,6 +69,10 @@ pub const DEFAULT_STEP_TOL: f64 = 1e-12;
 /// Default of [`NewtonOptions::max_iterations`].
 pub const DEFAULT_MAX_ITERATIONS: usize = 50;
 
+/// Tolerance of [`NewtonOptions::integrator`]: residual and step estimate `<= 1e-14`, so that
+/// quantities an implicit integrator conserves exactly hold to round-off.
+pub const INTEGRATOR_TOL: f64 = 1e-14;
+
 /// A frozen Jacobian ([`JacobianUpdate::Frozen`]) is re-evaluated after a step whose contraction
 /// estimate `theta_k = |dx_k| / |dx_{k-1}|` exceeds this (each further step would gain less than
 /// one bit).
@@ -144,6 +148,17 @@ impl NewtonOptions {
         let opts = Self { residual_tol, step_tol, max_iterations, jacobian: JacobianUpdate::EveryIteration };
         opts.validate()?;
         Ok(opts)
+    }
+
+    /// The options every implicit integrator of the workspace uses by default: residual and
+    /// step `<=` [`INTEGRATOR_TOL`] `= 1e-14`, 50 iterations, full Newton.
+    ///
+    /// ```
+    /// let o = geom_core::newton::NewtonOptions::integrator();
+    /// assert_eq!((o.residual_tol, o.step_tol, o.max_iterations), (1e-14, 1e-14, 50));
+    /// ```
+    pub fn integrator() -> Self {
+        Self { residual_tol: INTEGRATOR_TOL, step_tol: INTEGRATOR_TOL, ..Self::default() }
     }
 
     /// The same options with the Jacobian update policy `jacobian`.

@@ -458,7 +458,7 @@ impl<Gd, L, C, const M: usize> ConstrainedFlow<Gd, L, C, M> {
     /// The flow of `L̂ = lagrangian` on `N = {constraints = 0} ⊂ groupoid` (Newton: residual and
     /// step `<= 1e-14`, at most 50 iterations).
     pub fn new(groupoid: Gd, lagrangian: L, constraints: C) -> Self {
-        let newton = NewtonOptions { residual_tol: 1e-14, step_tol: 1e-14, ..NewtonOptions::default() };
+        let newton = NewtonOptions::integrator();
         Self { groupoid, lagrangian, constraints, newton }
     }
     /// The same flow with other Newton options.
@@ -686,7 +686,7 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
     /// The SHAKE/RATTLE flow of `L̂ = lagrangian` with `c = constraints` (Newton: residual and step
     /// `<= 1e-14`).
     pub fn new(groupoid: Gd, lagrangian: L, constraints: C) -> Self {
-        let newton = NewtonOptions { residual_tol: 1e-14, step_tol: 1e-14, ..NewtonOptions::default() };
+        let newton = NewtonOptions::integrator();
         Self { groupoid, lagrangian, constraints, newton }
     }
     /// The same flow with other Newton options.

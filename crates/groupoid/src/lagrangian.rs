@@ -160,7 +160,7 @@ pub struct DiscreteFlow<Gd, L> {
 impl<Gd, L> DiscreteFlow<Gd, L> {
     /// The flow of `lagrangian` on `groupoid` (Newton: residual and step `<= 1e-14`).
     pub fn new(groupoid: Gd, lagrangian: L) -> Self {
-        let newton = NewtonOptions { residual_tol: 1e-14, step_tol: 1e-14, ..NewtonOptions::default() };
+        let newton = NewtonOptions::integrator();
         Self { groupoid, lagrangian, newton }
     }
     /// The same flow with other Newton options.

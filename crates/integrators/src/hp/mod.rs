@@ -96,7 +96,7 @@ use num_dual::DualSVec64;
 /// Default residual and step tolerance of the stage Newton iteration (relative: the residual is
 /// divided by `|Π_k|_∞`). The step test then returns the iterate after a quadratically
 /// convergent step, i.e. the stages to round-off.
-pub const DEFAULT_NEWTON_TOL: f64 = 1e-14;
+pub const DEFAULT_NEWTON_TOL: f64 = geom_core::newton::INTEGRATOR_TOL;
 
 /// The state `(g, Π) ∈ G × g*` of a left-trivialized mechanical system: the configuration and
 /// the body momentum `Π = ∂ℓ/∂ξ` (MATH.md d.5).
@@ -291,7 +291,7 @@ where
             name: format!("HP {} ({})", tableau.name(), chart.name()),
             tableau_order: tableau.order(),
             tableau_symmetric,
-            newton: NewtonOptions::new(DEFAULT_NEWTON_TOL, DEFAULT_NEWTON_TOL, 50)?,
+            newton: NewtonOptions::integrator(),
         })
     }
 
