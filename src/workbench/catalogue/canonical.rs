@@ -1,0 +1,381 @@
+//! The canonical problems on `T*R^n`: every one a separable `H = T(p) + V(q)` written once over
+//! the scalar ([`Separable`] supplies exact AD derivatives), with its default data, invariants
+//! and, where one exists, its exact solution.
+
+use crate::workbench::WorkbenchError;
+use crate::workbench::methods::{self, MethodInfo};
+use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation};
+use crate::workbench::run::{Observe, Run};
+use discretization::PhaseState;
+use geom_core::Scalar;
+use geom_core::function::{PhaseSpaceDerivatives, ScalarFunction, Separable};
+use nalgebra::{SVector, Vector1, Vector2};
+
+/// A canonical system: a separable Hamiltonian, its initial state and its invariants.
+pub trait CanonicalSystem<const N: usize>: Clone + Send + Sync + 'static {
+    /// Kinetic energy `T(p)`.
+    type T: ScalarFunction<N> + Clone + 'static;
+    /// Potential energy `V(q)`.
+    type V: ScalarFunction<N> + Clone + 'static;
+    /// Catalogue name.
+    const NAME: &'static str;
+    /// One-line summary.
+    fn summary(&self) -> &'static str;
+    /// `H = T(p) + V(q)`.
+    fn hamiltonian(&self) -> Separable<Self::T, Self::V>;
+    /// Initial state.
+    fn initial(&self) -> PhaseState<N>;
+    /// Default `(h, t_end)`.
+    fn defaults(&self) -> (f64, f64);
+    /// Invariants beyond the energy, which is always the first quantity.
+    fn invariants(&self) -> Vec<Quantity> {
+        Vec::new()
+    }
+    /// Values of [`CanonicalSystem::invariants`] at `s`, appended to `out`.
+    fn measure(&self, _s: &PhaseState<N>, _out: &mut Vec<f64>) {}
+    /// Exact solution, where known.
+    fn exact(&self, _t: f64) -> Option<PhaseState<N>> {
+        None
+    }
+    /// Reference method where no exact solution is known.
+    fn reference(&self) -> (&'static str, usize) {
+        ("gauss3", 4)
+    }
+}
+
+/// The [`Problem`] of a [`CanonicalSystem`].
+#[derive(Debug, Clone)]
+pub struct Canonical<P, const N: usize>(pub P);
+
+fn flat<const N: usize>(s: &PhaseState<N>) -> Vec<f64> {
+    s.q.iter().chain(s.p.iter()).copied().collect()
+}
+
+impl<P: CanonicalSystem<N>, const N: usize> Observe<PhaseState<N>> for Canonical<P, N> {
+    fn coordinates(&self, s: &PhaseState<N>) -> Vec<f64> {
+        flat(s)
+    }
+    fn quantities(&self, s: &PhaseState<N>) -> Vec<f64> {
+        let mut out = vec![self.0.hamiltonian().value(&s.q, &s.p)];
+        self.0.measure(s, &mut out);
+        out
+    }
+}
+
+impl<P: CanonicalSystem<N>, const N: usize> Problem for Canonical<P, N> {
+    fn name(&self) -> &'static str {
+        P::NAME
+    }
+    fn summary(&self) -> &'static str {
+        self.0.summary()
+    }
+    fn family(&self) -> Family {
+        Family::Canonical
+    }
+    fn defaults(&self) -> (f64, f64) {
+        self.0.defaults()
+    }
+    fn state_labels(&self) -> Vec<String> {
+        (0..N).map(|i| format!("q{}", i + 1)).chain((0..N).map(|i| format!("p{}", i + 1))).collect()
+    }
+    fn quantities(&self) -> Vec<Quantity> {
+        let mut q = vec![Quantity::new("energy", Kind::Energy, 1, "H = T(p) + V(q)")];
+        q.extend(self.0.invariants());
+        q
+    }
+    fn exact(&self, t: f64) -> Option<Vec<f64>> {
+        self.0.exact(t).map(|s| flat(&s))
+    }
+    fn reference(&self) -> (&'static str, usize) {
+        self.0.reference()
+    }
+    fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
+        let m = methods::canonical(method, self.0.hamiltonian())?;
+        Ok(Box::new(Run::new(m, self.0.initial(), h, self.clone())))
+    }
+}
+
+/// `T(p) = |p|²/2` (unit masses).
+#[derive(Debug, Clone, Copy)]
+pub struct UnitKinetic;
+impl<const N: usize> ScalarFunction<N> for UnitKinetic {
+    fn eval<S: Scalar>(&self, p: &SVector<S, N>) -> S {
+        p.norm_squared() * S::from(0.5)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The harmonic oscillator `H = (p² + ω²q²)/2`, `q(0) = 1`, `p(0) = 0`; exact
+/// `q = cos ωt`, `p = −ω sin ωt`.
+#[derive(Debug, Clone, Copy)]
+pub struct HarmonicOscillator {
+    /// Frequency `ω > 0`.
+    pub omega: f64,
+}
+
+/// `V(q) = ω²q²/2`.
+#[derive(Debug, Clone, Copy)]
+pub struct Quadratic(f64);
+impl ScalarFunction<1> for Quadratic {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 1>) -> S {
+        q[0] * q[0] * S::from(0.5 * self.0 * self.0)
+    }
+}
+
+impl CanonicalSystem<1> for HarmonicOscillator {
+    type T = UnitKinetic;
+    type V = Quadratic;
+    const NAME: &'static str = "harmonic-oscillator";
+    fn summary(&self) -> &'static str {
+        "H = (p² + ω²q²)/2, ω = 1 (param omega), q0 = 1, p0 = 0; exact solution"
+    }
+    fn hamiltonian(&self) -> Separable<UnitKinetic, Quadratic> {
+        Separable::new(UnitKinetic, Quadratic(self.omega))
+    }
+    fn initial(&self) -> PhaseState<1> {
+        PhaseState::new(Vector1::new(1.0), Vector1::new(0.0))
+    }
+    fn defaults(&self) -> (f64, f64) {
+        (0.1, 100.0)
+    }
+    fn exact(&self, t: f64) -> Option<PhaseState<1>> {
+        let (s, c) = (self.omega * t).sin_cos();
+        Some(PhaseState::new(Vector1::new(c), Vector1::new(-self.omega * s)))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The mathematical pendulum `H = p²/2 − cos q`, `q(0) = 1.5`, `p(0) = 0` (amplitude 86°).
+#[derive(Debug, Clone, Copy)]
+pub struct Pendulum;
+
+/// `V(q) = −cos q`.
+#[derive(Debug, Clone, Copy)]
+pub struct Cosine;
+impl ScalarFunction<1> for Cosine {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 1>) -> S {
+        -q[0].cos()
+    }
+}
+
+impl CanonicalSystem<1> for Pendulum {
+    type T = UnitKinetic;
+    type V = Cosine;
+    const NAME: &'static str = "pendulum";
+    fn summary(&self) -> &'static str {
+        "H = p²/2 − cos q, q0 = 1.5, p0 = 0; reference by Gauss 3 at h/4"
+    }
+    fn hamiltonian(&self) -> Separable<UnitKinetic, Cosine> {
+        Separable::new(UnitKinetic, Cosine)
+    }
+    fn initial(&self) -> PhaseState<1> {
+        PhaseState::new(Vector1::new(1.5), Vector1::new(0.0))
+    }
+    fn defaults(&self) -> (f64, f64) {
+        (0.1, 100.0)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Kepler's problem `H = |p|²/2 − 1/|q|` with eccentricity `e ∈ [0, 1)`, started at perihelion of
+/// the orbit of semi-major axis 1 (period 2π); exact solution from Kepler's equation.
+#[derive(Debug, Clone, Copy)]
+pub struct Kepler {
+    /// Eccentricity.
+    pub e: f64,
+}
+
+/// `V(q) = −1/|q|`.
+#[derive(Debug, Clone, Copy)]
+pub struct Newton2;
+impl ScalarFunction<2> for Newton2 {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 2>) -> S {
+        -q.norm().recip()
+    }
+}
+
+impl Kepler {
+    /// The eccentric anomaly `E` with `E − e sin E = t`, by Newton's method.
+    pub fn eccentric_anomaly(&self, t: f64) -> f64 {
+        let e = self.e;
+        let m = t.rem_euclid(std::f64::consts::TAU);
+        let mut x = if e > 0.8 { std::f64::consts::PI } else { m + e * m.sin() };
+        for _ in 0..100 {
+            let d = (x - e * x.sin() - m) / (1.0 - e * x.cos());
+            x -= d;
+            if d.abs() <= 1e-16 * (1.0 + x.abs()) {
+                break;
+            }
+        }
+        x + (t - m)
+    }
+}
+
+impl CanonicalSystem<2> for Kepler {
+    type T = UnitKinetic;
+    type V = Newton2;
+    const NAME: &'static str = "kepler";
+    fn summary(&self) -> &'static str {
+        "H = |p|²/2 − 1/|q|, eccentricity e = 0.6 (param e), from perihelion; exact via Kepler's equation"
+    }
+    fn hamiltonian(&self) -> Separable<UnitKinetic, Newton2> {
+        Separable::new(UnitKinetic, Newton2)
+    }
+    fn initial(&self) -> PhaseState<2> {
+        let e = self.e;
+        PhaseState::new(Vector2::new(1.0 - e, 0.0), Vector2::new(0.0, ((1.0 + e) / (1.0 - e)).sqrt()))
+    }
+    fn defaults(&self) -> (f64, f64) {
+        (0.01, 100.0)
+    }
+    fn invariants(&self) -> Vec<Quantity> {
+        vec![Quantity::new("angular_momentum", Kind::Momentum, 1, "L = q1 p2 − q2 p1 (SO(2) momentum map)")]
+    }
+    fn measure(&self, s: &PhaseState<2>, out: &mut Vec<f64>) {
+        out.push(s.q[0] * s.p[1] - s.q[1] * s.p[0]);
+    }
+    fn exact(&self, t: f64) -> Option<PhaseState<2>> {
+        let e = self.e;
+        let x = self.eccentric_anomaly(t);
+        let (s, c) = x.sin_cos();
+        let b = (1.0 - e * e).sqrt();
+        let rate = 1.0 / (1.0 - e * c);
+        Some(PhaseState::new(Vector2::new(c - e, b * s), Vector2::new(-s * rate, b * c * rate)))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The Hénon–Heiles system `H = |p|²/2 + (q1² + q2²)/2 + q1² q2 − q2³/3`, started at
+/// `q = (0, 0.3)`, `p = (0.4, 0)` (energy 0.116, below the escape energy 1/6).
+#[derive(Debug, Clone, Copy)]
+pub struct HenonHeiles;
+
+/// The Hénon–Heiles potential.
+#[derive(Debug, Clone, Copy)]
+pub struct HenonHeilesPotential;
+impl ScalarFunction<2> for HenonHeilesPotential {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 2>) -> S {
+        let (x, y) = (q[0], q[1]);
+        (x * x + y * y) * S::from(0.5) + x * x * y - y * y * y * S::from(1.0 / 3.0)
+    }
+}
+
+impl CanonicalSystem<2> for HenonHeiles {
+    type T = UnitKinetic;
+    type V = HenonHeilesPotential;
+    const NAME: &'static str = "henon-heiles";
+    fn summary(&self) -> &'static str {
+        "H = |p|²/2 + |q|²/2 + q1²q2 − q2³/3, q0 = (0, 0.3), p0 = (0.4, 0); reference by Gauss 3 at h/4"
+    }
+    fn hamiltonian(&self) -> Separable<UnitKinetic, HenonHeilesPotential> {
+        Separable::new(UnitKinetic, HenonHeilesPotential)
+    }
+    fn initial(&self) -> PhaseState<2> {
+        PhaseState::new(Vector2::new(0.0, 0.3), Vector2::new(0.4, 0.0))
+    }
+    fn defaults(&self) -> (f64, f64) {
+        (0.1, 200.0)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Gravitational constant in AU³ / (solar mass · day²) (Hairer–Lubich–Wanner §I.2.4).
+pub const G_SOLAR: f64 = 2.95912208286e-4;
+
+/// The outer solar system: the Sun (with the inner planets' mass added) and Jupiter, Saturn,
+/// Uranus, Neptune, Pluto, `H = Σ|p_i|²/(2m_i) − G Σ_{i<j} m_i m_j / |q_i − q_j|`, with the
+/// masses, positions (AU) and velocities (AU/day) of 5 September 1994 from Hairer–Lubich–Wanner,
+/// *Geometric Numerical Integration*, §I.2.4 (Table 2.2). Time in days.
+#[derive(Debug, Clone, Copy)]
+pub struct OuterSolarSystem;
+
+/// Masses relative to the Sun: Sun (+ inner planets), Jupiter, Saturn, Uranus, Neptune, Pluto.
+pub const SOLAR_MASSES: [f64; 6] =
+    [1.00000597682, 0.000954786104043, 0.000285583733151, 0.0000437273164546, 0.0000517759138449, 1.0 / 1.3e8];
+
+/// Initial positions (AU), HLW Table 2.2.
+pub const SOLAR_POSITIONS: [[f64; 3]; 6] = [
+    [0.0, 0.0, 0.0],
+    [-3.5023653, -3.8169847, -1.5507963],
+    [9.0755314, -3.0458353, -1.6483708],
+    [8.3101420, -16.2901086, -7.2521278],
+    [11.4707666, -25.7294829, -10.8169456],
+    [-15.5387357, -25.2225594, -3.1902382],
+];
+
+/// Initial velocities (AU/day), HLW Table 2.2.
+pub const SOLAR_VELOCITIES: [[f64; 3]; 6] = [
+    [0.0, 0.0, 0.0],
+    [0.00565429, -0.00412490, -0.00190589],
+    [0.00168318, 0.00483525, 0.00192462],
+    [0.00354178, 0.00137102, 0.00055029],
+    [0.00288930, 0.00114527, 0.00039677],
+    [0.00276725, -0.00170702, -0.00136504],
+];
+
+/// `T(p) = Σ |p_i|² / (2 m_i)`.
+#[derive(Debug, Clone, Copy)]
+pub struct SolarKinetic;
+impl ScalarFunction<18> for SolarKinetic {
+    fn eval<S: Scalar>(&self, p: &SVector<S, 18>) -> S {
+        (0..6)
+            .fold(S::from(0.0), |acc, i| acc + p.fixed_rows::<3>(3 * i).norm_squared() * S::from(0.5 / SOLAR_MASSES[i]))
+    }
+}
+
+/// `V(q) = −G Σ_{i<j} m_i m_j / |q_i − q_j|`.
+#[derive(Debug, Clone, Copy)]
+pub struct SolarPotential;
+impl ScalarFunction<18> for SolarPotential {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 18>) -> S {
+        let mut v = S::from(0.0);
+        for i in 1..6 {
+            for j in 0..i {
+                let d = q.fixed_rows::<3>(3 * i) - q.fixed_rows::<3>(3 * j);
+                v -= S::from(G_SOLAR * SOLAR_MASSES[i] * SOLAR_MASSES[j]) / d.norm();
+            }
+        }
+        v
+    }
+}
+
+impl CanonicalSystem<18> for OuterSolarSystem {
+    type T = SolarKinetic;
+    type V = SolarPotential;
+    const NAME: &'static str = "outer-solar-system";
+    fn summary(&self) -> &'static str {
+        "Sun + Jupiter..Pluto, HLW §I.2.4 data (AU, days), h = 10 days; reference by Gauss 3 at h/4"
+    }
+    fn hamiltonian(&self) -> Separable<SolarKinetic, SolarPotential> {
+        Separable::new(SolarKinetic, SolarPotential)
+    }
+    fn initial(&self) -> PhaseState<18> {
+        let q = SVector::<f64, 18>::from_fn(|k, _| SOLAR_POSITIONS[k / 3][k % 3]);
+        let p = SVector::<f64, 18>::from_fn(|k, _| SOLAR_MASSES[k / 3] * SOLAR_VELOCITIES[k / 3][k % 3]);
+        PhaseState::new(q, p)
+    }
+    fn defaults(&self) -> (f64, f64) {
+        (10.0, 100_000.0)
+    }
+    fn invariants(&self) -> Vec<Quantity> {
+        vec![
+            Quantity::new("angular_momentum", Kind::Momentum, 3, "L = Σ q_i × p_i (SO(3) momentum map)"),
+            Quantity::new("linear_momentum", Kind::Momentum, 3, "P = Σ p_i (translation momentum map)"),
+        ]
+    }
+    fn measure(&self, s: &PhaseState<18>, out: &mut Vec<f64>) {
+        let mut l = nalgebra::Vector3::zeros();
+        let mut p = nalgebra::Vector3::zeros();
+        for i in 0..6 {
+            let (qi, pi) = (s.q.fixed_rows::<3>(3 * i).into_owned(), s.p.fixed_rows::<3>(3 * i).into_owned());
+            l += qi.cross(&pi);
+            p += pi;
+        }
+        out.extend(l.iter().chain(p.iter()));
+    }
+}

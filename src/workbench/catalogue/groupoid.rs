@@ -1,0 +1,402 @@
+//! The groupoid problems (seed 001, MATH.md c.4–c.6): discrete Lagrangian flows whose discrete
+//! Lagrangian `L_d` (a quadrature of the continuous one at the run's step `h`) lives on a Lie
+//! groupoid, with constraints enforced by Lagrange multipliers:
+//!
+//! * the spherical pendulum on the pair groupoid of `R^3`, `|q| = 1` by a node multiplier
+//!   (SHAKE/RATTLE form);
+//! * the plate-ball system on the pair groupoid of `R^2 × SO(3)` with the three rolling
+//!   constraints `log(R_{k+1} R_kᵀ) = ê3 × Δx` (log chart);
+//! * underactuated optimal control on SO(3) as a group groupoid: minimise `Σ |ξ_k|²/2h` with
+//!   `W_k = τ(h ξ_k)` and no control about body axis 3, `ξ_3 = 0`.
+//!
+//! A state is the current arrow `g_k` (and multipliers `λ_k`); one step solves the discrete
+//! Euler–Lagrange equations for `g_{k+1}` by Newton's method.
+
+use crate::workbench::WorkbenchError;
+use crate::workbench::methods::MethodInfo;
+use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation};
+use geom_core::action::RotationAction;
+use geom_core::lie::{Chart, LieGroup, Product, Rn, So3, so3};
+use geom_core::{GeomError, Scalar};
+use groupoid::constraints::{
+    BaseConstraints, ConstrainedFlow, Constraints, HolonomicFlow, SigmaPoint, constraint_residual,
+};
+use groupoid::lagrangian::GroupoidFamily;
+use groupoid::noether::{ConstantSection, PairDiagonal, constrained_momentum_map, momentum_map};
+use groupoid::{DiscreteLagrangian, GroupAsGroupoid, PairGroupoid, PairOfGroup};
+use nalgebra::{Matrix3, SMatrix, SVector, Vector2, Vector3};
+
+/// Gravity of the spherical pendulum.
+pub const GRAVITY: f64 = 9.81;
+
+fn only(method: &MethodInfo, problem: &str, names: &[&str]) -> Result<(), WorkbenchError> {
+    if names.contains(&method.name) {
+        Ok(())
+    } else {
+        Err(WorkbenchError::Input(format!("method '{}' does not apply to '{problem}'", method.name)))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The spherical pendulum: `L_d(q_k, q_{k+1}) = |Δq|²/2h − (h/2) g (z_k + z_{k+1})` on the pair
+/// groupoid of `R^3` with `c(q) = (|q|² − 1)/2` at the nodes; `q_0 = (0.6, 0, −0.8)`,
+/// initial velocity `(0, 1.2, 0)`.
+#[derive(Debug, Clone, Copy)]
+pub struct SphericalPendulum;
+
+/// The trapezoidal discrete Lagrangian of the pendulum at step `h`.
+#[derive(Debug, Clone, Copy)]
+pub struct PendulumLd {
+    h: f64,
+}
+impl DiscreteLagrangian<PairGroupoid<3>, 3> for PendulumLd {
+    fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, g: &(Vector3<S>, Vector3<S>)) -> S {
+        let h = S::from(self.h);
+        (g.1 - g.0).norm_squared() / (h * S::from(2.0)) - h * S::from(0.5 * GRAVITY) * (g.0[2] + g.1[2])
+    }
+}
+
+/// `c(q) = (|q|² − 1)/2`.
+#[derive(Debug, Clone, Copy)]
+pub struct UnitSphere;
+impl BaseConstraints<PairGroupoid<3>, 3, 1> for UnitSphere {
+    fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, q: &Vector3<S>) -> SVector<S, 1> {
+        SVector::from([(q.norm_squared() - S::from(1.0)) * S::from(0.5)])
+    }
+}
+
+type Arrow3 = (Vector3<f64>, Vector3<f64>);
+
+struct PendulumRun {
+    flow: HolonomicFlow<PairGroupoid<3>, PendulumLd, UnitSphere, 4>,
+    g: Arrow3,
+    h: f64,
+    steps: usize,
+}
+
+impl Simulation for PendulumRun {
+    fn h(&self) -> f64 {
+        self.h
+    }
+    fn steps(&self) -> usize {
+        self.steps
+    }
+    fn advance(&mut self) -> Result<(), GeomError> {
+        let (next, _) = self.flow.step(&self.g)?;
+        self.g = next;
+        self.steps += 1;
+        Ok(())
+    }
+    fn state(&self) -> Vec<f64> {
+        let p = self.flow.projected_momentum(&self.g).unwrap_or_else(|_| Vector3::repeat(f64::NAN));
+        self.g.1.iter().chain(p.iter()).copied().collect()
+    }
+    fn quantities(&self) -> Vec<f64> {
+        let p = self.flow.projected_momentum(&self.g).unwrap_or_else(|_| Vector3::repeat(f64::NAN));
+        let j = momentum_map(&PairGroupoid::<3>, self.flow.lagrangian(), &PairDiagonal(RotationAction), &self.g)[2];
+        vec![0.5 * p.norm_squared() + GRAVITY * self.g.1[2], j, 0.5 * (self.g.1.norm_squared() - 1.0)]
+    }
+}
+
+impl Problem for SphericalPendulum {
+    fn name(&self) -> &'static str {
+        "spherical-pendulum"
+    }
+    fn summary(&self) -> &'static str {
+        "pendulum on S² in R^3 (pair groupoid, node multiplier), q0 = (0.6, 0, −0.8), v0 = (0, 1.2, 0)"
+    }
+    fn family(&self) -> Family {
+        Family::Groupoid
+    }
+    fn methods(&self) -> Vec<&'static str> {
+        vec!["rattle"]
+    }
+    fn defaults(&self) -> (f64, f64) {
+        (0.01, 100.0)
+    }
+    fn state_labels(&self) -> Vec<String> {
+        ["q1", "q2", "q3", "p1", "p2", "p3"].map(String::from).to_vec()
+    }
+    fn quantities(&self) -> Vec<Quantity> {
+        vec![
+            Quantity::new("energy", Kind::Energy, 1, "E = |p|²/2 + g z at q_{k+1}, p = F⁺L_d projected on T S²"),
+            Quantity::new("vertical_momentum", Kind::Momentum, 1, "e3·(q × p), Noether for rotations about e3"),
+            Quantity::new("constraint", Kind::Constraint, 1, "(|q_{k+1}|² − 1)/2"),
+        ]
+    }
+    fn reference(&self) -> (&'static str, usize) {
+        ("rattle", 8)
+    }
+    fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
+        only(method, self.name(), &["rattle"])?;
+        let q0 = Vector3::new(0.6, 0.0, -0.8);
+        let g = (q0, (q0 + Vector3::new(0.0, 1.2, 0.0) * h).normalize());
+        let flow = HolonomicFlow::new(PairGroupoid::<3>, PendulumLd { h }, UnitSphere);
+        flow.check(&g)?;
+        Ok(Box::new(PendulumRun { flow, g, h, steps: 0 }))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+type Ball = PairOfGroup<Product<Rn<2>, So3, 2, 3>>;
+type BallEl<S> = <Ball as GroupoidFamily<5>>::Element<S>;
+
+/// The plate-ball cost `L_d = |x_{k+1} − x_k|² / 2h` (MATH.md c.6.3).
+#[derive(Debug, Clone, Copy)]
+pub struct BallCost {
+    h: f64,
+}
+impl DiscreteLagrangian<Ball, 5> for BallCost {
+    fn eval<S: Scalar>(&self, _: &Ball, g: &BallEl<S>) -> S {
+        (g.1.0 - g.0.0).norm_squared() * S::from(0.5 / self.h)
+    }
+}
+
+/// The rolling constraints `log(R_{k+1} R_kᵀ) − (−Δx_2, Δx_1, 0) = 0`.
+#[derive(Debug, Clone, Copy)]
+pub struct NoSlip;
+impl Constraints<Ball, 5, 3> for NoSlip {
+    fn eval<S: Scalar>(&self, _: &Ball, g: &BallEl<S>) -> SVector<S, 3> {
+        let w = LieGroup::<S, 3>::log(&So3, &(g.1.1 * g.0.1.transpose()))
+            .unwrap_or_else(|_| Vector3::repeat(S::from(f64::NAN)));
+        let d = g.1.0 - g.0.0;
+        w - Vector3::new(-d[1], d[0], S::from(0.0))
+    }
+}
+
+/// The plate-ball system: a ball rolling without slipping between two plates, `x_0 = 0`,
+/// `R_0 = exp(0.1, 0.2, −0.3)`, first displacement `h·(1.2, 0.4)`, multipliers `(1.5, −1, 0.8)`.
+#[derive(Debug, Clone, Copy)]
+pub struct PlateBall {
+    ball: Ball,
+}
+
+impl PlateBall {
+    /// The default system (log chart on the pair groupoid of `R^2 × SO(3)`).
+    pub fn new() -> Self {
+        Self { ball: PairOfGroup::new(Product::new(Rn, So3), Chart::Exp) }
+    }
+}
+
+impl Default for PlateBall {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+struct BallRun {
+    ball: Ball,
+    flow: ConstrainedFlow<Ball, BallCost, NoSlip, 8>,
+    point: SigmaPoint<BallEl<f64>, 3>,
+    h: f64,
+    steps: usize,
+}
+
+fn unit_section<const D: usize>(offset: usize) -> ConstantSection<5, D> {
+    ConstantSection(SMatrix::<f64, 5, D>::from_fn(|a, i| if a == i + offset { 1.0 } else { 0.0 }))
+}
+
+impl Simulation for BallRun {
+    fn h(&self) -> f64 {
+        self.h
+    }
+    fn steps(&self) -> usize {
+        self.steps
+    }
+    fn advance(&mut self) -> Result<(), GeomError> {
+        let (next, _) = self.flow.step(&self.point)?;
+        self.point = next;
+        self.steps += 1;
+        Ok(())
+    }
+    fn state(&self) -> Vec<f64> {
+        let (x, r) = self.point.g.1;
+        let mut v = vec![x[0], x[1]];
+        v.extend((0..9).map(|k| r[(k / 3, k % 3)]));
+        v.extend(self.point.lambda.iter());
+        v
+    }
+    fn quantities(&self) -> Vec<f64> {
+        let (l, c) = (self.flow.lagrangian(), self.flow.constraints());
+        let jt = constrained_momentum_map(&self.ball, l, c, &unit_section::<2>(0), &self.point);
+        let jr = constrained_momentum_map(&self.ball, l, c, &unit_section::<3>(2), &self.point);
+        let mut v: Vec<f64> = jt.iter().chain(jr.iter()).copied().collect();
+        v.push(constraint_residual(&self.ball, &NoSlip, &self.point.g));
+        v
+    }
+}
+
+fn axis(d: &Vector2<f64>) -> Vector3<f64> {
+    Vector3::new(-d[1], d[0], 0.0)
+}
+
+impl Problem for PlateBall {
+    fn name(&self) -> &'static str {
+        "plate-ball"
+    }
+    fn summary(&self) -> &'static str {
+        "ball rolling between plates, pair groupoid of R²×SO(3), 3 no-slip constraints by multipliers"
+    }
+    fn family(&self) -> Family {
+        Family::Groupoid
+    }
+    fn methods(&self) -> Vec<&'static str> {
+        vec!["del"]
+    }
+    fn defaults(&self) -> (f64, f64) {
+        (0.1, 6.0)
+    }
+    fn state_labels(&self) -> Vec<String> {
+        let mut v: Vec<String> = vec!["x1".into(), "x2".into()];
+        v.extend((0..9).map(|k| format!("R{}{}", k / 3 + 1, k % 3 + 1)));
+        v.extend((1..=3).map(|i| format!("lambda{i}")));
+        v
+    }
+    fn quantities(&self) -> Vec<Quantity> {
+        vec![
+            Quantity::new("translation_momentum", Kind::Momentum, 2, "Noether momentum of plate translations"),
+            Quantity::new("rotation_momentum", Kind::Momentum, 3, "Noether momentum of R ↦ R a (right multiplication)"),
+            Quantity::new("constraint", Kind::Constraint, 1, "|φ(g_k)|, the rolling constraints"),
+        ]
+    }
+    fn reference(&self) -> (&'static str, usize) {
+        ("del", 8)
+    }
+    fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
+        only(method, self.name(), &["del"])?;
+        let q0 = (Vector2::new(0.0, 0.0), so3::exp(&Vector3::new(0.1, 0.2, -0.3)));
+        let v = Vector2::new(1.2, 0.4) * h;
+        let g1 = (q0, (q0.0 + v, so3::exp(&axis(&v)) * q0.1));
+        let point = SigmaPoint::new(g1, SVector::from([1.5, -1.0, 0.8]));
+        let flow = ConstrainedFlow::new(self.ball, BallCost { h }, NoSlip);
+        Ok(Box::new(BallRun { ball: self.ball, flow, point, h, steps: 0 }))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+type Gd = GroupAsGroupoid<So3>;
+
+/// The control cost `L_d(W) = |τ⁻¹(W)|² / 2h` on SO(3) as a group groupoid.
+#[derive(Debug, Clone, Copy)]
+pub struct ControlCost {
+    h: f64,
+}
+impl DiscreteLagrangian<Gd, 3> for ControlCost {
+    fn eval<S: Scalar>(&self, gd: &Gd, w: &Matrix3<S>) -> S {
+        let xi = gd.group().tau_inv(gd.chart(), w).unwrap_or_else(|_| Vector3::repeat(S::from(f64::NAN)));
+        xi.norm_squared() * S::from(0.5 / self.h)
+    }
+}
+
+/// No control about body axis 3: `φ(W) = τ⁻¹(W)_3 = 0`.
+#[derive(Debug, Clone, Copy)]
+pub struct NoAxis3;
+impl Constraints<Gd, 3, 1> for NoAxis3 {
+    fn eval<S: Scalar>(&self, gd: &Gd, w: &Matrix3<S>) -> SVector<S, 1> {
+        let xi = gd.group().tau_inv(gd.chart(), w).unwrap_or_else(|_| Vector3::repeat(S::from(f64::NAN)));
+        SVector::from([xi[2]])
+    }
+}
+
+/// Underactuated optimal control on SO(3): the necessary conditions of
+/// `min Σ |ξ_k|²/2h` subject to `ξ_3 = 0`, as the constrained discrete flow from
+/// `ξ_0 = (0.35, −0.25, 0)`, `λ_0 = 0.3`; the attitude `R_k = R_0 W_0 ⋯ W_{k−1}` is reconstructed.
+#[derive(Debug, Clone, Copy)]
+pub struct So3OptimalControl;
+
+impl So3OptimalControl {
+    /// The default problem.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+impl Default for So3OptimalControl {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+struct ControlRun {
+    gd: Gd,
+    flow: ConstrainedFlow<Gd, ControlCost, NoAxis3, 4>,
+    point: SigmaPoint<Matrix3<f64>, 1>,
+    attitude: Matrix3<f64>,
+    h: f64,
+    steps: usize,
+}
+
+impl Simulation for ControlRun {
+    fn h(&self) -> f64 {
+        self.h
+    }
+    fn steps(&self) -> usize {
+        self.steps
+    }
+    fn advance(&mut self) -> Result<(), GeomError> {
+        let (next, _) = self.flow.step(&self.point)?;
+        self.attitude *= self.point.g;
+        self.point = next;
+        self.steps += 1;
+        Ok(())
+    }
+    fn state(&self) -> Vec<f64> {
+        let xi = self.gd.group().tau_inv(self.gd.chart(), &self.point.g).unwrap_or_else(|_| Vector3::repeat(f64::NAN))
+            / self.h;
+        let mut v: Vec<f64> = (0..9).map(|k| self.attitude[(k / 3, k % 3)]).collect();
+        v.extend(xi.iter());
+        v.push(self.point.lambda[0]);
+        v
+    }
+    fn quantities(&self) -> Vec<f64> {
+        let (l, c) = (self.flow.lagrangian(), self.flow.constraints());
+        let e3 = ConstantSection(SMatrix::<f64, 3, 1>::from_column_slice(&[0.0, 0.0, 1.0]));
+        let j = constrained_momentum_map(&self.gd, l, c, &e3, &self.point)[0];
+        vec![j, NoAxis3.eval::<f64>(&self.gd, &self.point.g)[0].abs(), So3.defect(&self.attitude)]
+    }
+}
+
+impl Problem for So3OptimalControl {
+    fn name(&self) -> &'static str {
+        "so3-optimal-control"
+    }
+    fn summary(&self) -> &'static str {
+        "underactuated attitude control on SO(3) (group groupoid), min Σ|ξ|²/2h with ξ3 = 0"
+    }
+    fn family(&self) -> Family {
+        Family::Groupoid
+    }
+    fn methods(&self) -> Vec<&'static str> {
+        vec!["del", "del-cayley"]
+    }
+    fn defaults(&self) -> (f64, f64) {
+        (0.1, 10.0)
+    }
+    fn state_labels(&self) -> Vec<String> {
+        let mut v: Vec<String> = (0..9).map(|k| format!("R{}{}", k / 3 + 1, k % 3 + 1)).collect();
+        v.extend(["xi1", "xi2", "xi3", "lambda"].map(String::from));
+        v
+    }
+    fn quantities(&self) -> Vec<Quantity> {
+        vec![
+            Quantity::new("axis3_momentum", Kind::Momentum, 1, "Noether momentum of conjugation about e3"),
+            Quantity::new("constraint", Kind::Constraint, 1, "|ξ_3|, the missing control"),
+            Quantity::new("group_defect", Kind::Constraint, 1, "distance of the attitude from SO(3)"),
+        ]
+    }
+    fn reference(&self) -> (&'static str, usize) {
+        ("del", 8)
+    }
+    fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
+        only(method, self.name(), &["del", "del-cayley"])?;
+        let chart = if method.name == "del-cayley" { Chart::Cayley } else { Chart::Exp };
+        let gd = GroupAsGroupoid::new(So3, chart);
+        let w0 = So3.tau(chart, &(Vector3::new(0.35, -0.25, 0.0) * h))?;
+        let point = SigmaPoint::new(w0, SVector::from([0.3]));
+        let flow = ConstrainedFlow::new(gd, ControlCost { h }, NoAxis3);
+        Ok(Box::new(ControlRun { gd, flow, point, attitude: so3::exp(&Vector3::new(0.3, -0.5, 0.2)), h, steps: 0 }))
+    }
+}

@@ -1,0 +1,241 @@
+//! The Lie-group problems on `T*G ≅ G × g*` (left trivialization, MATH.md d.1): the free rigid
+//! body and the heavy top on SO(3), Kirchhoff's underwater vehicle on SE(3). The models and
+//! their first integrals live in `integrators::models`; here they get default data and names.
+
+use crate::workbench::WorkbenchError;
+use crate::workbench::embedded::Rkmk4So3;
+use crate::workbench::methods::{self, MatrixState, MethodInfo};
+use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation};
+use crate::workbench::run::{Observe, Run};
+use geom_core::lie::{LieGroup, Se3, So3};
+use integrators::hp::LieState;
+use integrators::models::{FreeRigidBody, HeavyTop, UnderwaterVehicle};
+use nalgebra::{Matrix3, Vector3, Vector6};
+
+fn labels(m: usize, d: usize, g: &str, mu: &str) -> Vec<String> {
+    let mut v: Vec<String> = (0..m * m).map(|k| format!("{g}{}{}", k / m + 1, k % m + 1)).collect();
+    v.extend((0..d).map(|i| format!("{mu}{}", i + 1)));
+    v
+}
+
+fn coordinates<const M: usize, const D: usize>(s: &MatrixState<M, D>) -> Vec<f64> {
+    // row-major entries of g, then μ
+    let mut v: Vec<f64> = (0..M * M).map(|k| s.g[(k / M, k % M)]).collect();
+    v.extend(s.pi.iter());
+    v
+}
+
+fn group_defect() -> Quantity {
+    Quantity::new("group_defect", Kind::Constraint, 1, "distance of g from the group (|RᵀR − I| + |det R − 1|)")
+}
+
+fn start<O: Observe<MatrixState<M, D>> + 'static, const M: usize, const D: usize>(
+    method: Box<dyn discretization::OneStep<MatrixState<M, D>>>,
+    s0: MatrixState<M, D>,
+    h: f64,
+    observe: O,
+) -> Box<dyn Simulation> {
+    Box::new(Run::new(method, s0, h, observe))
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The free rigid body, `I = diag(2, 1, 2/3)`, `Π0 = (cos 1.1, 0, sin 1.1)`,
+/// `R0 = exp(0.3, −0.2, 0.5)` (MATH.md d.1; seed 002 §6.1).
+#[derive(Debug, Clone, Copy)]
+pub struct RigidBody {
+    body: FreeRigidBody,
+    s0: LieState<Matrix3<f64>, 3>,
+}
+
+impl RigidBody {
+    /// The default body and initial data.
+    pub fn new() -> Result<Self, WorkbenchError> {
+        let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0)?;
+        let s0 = LieState::new(So3.exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
+        Ok(Self { body, s0 })
+    }
+}
+
+impl Observe<MatrixState<3, 3>> for RigidBody {
+    fn coordinates(&self, s: &MatrixState<3, 3>) -> Vec<f64> {
+        coordinates(s)
+    }
+    fn quantities(&self, s: &MatrixState<3, 3>) -> Vec<f64> {
+        let m = FreeRigidBody::spatial_momentum(s);
+        vec![self.body.energy(&s.pi), FreeRigidBody::casimir(&s.pi), m[0], m[1], m[2], So3.defect(&s.g)]
+    }
+}
+
+impl Problem for RigidBody {
+    fn name(&self) -> &'static str {
+        "rigid-body"
+    }
+    fn summary(&self) -> &'static str {
+        "free rigid body on SO(3), I = diag(2, 1, 2/3), Π0 = (cos 1.1, 0, sin 1.1)"
+    }
+    fn family(&self) -> Family {
+        Family::LieGroup
+    }
+    fn defaults(&self) -> (f64, f64) {
+        (0.05, 500.0)
+    }
+    fn state_labels(&self) -> Vec<String> {
+        labels(3, 3, "R", "Pi")
+    }
+    fn quantities(&self) -> Vec<Quantity> {
+        vec![
+            Quantity::new("energy", Kind::Energy, 1, "E = ½ Π·I⁻¹Π"),
+            Quantity::new("casimir", Kind::Casimir, 1, "C = |Π|²"),
+            Quantity::new("spatial_momentum", Kind::Momentum, 3, "RΠ (momentum map of left translations)"),
+            group_defect(),
+        ]
+    }
+    fn reference(&self) -> (&'static str, usize) {
+        ("hp-gauss2", 8)
+    }
+    fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
+        let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
+            "rkmk4" => Box::new(Rkmk4So3::new(self.body)?),
+            _ => methods::lie_group(method, So3, self.body)?,
+        };
+        Ok(start(m, self.s0, h, *self))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The heavy top, `I = diag(2, 2.5, 1)`, `mgl = 1`, `χ ∝ (0.1, 0, 1)`, `Π0 = (0.3, −0.4, 2)`,
+/// `R0 = exp(0.5, 0.2, 0)` (MATH.md d.6; seed 002 §6.2).
+#[derive(Debug, Clone, Copy)]
+pub struct HeavyTopProblem {
+    top: HeavyTop,
+    s0: LieState<Matrix3<f64>, 3>,
+}
+
+impl HeavyTopProblem {
+    /// The default top and initial data.
+    pub fn new() -> Result<Self, WorkbenchError> {
+        let top =
+            HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.5, 1.0)), 1.0, Vector3::new(0.1, 0.0, 1.0))?;
+        let s0 = LieState::new(So3.exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.3, -0.4, 2.0));
+        Ok(Self { top, s0 })
+    }
+}
+
+impl Observe<MatrixState<3, 3>> for HeavyTopProblem {
+    fn coordinates(&self, s: &MatrixState<3, 3>) -> Vec<f64> {
+        coordinates(s)
+    }
+    fn quantities(&self, s: &MatrixState<3, 3>) -> Vec<f64> {
+        vec![self.top.energy(s), HeavyTop::vertical_momentum(s), So3.defect(&s.g)]
+    }
+}
+
+impl Problem for HeavyTopProblem {
+    fn name(&self) -> &'static str {
+        "heavy-top"
+    }
+    fn summary(&self) -> &'static str {
+        "heavy top on SO(3), I = diag(2, 2.5, 1), mgl = 1, χ ∝ (0.1, 0, 1), Π0 = (0.3, −0.4, 2)"
+    }
+    fn family(&self) -> Family {
+        Family::LieGroup
+    }
+    fn defaults(&self) -> (f64, f64) {
+        (0.01, 100.0)
+    }
+    fn state_labels(&self) -> Vec<String> {
+        labels(3, 3, "R", "Pi")
+    }
+    fn quantities(&self) -> Vec<Quantity> {
+        vec![
+            Quantity::new("energy", Kind::Energy, 1, "E = ½ Π·I⁻¹Π + mgl Γ·χ"),
+            Quantity::new("vertical_momentum", Kind::Momentum, 1, "e3·RΠ (rotations about the vertical)"),
+            group_defect(),
+        ]
+    }
+    fn reference(&self) -> (&'static str, usize) {
+        ("hp-gauss2", 8)
+    }
+    fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
+        let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
+            "rkmk4" => Box::new(Rkmk4So3::new(self.top)?),
+            _ => methods::lie_group(method, So3, self.top)?,
+        };
+        Ok(start(m, self.s0, h, *self))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Kirchhoff's underwater vehicle on SE(3): a neutrally buoyant solid ellipsoid of semi-axes
+/// 1, 0.5, 0.25 m in water with Lamb's added masses, `Ω0 = (0.3, 0.5, −0.2)`, `v0 = (1, 0.3, −0.2)`
+/// (MATH.md d.6; seed 002 §6.3).
+#[derive(Debug, Clone, Copy)]
+pub struct Vehicle {
+    vehicle: UnderwaterVehicle,
+    s0: LieState<nalgebra::Matrix4<f64>, 6>,
+}
+
+impl Vehicle {
+    /// The default vehicle and initial data.
+    pub fn new() -> Result<Self, WorkbenchError> {
+        let (vehicle, _) = UnderwaterVehicle::ellipsoid(1.0, 0.5, 0.25, 1000.0)?;
+        let (w, v) = (Vector3::new(0.3, 0.5, -0.2), Vector3::new(1.0, 0.3, -0.2));
+        let (pi, p) = (vehicle.inertia() * w, vehicle.mass() * v);
+        let mu = Vector6::new(pi[0], pi[1], pi[2], p[0], p[1], p[2]);
+        let g0 = Se3.exp(&Vector6::new(0.2, -0.1, 0.4, 1.0, -2.0, 0.5));
+        Ok(Self { vehicle, s0: LieState::new(g0, mu) })
+    }
+}
+
+impl Observe<MatrixState<4, 6>> for Vehicle {
+    fn coordinates(&self, s: &MatrixState<4, 6>) -> Vec<f64> {
+        coordinates(s)
+    }
+    fn quantities(&self, s: &MatrixState<4, 6>) -> Vec<f64> {
+        let (c1, c2) = UnderwaterVehicle::casimirs(&s.pi);
+        let mut v = vec![self.vehicle.energy(&s.pi), c1, c2];
+        v.extend(UnderwaterVehicle::spatial_momentum(s).iter());
+        v.push(Se3.defect(&s.g));
+        v
+    }
+}
+
+impl Problem for Vehicle {
+    fn name(&self) -> &'static str {
+        "underwater-vehicle"
+    }
+    fn summary(&self) -> &'static str {
+        "Kirchhoff's ellipsoidal vehicle on SE(3), semi-axes 1, 0.5, 0.25 m, Lamb's added masses"
+    }
+    fn family(&self) -> Family {
+        Family::LieGroup
+    }
+    fn methods(&self) -> Vec<&'static str> {
+        methods::for_family(Family::LieGroup).iter().map(|m| m.name).filter(|n| *n != "rkmk4").collect()
+    }
+    fn defaults(&self) -> (f64, f64) {
+        (0.05, 500.0)
+    }
+    fn state_labels(&self) -> Vec<String> {
+        labels(4, 6, "g", "mu")
+    }
+    fn quantities(&self) -> Vec<Quantity> {
+        vec![
+            Quantity::new("energy", Kind::Energy, 1, "E = ½ Π·J⁻¹Π + ½ P·M⁻¹P"),
+            Quantity::new("casimir_p2", Kind::Casimir, 1, "|P|²"),
+            Quantity::new("casimir_pi_p", Kind::Casimir, 1, "Π·P"),
+            Quantity::new("spatial_momentum", Kind::Momentum, 6, "Ad*_{g⁻¹} μ (momentum map of left translations)"),
+            Quantity::new("group_defect", Kind::Constraint, 1, "distance of g from SE(3)"),
+        ]
+    }
+    fn reference(&self) -> (&'static str, usize) {
+        ("hp-gauss2", 8)
+    }
+    fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
+        let m = methods::lie_group(method, Se3, self.vehicle)?;
+        Ok(start(m, self.s0, h, *self))
+    }
+}

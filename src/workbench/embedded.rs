@@ -1,0 +1,157 @@
+//! Baselines for the Lie-group problems that are not variational: classical explicit RK on the matrix
+//! entries of `g` (the state leaves the group) and RKMK4 on `SO(3) × R^3` (the state stays on
+//! the group but the method is not symplectic). Both integrate the left-trivialized equations
+//!
+//! ```text
+//!   ġ = g ξ̂,   μ̇ = ad*_ξ μ + f(g),   ξ = ∂h/∂μ,
+//! ```
+//!
+//! with `ad*_ξ = (ad_ξ)ᵀ` (geom-core's convention), i.e. Euler's `Π̇ = Π × Ω + τ` on SO(3) and
+//! Kirchhoff's `Π̇ = Π × Ω + P × v`, `Ṗ = P × Ω` on SE(3) (MATH.md d.1, d.6).
+
+use discretization::OneStep;
+use geom_core::GeomError;
+use geom_core::lie::{LieGroup, Se3, So3, So3xR3};
+use integrators::hp::LieState;
+use integrators::models::{FreeRigidBody, HeavyTop, UnderwaterVehicle};
+use integrators::rkmk::{GroupState, LieVectorField, Rkmk, rkmk4};
+use integrators::tableau::Tableau;
+use nalgebra::{Matrix3, SMatrix, SVector};
+
+/// The left-trivialized vector field of a Lie-group model: `(ξ, μ̇)` at `(g, μ)`.
+pub trait LieField<G: LieGroup<f64, D>, const D: usize>: Send + Sync {
+    /// `ξ = ∂h/∂μ` and `μ̇ = ad*_ξ μ + f(g)`.
+    fn field(&self, group: &G, g: &G::Element, mu: &SVector<f64, D>) -> (SVector<f64, D>, SVector<f64, D>);
+}
+
+impl LieField<So3, 3> for FreeRigidBody {
+    fn field(&self, group: &So3, _: &Matrix3<f64>, mu: &SVector<f64, 3>) -> (SVector<f64, 3>, SVector<f64, 3>) {
+        let xi = self.velocity(mu);
+        (xi, group.ad_star(&xi, mu))
+    }
+}
+
+impl LieField<So3, 3> for HeavyTop {
+    fn field(&self, group: &So3, r: &Matrix3<f64>, mu: &SVector<f64, 3>) -> (SVector<f64, 3>, SVector<f64, 3>) {
+        let xi = self.inertia().try_inverse().unwrap_or_else(Matrix3::zeros) * mu;
+        (xi, group.ad_star(&xi, mu) + self.torque(r))
+    }
+}
+
+impl LieField<Se3, 6> for UnderwaterVehicle {
+    fn field(
+        &self,
+        group: &Se3,
+        _: &nalgebra::Matrix4<f64>,
+        mu: &SVector<f64, 6>,
+    ) -> (SVector<f64, 6>, SVector<f64, 6>) {
+        let xi = self.velocity(mu);
+        (xi, group.ad_star(&xi, mu))
+    }
+}
+
+/// A classical explicit Runge–Kutta method (any explicit tableau with `S` stages) on `(g, μ)`,
+/// with `g` an `M × M` matrix in the embedding space: neither on the group nor symplectic — the
+/// baseline the variational methods are measured against.
+#[derive(Debug, Clone)]
+pub struct EmbeddedRk<G, F, const S: usize> {
+    group: G,
+    field: F,
+    a: [[f64; S]; S],
+    b: [f64; S],
+    order: u32,
+    name: String,
+}
+
+impl<G, F, const S: usize> EmbeddedRk<G, F, S> {
+    /// The method of the explicit `tableau` for `field` on `group`;
+    /// [`GeomError::InvalidParameter`] for an implicit tableau, a dimension mismatch if it does
+    /// not have `S` stages.
+    pub fn new(tableau: &Tableau, group: G, field: F) -> Result<Self, GeomError> {
+        if !tableau.is_explicit() {
+            return Err(GeomError::InvalidParameter {
+                what: "embedded RK tableau",
+                reason: format!("{} is implicit", tableau.name()),
+            });
+        }
+        let (a, b, _) = tableau.arrays::<S>()?;
+        Ok(Self {
+            group,
+            field,
+            a,
+            b,
+            order: tableau.order(),
+            name: format!("classical {} (embedded)", tableau.name()),
+        })
+    }
+}
+
+impl<G, F, const M: usize, const D: usize, const S: usize> OneStep<LieState<SMatrix<f64, M, M>, D>>
+    for EmbeddedRk<G, F, S>
+where
+    G: LieGroup<f64, D, Element = SMatrix<f64, M, M>, Matrix = SMatrix<f64, M, M>>,
+    F: LieField<G, D>,
+{
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn order(&self) -> u32 {
+        self.order
+    }
+    fn step(&self, state: &mut LieState<SMatrix<f64, M, M>, D>, h: f64) -> Result<(), GeomError> {
+        if !(h.is_finite() && h != 0.0) {
+            return Err(GeomError::InvalidStep { h });
+        }
+        let (g0, m0) = (state.g, state.pi);
+        let mut kg = [SMatrix::<f64, M, M>::zeros(); S];
+        let mut km = [SVector::<f64, D>::zeros(); S];
+        for i in 0..S {
+            let (mut g, mut mu) = (g0, m0);
+            for j in 0..i {
+                g += kg[j] * (h * self.a[i][j]);
+                mu += km[j] * (h * self.a[i][j]);
+            }
+            let (xi, dmu) = self.field.field(&self.group, &g, &mu);
+            kg[i] = g * self.group.hat(&xi);
+            km[i] = dmu;
+        }
+        let (mut g, mut mu) = (g0, m0);
+        for i in 0..S {
+            g += kg[i] * (h * self.b[i]);
+            mu += km[i] * (h * self.b[i]);
+        }
+        if !(g.iter().all(|v| v.is_finite()) && mu.iter().all(|v| v.is_finite())) {
+            return Err(GeomError::NonFinite { what: "embedded RK step" });
+        }
+        *state = LieState::new(g, mu);
+        Ok(())
+    }
+}
+
+/// RKMK4 on `SO(3) × R^3` (integrators::rkmk) seen as a method on the HP state `(R, Π)`.
+#[derive(Debug, Clone)]
+pub struct Rkmk4So3<F> {
+    inner: Rkmk<So3xR3, F, 6, 4>,
+}
+
+impl<F: LieVectorField<So3xR3, 6>> Rkmk4So3<F> {
+    /// RKMK4 for the model `field`.
+    pub fn new(field: F) -> Result<Self, GeomError> {
+        Ok(Self { inner: rkmk4(So3xR3::default(), field)? })
+    }
+}
+
+impl<F: LieVectorField<So3xR3, 6>> OneStep<LieState<Matrix3<f64>, 3>> for Rkmk4So3<F> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn order(&self) -> u32 {
+        4
+    }
+    fn step(&self, state: &mut LieState<Matrix3<f64>, 3>, h: f64) -> Result<(), GeomError> {
+        let mut s = GroupState::new(0.0, (state.g, state.pi));
+        self.inner.step(&mut s, h)?;
+        *state = LieState::new(s.g.0, s.g.1);
+        Ok(())
+    }
+}

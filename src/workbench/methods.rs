@@ -1,0 +1,165 @@
+//! The method registry: every integrator the workbench can run, by name, with its family,
+//! order and the structure it preserves, and the constructors that turn a name into a trait
+//! object over a concrete state. A method added here (one row in [`METHODS`] and one arm in
+//! the constructor of its family) becomes available to every problem of that family, to
+//! `geomint run`, `convergence` and `compare`, and to the config files.
+
+use crate::workbench::WorkbenchError;
+use crate::workbench::embedded::{EmbeddedRk, LieField};
+use crate::workbench::problem::Family;
+use discretization::composition::{triple_jump, yoshida6};
+use discretization::{Composition, CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
+use geom_core::function::PhaseSpaceDerivatives;
+use geom_core::lie::{Chart, LieGroup};
+use integrators::classical::{
+    ExplicitRk, Gauss2, Gauss3, HamiltonianField, LobattoIIIAIIIB3, StormerVerlet, SymplecticEulerA, SymplecticEulerB,
+};
+use integrators::hp::{self, HpGroup, HpIntegrator, HpLagrangian, LieState};
+use integrators::tableau;
+use nalgebra::SMatrix;
+
+/// What a method preserves, as printed by `geomint list` and written to the JSON summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Structure {
+    /// Symplectic on `T*R^n`; conserves the momentum maps of symmetries it is equivariant under
+    /// (seed 000, Theorem 2) and quadratic invariants where stated.
+    Symplectic,
+    /// Variational on `T*G` (Hamilton–Pontryagin, seed 002): symplectic, momentum-preserving,
+    /// Lie–Poisson Casimirs conserved for left-invariant `ℓ`.
+    Variational,
+    /// A discrete Lagrangian flow on a groupoid (seed 001): symplectic and Noether-conserving.
+    DiscreteLagrangian,
+    /// Preserves the group (the state stays on `G`) but is not symplectic.
+    GroupOnly,
+    /// None: the classical baseline.
+    None,
+}
+
+/// One row of the registry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct MethodInfo {
+    /// The name used on the command line.
+    pub name: &'static str,
+    /// The state space the method runs on.
+    pub family: Family,
+    /// Classical order (for the catalogue's Lagrangians in the groupoid family).
+    pub order: u32,
+    /// What the method preserves.
+    pub structure: Structure,
+    /// One line: what the method is and where it comes from.
+    pub summary: &'static str,
+}
+
+const fn m(name: &'static str, family: Family, order: u32, structure: Structure, summary: &'static str) -> MethodInfo {
+    MethodInfo { name, family, order, structure, summary }
+}
+
+use Family::{Canonical as C, Groupoid as Gd, LieGroup as L};
+use Structure as St;
+
+/// Every method of the workbench. The first row of each family is its default.
+pub const METHODS: &[MethodInfo] = &[
+    m("stormer-verlet", C, 2, St::Symplectic, "Störmer–Verlet (symplectic Euler A ∘ B at h/2; MATH.md b.3)"),
+    m(
+        "symplectic-euler-a",
+        C,
+        1,
+        St::Symplectic,
+        "symplectic Euler, q implicit / p explicit (cotangent lift of θ = 0)",
+    ),
+    m("symplectic-euler-b", C, 1, St::Symplectic, "symplectic Euler, the adjoint of A (θ = 1)"),
+    m("midpoint", C, 2, St::Symplectic, "implicit midpoint: cotangent lift of the θ = ½ map (seed 000, MATH.md a.3)"),
+    m("gauss2", C, 4, St::Symplectic, "Gauss–Legendre collocation, 2 stages (conserves quadratic invariants)"),
+    m("gauss3", C, 6, St::Symplectic, "Gauss–Legendre collocation, 3 stages"),
+    m("lobatto3", C, 4, St::Symplectic, "Lobatto IIIA–IIIB partitioned RK, 3 stages"),
+    m("triple-jump", C, 4, St::Symplectic, "triple-jump composition of Störmer–Verlet (MATH.md b.3)"),
+    m("yoshida6", C, 6, St::Symplectic, "Yoshida's 7-stage composition of Störmer–Verlet"),
+    m("rk4", C, 4, St::None, "classical explicit Runge–Kutta 4 (not symplectic)"),
+    m("explicit-euler", C, 1, St::None, "explicit Euler (not symplectic)"),
+    m("hp-sv", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, Cayley chart (seed 002, MATH.md d.5)"),
+    m("hp-sv-exp", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, exponential chart"),
+    m("hp-euler-a", L, 1, St::Variational, "Hamilton–Pontryagin symplectic Euler A, Cayley chart"),
+    m("hp-euler-b", L, 1, St::Variational, "Hamilton–Pontryagin symplectic Euler B, Cayley chart"),
+    m("hp-gauss2", L, 4, St::Variational, "Hamilton–Pontryagin RKMK with the 2-stage Gauss tableau, exp chart"),
+    m("rkmk4", L, 4, St::GroupOnly, "Runge–Kutta–Munthe-Kaas 4 on SO(3) × R^3 (stays on the group, not symplectic)"),
+    m("rk4-embedded", L, 4, St::None, "classical RK4 on the matrix entries of g and on Π (leaves the group)"),
+    m("rk2-embedded", L, 2, St::None, "classical RK2 (Heun) on the matrix entries of g and on Π (leaves the group)"),
+    m("del", Gd, 2, St::DiscreteLagrangian, "discrete Euler–Lagrange flow of L_d on the groupoid (seed 001)"),
+    m("del-cayley", Gd, 2, St::DiscreteLagrangian, "discrete Euler–Lagrange flow, fibre chart τ = cay"),
+    m("rattle", Gd, 2, St::DiscreteLagrangian, "holonomic DEL with a node multiplier (SHAKE/RATTLE form, MATH.md c.4)"),
+];
+
+/// The registry row called `name`.
+pub fn find(name: &str) -> Option<&'static MethodInfo> {
+    METHODS.iter().find(|m| m.name == name)
+}
+
+/// The rows of one family, default first.
+pub fn for_family(family: Family) -> Vec<&'static MethodInfo> {
+    METHODS.iter().filter(|m| m.family == family).collect()
+}
+
+fn geom(e: geom_core::GeomError) -> WorkbenchError {
+    WorkbenchError::Geom(e)
+}
+
+fn not_here(info: &MethodInfo) -> WorkbenchError {
+    WorkbenchError::Input(format!("method '{}' has no constructor for this problem", info.name))
+}
+
+/// A canonical method over `T*R^N` for the Hamiltonian `ham`, as a trait object.
+pub fn canonical<H, const N: usize>(
+    info: &MethodInfo,
+    ham: H,
+) -> Result<Box<dyn OneStep<PhaseState<N>>>, WorkbenchError>
+where
+    H: PhaseSpaceDerivatives<N> + Clone + Send + Sync + 'static,
+{
+    Ok(match info.name {
+        "stormer-verlet" => Box::new(StormerVerlet::new(ham)),
+        "symplectic-euler-a" => Box::new(SymplecticEulerA::new(ham)),
+        "symplectic-euler-b" => Box::new(SymplecticEulerB::new(ham)),
+        "midpoint" => Box::new(CotangentLiftIntegrator::new(ThetaMap::new(0.5).map_err(geom)?, ham)),
+        "gauss2" => Box::new(Gauss2::new(ham).map_err(geom)?),
+        "gauss3" => Box::new(Gauss3::new(ham).map_err(geom)?),
+        "lobatto3" => Box::new(LobattoIIIAIIIB3::new(ham).map_err(geom)?),
+        "triple-jump" => Box::new(Composition::new(StormerVerlet::new(ham), triple_jump(2)).map_err(geom)?),
+        "yoshida6" => Box::new(Composition::new(StormerVerlet::new(ham), yoshida6()).map_err(geom)?),
+        "rk4" => Box::new(ExplicitRk::<_, 4>::new(&tableau::rk4(), HamiltonianField(ham)).map_err(geom)?),
+        "explicit-euler" => {
+            Box::new(ExplicitRk::<_, 1>::new(&tableau::explicit_euler(), HamiltonianField(ham)).map_err(geom)?)
+        }
+        _ => return Err(not_here(info)),
+    })
+}
+
+/// The state of a Lie-group problem whose elements are `M × M` matrices.
+pub type MatrixState<const M: usize, const D: usize> = LieState<SMatrix<f64, M, M>, D>;
+
+/// A Lie-group method for the left-trivialized Lagrangian `lagrangian` on `group`, as a trait
+/// object (every method of the family but `rkmk4`, which needs the model as a vector field on
+/// `SO(3) × R^3` and is built by the SO(3) problems).
+pub fn lie_group<G, La, const M: usize, const D: usize>(
+    info: &MethodInfo,
+    group: G,
+    lagrangian: La,
+) -> Result<Box<dyn OneStep<MatrixState<M, D>>>, WorkbenchError>
+where
+    G: HpGroup<D> + LieGroup<f64, D, Element = SMatrix<f64, M, M>, Matrix = SMatrix<f64, M, M>> + Clone + 'static,
+    La: HpLagrangian<G, D> + LieField<G, D> + Clone + 'static,
+{
+    let hp = |t: &tableau::Tableau, chart: Chart, name: &str| -> Result<HpIntegrator<G, La, D, 2>, WorkbenchError> {
+        Ok(HpIntegrator::new(group.clone(), lagrangian.clone(), t, chart).map_err(geom)?.with_name(name))
+    };
+    Ok(match info.name {
+        "hp-sv" => Box::new(hp::stormer_verlet(group, lagrangian, Chart::Cayley).map_err(geom)?),
+        "hp-sv-exp" => Box::new(hp::stormer_verlet(group, lagrangian, Chart::Exp).map_err(geom)?),
+        "hp-euler-a" => Box::new(hp::symplectic_euler_a(group, lagrangian, Chart::Cayley).map_err(geom)?),
+        "hp-euler-b" => Box::new(hp::symplectic_euler_b(group, lagrangian, Chart::Cayley).map_err(geom)?),
+        "hp-gauss2" => Box::new(hp(&tableau::gauss_legendre(2).map_err(geom)?, Chart::Exp, "HP Gauss 2 (exp)")?),
+        "rk4-embedded" => Box::new(EmbeddedRk::<_, _, 4>::new(&tableau::rk4(), group, lagrangian).map_err(geom)?),
+        "rk2-embedded" => Box::new(EmbeddedRk::<_, _, 2>::new(&tableau::heun(), group, lagrangian).map_err(geom)?),
+        _ => return Err(not_here(info)),
+    })
+}

@@ -1,0 +1,52 @@
+//! The `geomint` workbench: run, compare and measure integrators without writing a program.
+//!
+//! * [`problem`]: the seams — a [`Problem`](problem::Problem) starts a
+//!   [`Simulation`](problem::Simulation), both trait objects;
+//! * [`methods`]: the method registry (name → trait object over the problem's state);
+//! * [`catalogue`]: the problems, with default data, invariants and reference solutions;
+//! * [`experiment`]: a run with sampled diagnostics, the order table, work–precision;
+//! * [`output`], [`plot`]: CSV/JSON files and SVG plots, written so that a failed run never
+//!   leaves files that look complete;
+//! * [`config`]: experiments described in TOML;
+//! * [`suggest`]: nearest valid names for a mistyped one.
+
+pub mod catalogue;
+pub mod config;
+pub mod embedded;
+pub mod experiment;
+pub mod methods;
+pub mod output;
+pub mod plot;
+pub mod problem;
+pub mod run;
+pub mod suggest;
+
+/// The workbench's error: bad input (a one-line message for the user), a failure of the
+/// integration (the library's typed error), or an I/O failure on the output.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkbenchError {
+    /// Unknown name, bad number, unreadable config: the message says what and what is valid.
+    #[error("{0}")]
+    Input(String),
+    /// The integration failed (Newton did not converge, the state left the domain, …).
+    #[error("integration failed: {0}")]
+    Geom(#[from] geom_core::GeomError),
+    /// A step of the integration failed; the state of the run is the one before that step.
+    #[error("integration failed at step {step} (t = {t:.6}): {source}")]
+    Step {
+        /// The step that failed (1-based).
+        step: usize,
+        /// The time before the failed step.
+        t: f64,
+        /// The library's error.
+        source: geom_core::GeomError,
+    },
+    /// Writing the outputs failed.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,143 @@
+//! Writing a run's files so that a failure never leaves a set of files that looks complete:
+//! every file is first written as `NAME.partial` in the output directory, and only when all
+//! of them are written are they renamed to their final names (a rename within one directory
+//! is atomic). On failure the partial files are removed.
+
+use crate::workbench::WorkbenchError;
+use crate::workbench::experiment::RunResult;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The files of one command, collected in memory and committed together.
+#[derive(Debug, Default)]
+pub struct OutputSet {
+    files: Vec<(String, Vec<u8>)>,
+}
+
+fn io(path: &Path, source: std::io::Error) -> WorkbenchError {
+    WorkbenchError::Io { path: path.display().to_string(), source }
+}
+
+impl OutputSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Adds a file `name` (relative to the output directory).
+    pub fn add(&mut self, name: &str, contents: impl Into<Vec<u8>>) {
+        self.files.push((name.into(), contents.into()));
+    }
+    /// The names added so far.
+    pub fn names(&self) -> Vec<&str> {
+        self.files.iter().map(|(n, _)| n.as_str()).collect()
+    }
+    /// Creates `dir` if needed and writes every file, all or nothing; returns the final paths.
+    pub fn commit(self, dir: &Path) -> Result<Vec<PathBuf>, WorkbenchError> {
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        let mut partial = Vec::new();
+        let result = (|| {
+            for (name, bytes) in &self.files {
+                let tmp = dir.join(format!("{name}.partial"));
+                partial.push(tmp.clone());
+                std::fs::write(&tmp, bytes).map_err(|e| io(&tmp, e))?;
+            }
+            let mut done = Vec::new();
+            for (name, _) in &self.files {
+                let (tmp, fin) = (dir.join(format!("{name}.partial")), dir.join(name));
+                std::fs::rename(&tmp, &fin).map_err(|e| io(&fin, e))?;
+                done.push(fin);
+            }
+            Ok(done)
+        })();
+        if result.is_err() {
+            for p in &partial {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+        result
+    }
+}
+
+/// Formats a float for CSV: shortest round-trip representation.
+fn num(v: f64) -> String {
+    format!("{v:e}")
+}
+
+/// `trajectory.csv`: `step,t,` and the state coordinates, one row per sample.
+pub fn trajectory_csv(r: &RunResult) -> String {
+    let mut s = format!("step,t,{}\n", r.labels.join(","));
+    for x in &r.samples {
+        let _ = write!(s, "{},{}", x.step, num(x.t));
+        for v in &x.state {
+            let _ = write!(s, ",{}", num(*v));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The diagnostics columns: each quantity's components (`NAME` or `NAME_i`), then one error
+/// column `err_NAME` per quantity, then `err_solution` where an exact solution is known.
+pub fn diagnostic_columns(r: &RunResult) -> Vec<String> {
+    let mut cols = Vec::new();
+    for q in &r.quantities {
+        if q.dim == 1 {
+            cols.push(q.name.to_string());
+        } else {
+            cols.extend((1..=q.dim).map(|i| format!("{}_{i}", q.name)));
+        }
+    }
+    cols.extend(r.quantities.iter().map(|q| format!("err_{}", q.name)));
+    if r.samples.first().is_some_and(|s| s.solution_error.is_some()) {
+        cols.push("err_solution".into());
+    }
+    cols
+}
+
+/// `diagnostics.csv`: `step,t,` and [`diagnostic_columns`].
+pub fn diagnostics_csv(r: &RunResult) -> String {
+    let mut s = format!("step,t,{}\n", diagnostic_columns(r).join(","));
+    for x in &r.samples {
+        let _ = write!(s, "{},{}", x.step, num(x.t));
+        for v in x.values.iter().chain(&x.errors).chain(x.solution_error.iter()) {
+            let _ = write!(s, ",{}", num(*v));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// `summary.json` of a run: problem, method, step, wall time, and per quantity its formula,
+/// initial value, largest and final error.
+pub fn run_summary(r: &RunResult) -> serde_json::Value {
+    let first = r.samples.first();
+    let mut k = 0;
+    let quantities: Vec<serde_json::Value> = r
+        .quantities
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let v0 = first.map(|s| s.values[k..k + q.dim].to_vec()).unwrap_or_default();
+            k += q.dim;
+            serde_json::json!({
+                "name": q.name, "kind": q.kind, "formula": q.formula, "initial": v0,
+                "max_error": r.max_error(i), "final_error": r.final_error(i),
+            })
+        })
+        .collect();
+    let info = crate::workbench::methods::find(&r.method);
+    serde_json::json!({
+        "problem": r.problem,
+        "method": r.method,
+        "method_order": info.map(|m| m.order),
+        "method_structure": info.map(|m| m.structure),
+        "h": r.spec.h,
+        "steps": r.spec.steps,
+        "every": r.spec.every,
+        "t_end": r.samples.last().map_or(0.0, |s| s.t),
+        "samples": r.samples.len(),
+        "wall_seconds": r.wall_seconds,
+        "quantities": quantities,
+        "max_solution_error": r.max_solution_error(),
+    })
+}
