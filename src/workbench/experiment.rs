@@ -172,9 +172,15 @@ pub fn reference(problem: &dyn Problem, t_end: f64, h_min: f64) -> Result<(Vec<f
         return Ok((y, "exact solution".into()));
     }
     let (method, divisor) = problem.reference();
-    let steps = ((t_end / h_min).round() as usize) * divisor;
-    let y = final_state(problem, method, t_end / steps as f64, steps)?;
-    Ok((y, format!("{method} with {steps} steps")))
+    let info = problem::check_method(problem, method)?;
+    let p = problem.order_of(info).max(1) as i32;
+    let steps = ((t_end / h_min).round() as usize).max(1) * divisor;
+    // Richardson extrapolation of the leading error term C h^p from steps and steps / 2
+    let fine = final_state(problem, method, t_end / steps as f64, steps)?;
+    let coarse = final_state(problem, method, 2.0 * t_end / steps as f64, steps / 2)?;
+    let w = 1.0 / (2f64.powi(p) - 1.0);
+    let y = fine.iter().zip(&coarse).map(|(f, c)| f + (f - c) * w).collect();
+    Ok((y, format!("{method} with {steps} and {} steps, Richardson-extrapolated (order {p})", steps / 2)))
 }
 
 /// One row of the order table.
@@ -197,7 +203,7 @@ pub struct OrderTable {
     pub problem: String,
     /// Method name.
     pub method: String,
-    /// The registry's order of the method.
+    /// The method's order on this problem ([`Problem::order_of`]).
     pub nominal_order: u32,
     /// Final time.
     pub t_end: f64,
@@ -245,7 +251,7 @@ pub fn convergence(
         rows.push(OrderRow { h, steps: n, error, slope });
         progress(i + 1);
     }
-    let nominal_order = crate::workbench::methods::find(method).map_or(0, |m| m.order);
+    let nominal_order = problem.order_of(problem::check_method(problem, method)?);
     Ok(OrderTable { problem: problem.name().into(), method: method.into(), nominal_order, t_end, reference: how, rows })
 }
 

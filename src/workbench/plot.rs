@@ -96,7 +96,7 @@ where
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
+        .position(if axes.log_x { SeriesLabelPosition::UpperLeft } else { SeriesLabelPosition::LowerRight })
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()

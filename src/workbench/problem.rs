@@ -124,6 +124,11 @@ pub trait Problem: Send + Sync {
     fn exact(&self, _t: f64) -> Option<Vec<f64>> {
         None
     }
+    /// The order of `method` on this problem: the registry's unless the problem's data limit it
+    /// (e.g. a first-order start of a discrete Lagrangian flow).
+    fn order_of(&self, method: &MethodInfo) -> u32 {
+        method.order
+    }
     /// A high-order method (and a step divisor) for a reference solution where no exact one is
     /// known: the reference is that method at `h / divisor`.
     fn reference(&self) -> (&'static str, usize);

@@ -15,19 +15,27 @@
 use crate::workbench::WorkbenchError;
 use crate::workbench::methods::MethodInfo;
 use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation};
-use geom_core::action::RotationAction;
 use geom_core::lie::{Chart, LieGroup, Product, Rn, So3, so3};
+use geom_core::newton::NewtonOptions;
 use geom_core::{GeomError, Scalar};
 use groupoid::constraints::{
     BaseConstraints, ConstrainedFlow, Constraints, HolonomicFlow, SigmaPoint, constraint_residual,
 };
-use groupoid::lagrangian::GroupoidFamily;
-use groupoid::noether::{ConstantSection, PairDiagonal, constrained_momentum_map, momentum_map};
+use groupoid::lagrangian::{GroupoidFamily, legendre_minus};
+use groupoid::noether::{ConstantSection, constrained_momentum_map};
 use groupoid::{DiscreteLagrangian, GroupAsGroupoid, PairGroupoid, PairOfGroup};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector2, Vector3};
 
 /// Gravity of the spherical pendulum.
 pub const GRAVITY: f64 = 9.81;
+
+/// Newton options for a flow at step `h`: the discrete Euler–Lagrange residual is a difference
+/// of momenta `Δq/h`, so its round-off floor grows like `ε/h`; an absolute tolerance of 1e-14
+/// cannot be met for `h ≲ 1e-3`. The tolerance is scaled accordingly.
+pub fn newton_for_step(h: f64) -> NewtonOptions {
+    let o = NewtonOptions::integrator();
+    NewtonOptions { residual_tol: o.residual_tol.max(1e-14 / h), ..o }
+}
 
 fn only(method: &MethodInfo, problem: &str, names: &[&str]) -> Result<(), WorkbenchError> {
     if names.contains(&method.name) {
@@ -89,13 +97,24 @@ impl Simulation for PendulumRun {
         Ok(())
     }
     fn state(&self) -> Vec<f64> {
-        let p = self.flow.projected_momentum(&self.g).unwrap_or_else(|_| Vector3::repeat(f64::NAN));
-        self.g.1.iter().chain(p.iter()).copied().collect()
+        let (q, p) = self.node();
+        q.iter().chain(p.iter()).copied().collect()
     }
     fn quantities(&self) -> Vec<f64> {
-        let p = self.flow.projected_momentum(&self.g).unwrap_or_else(|_| Vector3::repeat(f64::NAN));
-        let j = momentum_map(&PairGroupoid::<3>, self.flow.lagrangian(), &PairDiagonal(RotationAction), &self.g)[2];
-        vec![0.5 * p.norm_squared() + GRAVITY * self.g.1[2], j, 0.5 * (self.g.1.norm_squared() - 1.0)]
+        let (q, p) = self.node();
+        // e3·(q × p) at the node equals the Noether momentum F⁻L_d paired with the generator
+        let j = q[0] * p[1] - q[1] * p[0];
+        vec![0.5 * p.norm_squared() + GRAVITY * q[2], j, 0.5 * (q.norm_squared() - 1.0)]
+    }
+}
+
+impl PendulumRun {
+    /// The node `(q_k, p_k)` of the arrow `g_k = (q_k, q_{k+1})` at `t_k = k h`:
+    /// `p_k = F⁻L_d(g_k)` projected on `T_{q_k} S²`.
+    fn node(&self) -> (Vector3<f64>, Vector3<f64>) {
+        let q = self.g.0;
+        let p = legendre_minus(&PairGroupoid::<3>, self.flow.lagrangian(), &self.g);
+        (q, p - q * (p.dot(&q) / q.norm_squared()))
     }
 }
 
@@ -120,9 +139,9 @@ impl Problem for SphericalPendulum {
     }
     fn quantities(&self) -> Vec<Quantity> {
         vec![
-            Quantity::new("energy", Kind::Energy, 1, "E = |p|²/2 + g z at q_{k+1}, p = F⁺L_d projected on T S²"),
+            Quantity::new("energy", Kind::Energy, 1, "E = |p|²/2 + g z at q_k, p = F⁻L_d projected on T S²"),
             Quantity::new("vertical_momentum", Kind::Momentum, 1, "e3·(q × p), Noether for rotations about e3"),
-            Quantity::new("constraint", Kind::Constraint, 1, "(|q_{k+1}|² − 1)/2"),
+            Quantity::new("constraint", Kind::Constraint, 1, "(|q_k|² − 1)/2"),
         ]
     }
     fn reference(&self) -> (&'static str, usize) {
@@ -130,9 +149,12 @@ impl Problem for SphericalPendulum {
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         only(method, self.name(), &["rattle"])?;
-        let q0 = Vector3::new(0.6, 0.0, -0.8);
-        let g = (q0, (q0 + Vector3::new(0.0, 1.2, 0.0) * h).normalize());
-        let flow = HolonomicFlow::new(PairGroupoid::<3>, PendulumLd { h }, UnitSphere);
+        // second-order start: q_1 = q_0 + h v_0 + (h²/2) a_0 with the constrained acceleration
+        // a_0 = −g e3 + g (e3·q_0) q_0 − |v_0|² q_0 (|q_0| = 1, v_0 ⟂ q_0), projected back on S²
+        let (q0, v0) = (Vector3::new(0.6, 0.0, -0.8), Vector3::new(0.0, 1.2, 0.0));
+        let a0 = -Vector3::z() * GRAVITY + q0 * (GRAVITY * q0[2]) - q0 * v0.norm_squared();
+        let g = (q0, (q0 + v0 * h + a0 * (0.5 * h * h)).normalize());
+        let flow = HolonomicFlow::new(PairGroupoid::<3>, PendulumLd { h }, UnitSphere).with_newton(newton_for_step(h));
         flow.check(&g)?;
         Ok(Box::new(PendulumRun { flow, g, h, steps: 0 }))
     }
@@ -212,7 +234,7 @@ impl Simulation for BallRun {
         Ok(())
     }
     fn state(&self) -> Vec<f64> {
-        let (x, r) = self.point.g.1;
+        let (x, r) = self.point.g.0;
         let mut v = vec![x[0], x[1]];
         v.extend((0..9).map(|k| r[(k / 3, k % 3)]));
         v.extend(self.point.lambda.iter());
@@ -264,13 +286,19 @@ impl Problem for PlateBall {
     fn reference(&self) -> (&'static str, usize) {
         ("del", 8)
     }
+    /// 1: the first arrow is built from the initial displacement `h·v` and the multipliers are
+    /// given, not solved from continuous initial data, so the discrete data are `O(h)` off one
+    /// continuous solution.
+    fn order_of(&self, _: &MethodInfo) -> u32 {
+        1
+    }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         only(method, self.name(), &["del"])?;
         let q0 = (Vector2::new(0.0, 0.0), so3::exp(&Vector3::new(0.1, 0.2, -0.3)));
         let v = Vector2::new(1.2, 0.4) * h;
         let g1 = (q0, (q0.0 + v, so3::exp(&axis(&v)) * q0.1));
         let point = SigmaPoint::new(g1, SVector::from([1.5, -1.0, 0.8]));
-        let flow = ConstrainedFlow::new(self.ball, BallCost { h }, NoSlip);
+        let flow = ConstrainedFlow::new(self.ball, BallCost { h }, NoSlip).with_newton(newton_for_step(h));
         Ok(Box::new(BallRun { ball: self.ball, flow, point, h, steps: 0 }))
     }
 }
@@ -325,8 +353,20 @@ struct ControlRun {
     flow: ConstrainedFlow<Gd, ControlCost, NoAxis3, 4>,
     point: SigmaPoint<Matrix3<f64>, 1>,
     attitude: Matrix3<f64>,
+    /// `ξ_{k−½} = τ⁻¹(W_{k−1})/h` (at `k = 0`: the initial `ξ_0`, so that the node average is it)
+    xi_before: Vector3<f64>,
     h: f64,
     steps: usize,
+}
+
+impl ControlRun {
+    fn xi_after(&self) -> Vector3<f64> {
+        self.gd.group().tau_inv(self.gd.chart(), &self.point.g).unwrap_or_else(|_| Vector3::repeat(f64::NAN)) / self.h
+    }
+    /// The body velocity at the node `t_k`, `(ξ_{k−½} + ξ_{k+½})/2` (`ξ_0` at `k = 0`).
+    fn xi_node(&self) -> Vector3<f64> {
+        if self.steps == 0 { self.xi_before } else { (self.xi_before + self.xi_after()) * 0.5 }
+    }
 }
 
 impl Simulation for ControlRun {
@@ -339,13 +379,13 @@ impl Simulation for ControlRun {
     fn advance(&mut self) -> Result<(), GeomError> {
         let (next, _) = self.flow.step(&self.point)?;
         self.attitude *= self.point.g;
+        self.xi_before = self.xi_after();
         self.point = next;
         self.steps += 1;
         Ok(())
     }
     fn state(&self) -> Vec<f64> {
-        let xi = self.gd.group().tau_inv(self.gd.chart(), &self.point.g).unwrap_or_else(|_| Vector3::repeat(f64::NAN))
-            / self.h;
+        let xi = self.xi_node();
         let mut v: Vec<f64> = (0..9).map(|k| self.attitude[(k / 3, k % 3)]).collect();
         v.extend(xi.iter());
         v.push(self.point.lambda[0]);
@@ -394,9 +434,22 @@ impl Problem for So3OptimalControl {
         only(method, self.name(), &["del", "del-cayley"])?;
         let chart = if method.name == "del-cayley" { Chart::Cayley } else { Chart::Exp };
         let gd = GroupAsGroupoid::new(So3, chart);
-        let w0 = So3.tau(chart, &(Vector3::new(0.35, -0.25, 0.0) * h))?;
-        let point = SigmaPoint::new(w0, SVector::from([0.3]));
-        let flow = ConstrainedFlow::new(gd, ControlCost { h }, NoAxis3);
-        Ok(Box::new(ControlRun { gd, flow, point, attitude: so3::exp(&Vector3::new(0.3, -0.5, 0.2)), h, steps: 0 }))
+        // the extremals have λ constant and ξ̇ = λ e3 × ξ; the first arrow carries ξ(h/2), a
+        // second-order start from ξ(0) = ξ_0
+        let lambda = 0.3;
+        let xi0 = Vector3::new(0.35, -0.25, 0.0);
+        let xi_mid = so3::exp(&(Vector3::z() * (0.5 * lambda * h))) * xi0;
+        let w0 = So3.tau(chart, &(xi_mid * h))?;
+        let point = SigmaPoint::new(w0, SVector::from([lambda]));
+        let flow = ConstrainedFlow::new(gd, ControlCost { h }, NoAxis3).with_newton(newton_for_step(h));
+        Ok(Box::new(ControlRun {
+            gd,
+            flow,
+            point,
+            attitude: so3::exp(&Vector3::new(0.3, -0.5, 0.2)),
+            xi_before: xi0,
+            h,
+            steps: 0,
+        }))
     }
 }

@@ -92,7 +92,7 @@ impl Problem for RigidBody {
         ]
     }
     fn reference(&self) -> (&'static str, usize) {
-        ("hp-gauss2", 8)
+        ("rk4-embedded", 8)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
@@ -156,7 +156,7 @@ impl Problem for HeavyTopProblem {
         ]
     }
     fn reference(&self) -> (&'static str, usize) {
-        ("hp-gauss2", 8)
+        ("rk4-embedded", 8)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
@@ -232,7 +232,7 @@ impl Problem for Vehicle {
         ]
     }
     fn reference(&self) -> (&'static str, usize) {
-        ("hp-gauss2", 8)
+        ("rk4-embedded", 8)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m = methods::lie_group(method, Se3, self.vehicle)?;
