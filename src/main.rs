@@ -65,13 +65,13 @@ struct RunArgs {
     #[arg(long, short)]
     method: Option<String>,
     /// Step size (default: the problem's).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     h: Option<f64>,
     /// Number of steps.
     #[arg(long, conflicts_with = "t_end")]
     steps: Option<usize>,
     /// Final time (default: the problem's).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     t_end: Option<f64>,
     /// Sample every K steps (default: about 1000 samples).
     #[arg(long)]
@@ -94,11 +94,11 @@ struct ConvergenceArgs {
     /// Method name.
     #[arg(long, short)]
     method: String,
-    /// Final time (default: a tenth of the problem's, at most 10 time units... see `list`).
-    #[arg(long)]
+    /// Final time (default: a tenth of the problem's, at most 200 steps of its h).
+    #[arg(long, allow_negative_numbers = true)]
     t_end: Option<f64>,
     /// Coarsest step (default: the problem's step).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     h: Option<f64>,
     /// Number of halvings.
     #[arg(long, default_value_t = 6)]
@@ -118,11 +118,11 @@ struct CompareArgs {
     /// Comma-separated method names.
     #[arg(long, value_delimiter = ',', required = true)]
     methods: Vec<String>,
-    /// Final time (default: a tenth of the problem's).
-    #[arg(long)]
+    /// Final time (default: a tenth of the problem's, at most 200 steps of its h).
+    #[arg(long, allow_negative_numbers = true)]
     t_end: Option<f64>,
     /// Coarsest step (default: the problem's step).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     h: Option<f64>,
     /// Number of halvings.
     #[arg(long, default_value_t = 6)]
@@ -144,9 +144,14 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
+            // one line: clap's first line, joined with the next when it ends in ':'
             let text = e.to_string();
-            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
-            eprintln!("{} (see `geomint --help`)", first.trim());
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let mut first = lines.next().unwrap_or("error: invalid arguments").to_string();
+            if first.ends_with(':') {
+                first = format!("{first} {}", lines.next().unwrap_or(""));
+            }
+            eprintln!("{first} (see `geomint --help`)");
             return ExitCode::from(2);
         }
     };

@@ -143,9 +143,15 @@ pub fn check_method(problem: &dyn Problem, method: &str) -> Result<&'static Meth
     let names = problem.methods();
     match methods::find(method) {
         Some(info) if names.contains(&method) => Ok(info),
-        found => Err(WorkbenchError::Input(format!(
-            "{} '{method}' for problem '{}'; {}",
-            if found.is_some() { "method does not apply:" } else { "unknown method" },
+        Some(info) => Err(WorkbenchError::Input(format!(
+            "method '{method}' ({}) does not apply to problem '{}' ({}); {}",
+            info.family.name(),
+            problem.name(),
+            problem.family().name(),
+            crate::workbench::suggest::did_you_mean(method, &names)
+        ))),
+        None => Err(WorkbenchError::Input(format!(
+            "unknown method '{method}' for problem '{}'; {}",
             problem.name(),
             crate::workbench::suggest::did_you_mean(method, &names)
         ))),

@@ -16,12 +16,20 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// The (up to three) names nearest to `name`, nearest first; names containing `name` count
-/// as near.
+/// The initials of a hyphenated name: `stormer-verlet` → `sv`.
+fn initials(name: &str) -> String {
+    name.split('-').filter_map(|w| w.chars().next()).collect()
+}
+
+/// The (up to three) names nearest to `name`, nearest first; names containing `name`, or whose
+/// initials are `name`, count as nearest.
 pub fn nearest<'a>(name: &str, names: &[&'a str]) -> Vec<&'a str> {
     let mut scored: Vec<(usize, &str)> = names
         .iter()
-        .map(|n| (if n.contains(name) && !name.is_empty() { 0 } else { levenshtein(name, n) }, *n))
+        .map(|n| {
+            let near = !name.is_empty() && (n.contains(name) || initials(n) == name);
+            (if near { 0 } else { levenshtein(name, n) }, *n)
+        })
         .collect();
     scored.sort();
     let cut = (name.chars().count() / 2).max(3);
@@ -51,5 +59,6 @@ mod tests {
         assert_eq!(nearest("keppler", &["kepler", "pendulum", "heavy-top"]), vec!["kepler"]);
         assert_eq!(nearest("sv", &["hp-sv", "hp-sv-exp", "rk4"])[..2], ["hp-sv", "hp-sv-exp"]);
         assert!(did_you_mean("zzzzzzzz", &["kepler"]).starts_with("valid:"));
+        assert_eq!(nearest("sv", &["stormer-verlet", "rk4"]), vec!["stormer-verlet"]);
     }
 }
