@@ -319,6 +319,7 @@ fn diagnostics_axes(r: &RunResult) -> Axes {
         x: "t".into(),
         y: "error".into(),
         log_x: false,
+        legend_right: false,
     }
 }
 
@@ -388,8 +389,9 @@ fn convergence(args: ConvergenceArgs, quiet: bool) -> Result<(), WorkbenchError>
         println!("  {:>12.4e} {:>8} {:>12.3e} {:>8}", r.h, r.steps, r.error, slope);
         csv += &format!("{:e},{},{:e},{}\n", r.h, r.steps, r.error, r.slope.map_or(String::new(), |s| format!("{s}")));
     }
-    if let Some(p) = table.measured_order() {
-        println!("  measured order {p:.2}");
+    match table.measured_order() {
+        Some(p) => println!("  measured order {p:.2} (errors below the round-off floor {:.0e} excluded)", table.floor),
+        None => println!("  no measured order: the errors are at round-off ({:.0e}); try a larger --h", table.floor),
     }
     let out = args.out.unwrap_or_else(|| PathBuf::from(format!("runs/{}-{}-convergence", args.problem, args.method)));
     let series =
@@ -399,6 +401,7 @@ fn convergence(args: ConvergenceArgs, quiet: bool) -> Result<(), WorkbenchError>
         x: "h".into(),
         y: "error".into(),
         log_x: true,
+        legend_right: false,
     };
     let mut files = OutputSet::new();
     files.add("convergence.csv", csv);
@@ -456,6 +459,7 @@ fn compare(args: CompareArgs, quiet: bool) -> Result<(), WorkbenchError> {
         x: "wall time [s]".into(),
         y: "error".into(),
         log_x: true,
+        legend_right: true,
     };
     let mut files = OutputSet::new();
     files.add("compare.csv", csv);
@@ -532,6 +536,7 @@ fn showcase(out: &Path, quiet: bool) -> Result<(), WorkbenchError> {
         x: "t".into(),
         y: "relative error".into(),
         log_x: false,
+        legend_right: false,
     };
     files.add("showcase.svg", plot::svg(&axes, &series)?);
     files.add("report.md", report);

@@ -211,12 +211,20 @@ pub struct OrderTable {
     pub reference: String,
     /// The rows, coarsest step first.
     pub rows: Vec<OrderRow>,
+    /// Errors below `1e-13 · max(1, |y_ref|)` are round-off, not discretization error, and
+    /// take no part in [`OrderTable::measured_order`].
+    pub floor: f64,
 }
 
 impl OrderTable {
-    /// The slope of the last row: the measured order.
+    /// The slope of the last row whose error, and its predecessor's, lie above the round-off
+    /// floor [`OrderTable::floor`]: the measured order.
     pub fn measured_order(&self) -> Option<f64> {
-        self.rows.last().and_then(|r| r.slope)
+        self.rows
+            .windows(2)
+            .filter(|w| w[0].error > self.floor && w[1].error > self.floor)
+            .filter_map(|w| w[1].slope)
+            .last()
     }
 }
 
@@ -252,7 +260,16 @@ pub fn convergence(
         progress(i + 1);
     }
     let nominal_order = problem.order_of(problem::check_method(problem, method)?);
-    Ok(OrderTable { problem: problem.name().into(), method: method.into(), nominal_order, t_end, reference: how, rows })
+    let floor = 1e-13 * y_ref.iter().map(|v| v * v).sum::<f64>().sqrt().max(1.0);
+    Ok(OrderTable {
+        problem: problem.name().into(),
+        method: method.into(),
+        nominal_order,
+        t_end,
+        reference: how,
+        rows,
+        floor,
+    })
 }
 
 /// One point of a work–precision diagram.

@@ -29,6 +29,9 @@ pub struct Axes {
     pub y: String,
     /// Whether `x` is logarithmic (`y` always is).
     pub log_x: bool,
+    /// Legend in the upper right corner (else upper left on log–log plots, lower right on
+    /// plots over time).
+    pub legend_right: bool,
 }
 
 fn plot_error(e: impl std::fmt::Display) -> WorkbenchError {
@@ -96,7 +99,11 @@ where
     }
     chart
         .configure_series_labels()
-        .position(if axes.log_x { SeriesLabelPosition::UpperLeft } else { SeriesLabelPosition::LowerRight })
+        .position(match (axes.legend_right, axes.log_x) {
+            (true, _) => SeriesLabelPosition::UpperRight,
+            (false, true) => SeriesLabelPosition::UpperLeft,
+            (false, false) => SeriesLabelPosition::LowerRight,
+        })
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()
