@@ -19,6 +19,68 @@
 //!   Euler–Lagrange step, and the Lie-group discrete Euler–Poincaré step (b.1, b.2, c.3);
 //! * [`composition`]: composition methods (triple jump, Suzuki, Yoshida, Kahan–Li, McLachlan);
 //! * [`one_step`]: the [`OneStep`] trait every integrator of the workspace implements.
+//!
+//! # Guided tour
+//!
+//! The types in the order a user meets them (`docs/discretization.md`, `docs/tour.md`):
+//!
+//! 1. a Hamiltonian `H(q, p)` written once over the scalar
+//!    ([`geom_core::function::PhaseSpaceFunction`]) and wrapped in
+//!    [`geom_core::function::AutoDiff`];
+//! 2. a discretization map $R\_d(x, v) = (R^1(x, v), R^2(x, v))$ with $R\_d(0\_x) = (x, x)$ and
+//!    $T\_{0\_x} R^2 - T\_{0\_x} R^1 = \mathrm{Id}$ (MATH.md a.1): the θ-family [`ThetaMap`]
+//!    $(x - \theta v, x + (1 - \theta) v)$, a map written over the scalar ([`MapModel`] in
+//!    [`AutoDiffMap`]), its adjoint ([`AdjointMap`]), or a map on a Lie group
+//!    ([`LieGroupThetaMap`]) or on $S^2$ ([`SphereThetaMap`]);
+//! 3. the checks of its defining properties and of symmetry preservation
+//!    $R\_d(T\Phi\_g v) = (\Phi\_g \times \Phi\_g) R\_d(v)$ ([`checks`]);
+//! 4. the integrator it induces, [`CotangentLiftIntegrator`] (a [`OneStep<PhaseState<N>>`](OneStep)),
+//!    symplectic for every map and momentum-preserving when the map is symmetry-preserving
+//!    (seed 000 Thm 2);
+//! 5. [`Composition`] with a [`composition`] scheme for higher order.
+//!
+//! ```rust
+//! use discretization::composition::triple_jump;
+//! use discretization::{Composition, CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
+//! use geom_core::function::{AutoDiff, PhaseSpaceFunction};
+//! use geom_core::Scalar;
+//! use nalgebra::{SVector, Vector2};
+//!
+//! /// Kepler's Hamiltonian in the plane, written once over the scalar.
+//! struct Kepler;
+//! impl PhaseSpaceFunction<2> for Kepler {
+//!     fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
+//!         p.norm_squared() * S::from(0.5) - q.norm().recip()
+//!     }
+//! }
+//! let midpoint = CotangentLiftIntegrator::new(ThetaMap::midpoint(), AutoDiff(Kepler));
+//! let order4 = Composition::new(midpoint, triple_jump(2))?; // Yoshida/Suzuki triple jump
+//! let mut s = PhaseState::new(Vector2::new(0.4, 0.0), Vector2::new(0.0, 2.0)); // e = 0.6
+//! let l0 = s.q[0] * s.p[1] - s.q[1] * s.p[0];
+//! for _ in 0..1000 {
+//!     order4.step(&mut s, 0.01)?;
+//! }
+//! // the θ-maps are rotation-equivariant: the angular momentum is conserved to round-off
+//! assert!((s.q[0] * s.p[1] - s.q[1] * s.p[0] - l0).abs() < 1e-13);
+//! assert_eq!(order4.order(), 4);
+//! # Ok::<(), geom_core::GeomError>(())
+//! ```
+//!
+//! # Conventions
+//!
+//! * On $\mathbb{R}^N$ tangent vectors are ambient; on a Lie group they are left-trivialized,
+//!   $\xi = g^{-1} v\_g$; on $S^2$ they are ambient vectors orthogonal to $x$.
+//! * Jacobian blocks ([`MapJacobian`]): `dx1[(i, j)] = ∂R¹_i/∂x_j`, likewise `dv1`, `dx2`, `dv2`.
+//! * The induced integrator (MATH.md b.1) applies $T^{\ast} R\_d$ to $h \\, dH$ through $I\_{TQ}$
+//!   with $(P\_0, P\_1) = (-p\_k, p\_{k+1})$ and $v = h \partial H / \partial p$; the θ-map
+//!   therefore gives the *crossed* weights
+//!   $\bar q = (1-\theta) q\_k + \theta q\_{k+1}$, $\bar p = \theta p\_k + (1-\theta) p\_{k+1}$
+//!   (not the classical θ-method).
+//! * The adjoint is $R\_d^{\ast} = I\_Q \circ R\_d \circ (-1)$ (MATH.md a.5): the adjoint of the
+//!   θ-map is the $(1-\theta)$-map, the midpoint map is self-adjoint, and a non-self-adjoint map
+//!   gives an order-1 method (order 2 with its adjoint, [`composition::adjoint_pair`]).
+//! * Step Jacobians are ordered $(q, p)$, and symplecticity is $M^{\top} \Omega M = \Omega$ with
+//!   $\Omega = \begin{pmatrix} 0 & I \\\\ -I & 0 \end{pmatrix}$.
 
 #![deny(missing_docs)]
 

@@ -24,6 +24,60 @@
 //!   admissible variations, with and without multipliers (seed 001 §5);
 //! * [`bvp`]: fixed-endpoint boundary-value problems (discrete optimal control) by shooting with
 //!   the exact tangent-map Jacobian [`Shooting`] (MATH.md c.6.2–c.6.3).
+//!
+//! # Guided tour
+//!
+//! The types in the order a user meets them (`docs/groupoid.md`, `docs/tour.md`,
+//! `docs/tutorials/add_a_groupoid.md`):
+//!
+//! 1. a groupoid $G \rightrightarrows Q$: a ready one ([`PairGroupoid`], [`GroupAsGroupoid`],
+//!    [`PairOfGroup`], [`SpherePair`], [`ActionGroupoid`], [`TrivialAtiyah`]) or a new
+//!    [`LieGroupoid`] with its [`lagrangian::GroupoidFamily`] and [`GroupoidLift`];
+//! 2. a discrete Lagrangian $L: G \to \mathbb{R}$ written once over the scalar
+//!    ([`DiscreteLagrangian`]), and optionally constraints $N = \\{ \varphi^a = 0 \\}$
+//!    ([`Constraints`]);
+//! 3. its Legendre transforms [`legendre_minus`], [`legendre_plus`], the regularity check
+//!    [`check_regularity`], and the flows [`DiscreteFlow`] (DEL
+//!    $F^+L(g\_k) = F^-L(g\_{k+1})$), [`ConstrainedFlow`], [`DiscreteHamiltonianFlow`];
+//! 4. Noether momenta [`momentum_map`], [`check_conservation`] for a symmetry given by its
+//!    sections ([`PairDiagonal`], [`ConstantSection`], [`FnSection`]).
+//!
+//! ```rust
+//! use geom_core::Scalar;
+//! use groupoid::{DiscreteFlow, DiscreteLagrangian, PairGroupoid, check_regularity, legendre_plus};
+//! use nalgebra::SVector;
+//!
+//! /// Midpoint discrete Lagrangian of the oscillator, `h L((q0 + q1)/2, (q1 - q0)/h)`.
+//! struct Oscillator(f64);
+//! impl DiscreteLagrangian<PairGroupoid<1>, 1> for Oscillator {
+//!     fn eval<S: Scalar>(&self, _: &PairGroupoid<1>, g: &(SVector<S, 1>, SVector<S, 1>)) -> S {
+//!         let (h, v, q) = (S::from(self.0), (g.1[0] - g.0[0]) / S::from(self.0), (g.0[0] + g.1[0]) * S::from(0.5));
+//!         h * (v * v - q * q) * S::from(0.5)
+//!     }
+//! }
+//! let flow = DiscreteFlow::new(PairGroupoid::<1>, Oscillator(0.1));
+//! let mut g = (SVector::from([1.0]), SVector::from([0.995])); // the arrow (q_0, q_1)
+//! for _ in 0..100 {
+//!     g = flow.step(&g)?.0; // D_2 L(q_{k-1}, q_k) + D_1 L(q_k, q_{k+1}) = 0
+//! }
+//! let p = legendre_plus(&PairGroupoid::<1>, flow.lagrangian(), &g); // p_{k+1} = D_2 L
+//! assert!(((g.1[0] * g.1[0] + p[0] * p[0]) - 1.0).abs() < 0.01); // the midpoint rule: energy bounded
+//! assert!(check_regularity(&PairGroupoid::<1>, flow.lagrangian(), &g).is_ok());
+//! # Ok::<(), geom_core::GeomError>(())
+//! ```
+//!
+//! # Conventions (MATH.md c.1–c.3)
+//!
+//! * The fibre chart $\exp\_x: \mathbb{R}^R \to \alpha^{-1}(x)$ fixes the basis of sections; all
+//!   covectors (Legendre transforms, momenta) are components in that basis.
+//! * $F^-L(g)(X) = X^{\to}(g)(L) \in A^{\ast}\_{\alpha(g)} G$ (right-invariant field, curve
+//!   $i(\exp\_{\alpha(g)}(-t\xi)) \cdot g$) and $F^+L(g)(X) = X^{\leftarrow}(g)(L) \in A^{\ast}\_{\beta(g)} G$
+//!   (left-invariant field, curve $g \cdot \exp\_{\beta(g)}(t\xi)$).
+//! * Pair groupoid: $F^-L = -D\_1 L$, $F^+L = D\_2 L$ (so $p\_k = -D\_1 L(q\_k, q\_{k+1})$,
+//!   $p\_{k+1} = D\_2 L(q\_k, q\_{k+1})$). Lie group: $F^-L$ is the right-trivialized and $F^+L$ the
+//!   left-trivialized derivative, and the DEL give $\mu\_{k+1} = \mathrm{Ad}^{\ast}\_{g\_{k+1}} \mu\_k$.
+//! * Action groupoids use the **right** action $x \cdot h = \Phi(h^{-1}, x)$ built from a
+//!   geom-core left action; their anchor is the right-action generator $-\xi^{\Phi}$.
 
 #![deny(missing_docs)]
 

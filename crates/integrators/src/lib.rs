@@ -14,6 +14,53 @@
 //! Every method implements the workspace's one-step trait [`discretization::OneStep`] and reports
 //! [`geom_core::GeomError`] (invalid step, Newton failure, non-finite state); a failed step leaves
 //! the state untouched.
+//!
+//! # Guided tour
+//!
+//! The types in the order a user meets them (`docs/integrators.md`, `docs/tour.md`):
+//!
+//! 1. on $T^{\ast}\mathbb{R}^n$, a Hamiltonian in [`geom_core::function::AutoDiff`] and a classical
+//!    symplectic scheme of [`classical`] ([`classical::StormerVerlet`], [`classical::Gauss2`],
+//!    [`classical::LobattoIIIAIIIB`], ...), or any validated [`Tableau`];
+//! 2. on a Lie group, a left-trivialized Lagrangian $\ell(g, \xi)$ ([`hp::LeftLagrangian`]:
+//!    [`hp::KineticPotential`], [`hp::AutoDiff`] of a value-only model, or a ready model of
+//!    [`models`]) and a Hamilton–Pontryagin member of [`hp`] ([`hp::stormer_verlet`],
+//!    [`hp::symplectic_euler_a`], [`hp::HpIntegrator::new`] with any tableau), stepping a
+//!    [`hp::LieState`] $(g, \Pi)$;
+//! 3. [`driver::Driver`] with observers (energy, momentum map, Casimir) to run any of them.
+//!
+//! ```rust
+//! use discretization::OneStep;
+//! use geom_core::lie::{Chart, So3};
+//! use integrators::hp::{self, LieState};
+//! use integrators::models::FreeRigidBody;
+//! use nalgebra::{Matrix3, Vector3};
+//!
+//! let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0)?;
+//! let sv = hp::stormer_verlet(So3, body, Chart::Cayley)?; // Lobatto IIIA, s = 2 (MATH.md d.5)
+//! let mut s = LieState::new(Matrix3::identity(), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
+//! let (spatial, casimir) = (s.spatial_momentum(&So3), FreeRigidBody::casimir(&s.pi));
+//! for _ in 0..1000 {
+//!     sv.step(&mut s, 0.05)?;
+//! }
+//! assert!((s.spatial_momentum(&So3) - spatial).norm() < 1e-13); // R Π, Noether
+//! assert!((FreeRigidBody::casimir(&s.pi) - casimir).abs() < 1e-13); // |Π|², coadjoint orbit
+//! # Ok::<(), geom_core::GeomError>(())
+//! ```
+//!
+//! # Conventions
+//!
+//! * The state of a Lie-group method is $(g, \Pi)$ with the **body** (left-trivialized) momentum
+//!   $\Pi = \partial \ell / \partial \xi \in \mathfrak{g}^{\ast}$; the spatial momentum is
+//!   $\mathrm{Ad}^{\ast}\_{g^{-1}} \Pi$ ([`hp::LieState::spatial_momentum`], $R \Pi$ on SO(3)).
+//! * The force is left-trivialized: $\langle f, \eta \rangle = \frac{d}{d\varepsilon}
+//!   \ell(g \exp(\varepsilon \eta), \xi)|\_{\varepsilon = 0}$, minus the body torque of a potential.
+//! * Chart derivatives $d\tau$ are right-trivialized (geom-core); for a left-invariant $\ell$
+//!   one step is $(d\tau^{-1}\_{h\xi})^{\ast} \partial\ell/\partial\xi(\xi) = \Pi\_k$,
+//!   $g\_{k+1} = g\_k \tau(h \xi)$, $\Pi\_{k+1} = \mathrm{Ad}^{\ast}\_{\tau(h\xi)} \Pi\_k$, with
+//!   $\mathrm{ad}^{\ast}\_\xi \mu = (\mathrm{ad}\_\xi)^{\top} \mu$ ($\Pi \times \xi$ on SO(3)).
+//! * Step Jacobians ([`classical::StepJacobian`]) are $M = \partial(q\_1, p\_1) / \partial(q, p)$,
+//!   ordered $(q, p)$; symplecticity is $M^{\top} \Omega M = \Omega$.
 
 #![deny(missing_docs)]
 
