@@ -141,3 +141,26 @@ pub fn run_summary(r: &RunResult) -> serde_json::Value {
         "max_solution_error": r.max_solution_error(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_is_all_or_nothing() {
+        let dir = std::env::temp_dir().join(format!("geomint-output-{}", std::process::id()));
+        let mut files = OutputSet::new();
+        files.add("a.csv", "x\n");
+        files.add("b.json", "{}");
+        let written = files.commit(&dir).unwrap();
+        assert_eq!(written.len(), 2);
+        assert_eq!(std::fs::read_to_string(dir.join("a.csv")).unwrap(), "x\n");
+        // a file name that cannot be created: nothing of the second set is left behind
+        let mut bad = OutputSet::new();
+        bad.add("c.csv", "y\n");
+        bad.add("no/such/dir/d.csv", "z\n");
+        assert!(bad.commit(&dir).is_err());
+        assert!(!dir.join("c.csv").exists() && !dir.join("c.csv.partial").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
