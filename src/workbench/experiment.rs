@@ -224,7 +224,7 @@ impl OrderTable {
             .windows(2)
             .filter(|w| w[0].error > self.floor && w[1].error > self.floor)
             .filter_map(|w| w[1].slope)
-            .last()
+            .next_back()
     }
 }
 

@@ -334,10 +334,10 @@ pub struct SolarPotential;
 impl ScalarFunction<18> for SolarPotential {
     fn eval<S: Scalar>(&self, q: &SVector<S, 18>) -> S {
         let mut v = S::from(0.0);
-        for i in 1..6 {
-            for j in 0..i {
+        for (i, mi) in SOLAR_MASSES.iter().enumerate().skip(1) {
+            for (j, mj) in SOLAR_MASSES.iter().enumerate().take(i) {
                 let d = q.fixed_rows::<3>(3 * i) - q.fixed_rows::<3>(3 * j);
-                v -= S::from(G_SOLAR * SOLAR_MASSES[i] * SOLAR_MASSES[j]) / d.norm();
+                v -= S::from(G_SOLAR * mi * mj) / d.norm();
             }
         }
         v

@@ -20,6 +20,9 @@ pub struct Param {
     pub about: &'static str,
 }
 
+/// Builds a problem from its parameter values.
+pub type Builder = fn(&[f64]) -> Result<Box<dyn Problem>, WorkbenchError>;
+
 /// A catalogue entry: a name, its parameters and the constructor.
 pub struct Entry {
     /// The problem's name.
@@ -27,7 +30,7 @@ pub struct Entry {
     /// Its parameters.
     pub params: &'static [Param],
     /// Builds the problem from parameter values (in the order of `params`).
-    pub build: fn(&[f64]) -> Result<Box<dyn Problem>, WorkbenchError>,
+    pub build: Builder,
 }
 
 /// The catalogue, in the order `geomint list` prints it.
