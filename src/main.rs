@@ -26,15 +26,23 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// `println!` that ignores a closed stdout (e.g. `geomint list | head -1`) instead of panicking.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
 #[derive(Parser, Debug)]
 #[command(name = "geomint", version, about = "Run, compare and measure structure-preserving integrators")]
 struct Cli {
     /// No progress bars.
     #[arg(long, short, global = true)]
     quiet: bool,
-    /// Output directory of the showcase (when no command is given).
-    #[arg(long, default_value = "geomint-showcase")]
-    out: PathBuf,
+    /// Output directory (of the showcase when no command is given; default geomint-showcase).
+    #[arg(long)]
+    out: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -51,9 +59,9 @@ enum Command {
     Compare(CompareArgs),
     /// The showcase (also what `geomint` with no command runs).
     Showcase {
-        /// Output directory.
-        #[arg(long, default_value = "geomint-showcase")]
-        out: PathBuf,
+        /// Output directory (default geomint-showcase).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
 }
 
@@ -156,16 +164,28 @@ fn main() -> ExitCode {
         }
     };
     let quiet = cli.quiet;
+    // `geomint --out DIR COMMAND` means the same as `geomint COMMAND --out DIR`
+    let top = cli.out;
+    let showcase_dir = |out: Option<PathBuf>| out.or(top.clone()).unwrap_or_else(|| PathBuf::from("geomint-showcase"));
     let result = match cli.command {
-        None => showcase(&cli.out, quiet),
-        Some(Command::Showcase { out }) => showcase(&out, quiet),
+        None => showcase(&showcase_dir(None), quiet),
+        Some(Command::Showcase { out }) => showcase(&showcase_dir(out), quiet),
         Some(Command::List) => {
             list();
             Ok(())
         }
-        Some(Command::Run(args)) => run(args, quiet),
-        Some(Command::Convergence(args)) => convergence(args, quiet),
-        Some(Command::Compare(args)) => compare(args, quiet),
+        Some(Command::Run(mut args)) => {
+            args.out = args.out.or(top);
+            run(args, quiet)
+        }
+        Some(Command::Convergence(mut args)) => {
+            args.out = args.out.or(top);
+            convergence(args, quiet)
+        }
+        Some(Command::Compare(mut args)) => {
+            args.out = args.out.or(top);
+            compare(args, quiet)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -210,7 +230,7 @@ fn progress(total: u64, quiet: bool, what: &str) -> ProgressBar {
 fn write_outputs(files: OutputSet, dir: &Path) -> Result<(), WorkbenchError> {
     let names = files.names().join(", ");
     files.commit(dir)?;
-    println!("wrote {names} to {}", dir.display());
+    say!("wrote {names} to {}", dir.display());
     Ok(())
 }
 
@@ -228,27 +248,27 @@ fn short_t_end(problem: &dyn Problem) -> f64 {
 // --- list ---------------------------------------------------------------------------------------
 
 fn list() {
-    println!("problems (geomint run PROBLEM …):");
+    say!("problems (geomint run PROBLEM …):");
     for e in catalogue::ENTRIES {
         let p = match (e.build)(&e.params.iter().map(|p| p.default).collect::<Vec<_>>()) {
             Ok(p) => p,
             Err(err) => {
-                println!("  {:<22} (cannot build: {err})", e.name);
+                say!("  {:<22} (cannot build: {err})", e.name);
                 continue;
             }
         };
         let (h, t) = p.defaults();
-        println!("  {:<22} {} [{}; h = {h}, t-end = {t}]", e.name, p.summary(), p.family().name());
+        say!("  {:<22} {} [{}; h = {h}, t-end = {t}]", e.name, p.summary(), p.family().name());
         for q in e.params {
-            println!("  {:<22}   --param {}={} : {}", "", q.name, q.default, q.about);
+            say!("  {:<22}   --param {}={} : {}", "", q.name, q.default, q.about);
         }
-        println!("  {:<22}   methods: {}", "", p.methods().join(", "));
+        say!("  {:<22}   methods: {}", "", p.methods().join(", "));
     }
-    println!("\nmethods (--method NAME):");
+    say!("\nmethods (--method NAME):");
     for family in [Family::Canonical, Family::LieGroup, Family::Groupoid] {
-        println!("  [{}]", family.name());
+        say!("  [{}]", family.name());
         for m in methods::for_family(family) {
-            println!("  {:<22} order {}, {:<20} {}", m.name, m.order, format!("{:?}", m.structure), m.summary);
+            say!("  {:<22} order {}, {:<20} {}", m.name, m.order, format!("{:?}", m.structure), m.summary);
         }
     }
     debug_assert!(METHODS.iter().all(|m| methods::find(m.name).is_some()));
@@ -345,7 +365,7 @@ fn error_series(r: &RunResult, prefix: &str) -> Vec<Series> {
 
 fn print_run_summary(problem: &dyn Problem, r: &RunResult) {
     let info = methods::find(&r.method);
-    println!(
+    say!(
         "{} — {} with {} (order {}, {}), h = {}, {} steps to t = {}, {:.3} s",
         r.problem,
         problem.summary(),
@@ -357,12 +377,12 @@ fn print_run_summary(problem: &dyn Problem, r: &RunResult) {
         r.samples.last().map_or(0.0, |s| s.t),
         r.wall_seconds
     );
-    println!("  {:<22} {:<52} {:>12} {:>12}", "quantity", "formula", "max error", "final error");
+    say!("  {:<22} {:<52} {:>12} {:>12}", "quantity", "formula", "max error", "final error");
     for (i, q) in r.quantities.iter().enumerate() {
-        println!("  {:<22} {:<52} {:>12.3e} {:>12.3e}", q.name, q.formula, r.max_error(i), r.final_error(i));
+        say!("  {:<22} {:<52} {:>12.3e} {:>12.3e}", q.name, q.formula, r.max_error(i), r.final_error(i));
     }
     if let Some(e) = r.max_solution_error() {
-        println!("  {:<22} {:<52} {:>12.3e}", "solution", "|y(t) − y_exact(t)|", e);
+        say!("  {:<22} {:<52} {:>12.3e}", "solution", "|y(t) − y_exact(t)|", e);
     }
 }
 
@@ -378,20 +398,23 @@ fn convergence(args: ConvergenceArgs, quiet: bool) -> Result<(), WorkbenchError>
         experiment::convergence(problem.as_ref(), &args.method, t_end, &counts, &mut |n| bar.set_position(n as u64));
     bar.finish_and_clear();
     let table = table?;
-    println!(
+    say!(
         "{}: order of {} (nominal {}) at t = {t_end}, reference: {}",
-        table.problem, table.method, table.nominal_order, table.reference
+        table.problem,
+        table.method,
+        table.nominal_order,
+        table.reference
     );
-    println!("  {:>12} {:>8} {:>12} {:>8}", "h", "steps", "error", "slope");
+    say!("  {:>12} {:>8} {:>12} {:>8}", "h", "steps", "error", "slope");
     let mut csv = String::from("h,steps,error,slope\n");
     for r in &table.rows {
         let slope = r.slope.map_or("-".into(), |s| format!("{s:.3}"));
-        println!("  {:>12.4e} {:>8} {:>12.3e} {:>8}", r.h, r.steps, r.error, slope);
+        say!("  {:>12.4e} {:>8} {:>12.3e} {:>8}", r.h, r.steps, r.error, slope);
         csv += &format!("{:e},{},{:e},{}\n", r.h, r.steps, r.error, r.slope.map_or(String::new(), |s| format!("{s}")));
     }
     match table.measured_order() {
-        Some(p) => println!("  measured order {p:.2} (errors below the round-off floor {:.0e} excluded)", table.floor),
-        None => println!("  no measured order: the errors are at round-off ({:.0e}); try a larger --h", table.floor),
+        Some(p) => say!("  measured order {p:.2} (errors below the round-off floor {:.0e} excluded)", table.floor),
+        None => say!("  no measured order: the errors are at round-off ({:.0e}); try a larger --h", table.floor),
     }
     let out = args.out.unwrap_or_else(|| PathBuf::from(format!("runs/{}-{}-convergence", args.problem, args.method)));
     let series =
@@ -423,17 +446,19 @@ fn compare(args: CompareArgs, quiet: bool) -> Result<(), WorkbenchError> {
     let wp = experiment::compare(problem.as_ref(), &args.methods, t_end, &counts, &mut |n| bar.set_position(n as u64));
     bar.finish_and_clear();
     let wp = wp?;
-    println!("{}: work–precision at t = {t_end}, reference: {}", wp.problem, wp.reference);
-    println!(
-        "  {:<20} {:>11} {:>8} {:>11} {:>12} {:>12}",
-        "method", "h", "steps", "seconds", "sol. error", "energy err"
-    );
+    say!("{}: work–precision at t = {t_end}, reference: {}", wp.problem, wp.reference);
+    say!("  {:<20} {:>11} {:>8} {:>11} {:>12} {:>12}", "method", "h", "steps", "seconds", "sol. error", "energy err");
     let mut csv = String::from("method,h,steps,seconds,solution_error,energy_error\n");
     for c in &wp.curves {
         for p in &c.points {
-            println!(
+            say!(
                 "  {:<20} {:>11.4e} {:>8} {:>11.3e} {:>12.3e} {:>12.3e}",
-                c.method, p.h, p.steps, p.seconds, p.solution_error, p.energy_error
+                c.method,
+                p.h,
+                p.steps,
+                p.seconds,
+                p.solution_error,
+                p.energy_error
             );
             csv += &format!(
                 "{},{:e},{},{:e},{:e},{:e}\n",
@@ -477,8 +502,8 @@ fn showcase(out: &Path, quiet: bool) -> Result<(), WorkbenchError> {
     let problem = catalogue::problem("rigid-body", &[])?;
     let (h, steps) = (0.1, 20_000);
     let methods = ["hp-sv", "rk2-embedded", "rk4-embedded"];
-    println!("geomint showcase: {}", problem.summary());
-    println!("  h = {h}, {steps} steps (t = {}), sampled every 20 steps\n", h * steps as f64);
+    say!("geomint showcase: {}", problem.summary());
+    say!("  h = {h}, {steps} steps (t = {}), sampled every 20 steps\n", h * steps as f64);
     let mut results = Vec::new();
     for m in methods {
         let spec = RunSpec::new(h, Some(steps), None, 20)?;
@@ -521,7 +546,7 @@ fn showcase(out: &Path, quiet: bool) -> Result<(), WorkbenchError> {
     }
     report.pop();
     report += ".\n";
-    print!("{report}");
+    say!("{}", report.trim_end());
 
     let mut files = OutputSet::new();
     let mut series = Vec::new();

@@ -48,9 +48,13 @@ impl RunConfig {
             .map_err(|e| WorkbenchError::Input(format!("cannot read config {}: {e}", path.display())))?;
         Self::parse(&text).map_err(|e| WorkbenchError::Input(format!("invalid config {}: {e}", path.display())))
     }
-    /// Parses TOML text.
+    /// Parses TOML text; `steps` and `t_end` together are refused, as on the command line.
     pub fn parse(text: &str) -> Result<Self, String> {
-        toml::from_str(text).map_err(|e| e.message().replace('\n', " "))
+        let c: Self = toml::from_str(text).map_err(|e: toml::de::Error| e.message().replace('\n', " "))?;
+        if c.steps.is_some() && c.t_end.is_some() {
+            return Err("give steps or t_end, not both".into());
+        }
+        Ok(c)
     }
     /// The TOML text of the config.
     pub fn to_toml(&self) -> Result<String, WorkbenchError> {
@@ -85,6 +89,7 @@ mod tests {
         assert_eq!(RunConfig::parse(&c.to_toml().unwrap()).unwrap(), c);
         assert!(RunConfig::parse("problme = \"kepler\"").is_err());
         assert!(RunConfig::parse("h = \"big\"").is_err());
+        assert!(RunConfig::parse("steps = 10\nt_end = 5.0").is_err());
         let cli = RunConfig { t_end: Some(5.0), ..Default::default() };
         let merged = c.overridden_by(cli);
         assert_eq!((merged.steps, merged.t_end), (None, Some(5.0)));

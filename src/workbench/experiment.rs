@@ -14,6 +14,9 @@ use crate::workbench::WorkbenchError;
 use crate::workbench::problem::{self, Problem, Quantity, Simulation};
 use std::time::Instant;
 
+/// The largest number of steps a run may take (10^10: hours for the cheapest method).
+pub const MAX_STEPS: usize = 10_000_000_000;
+
 /// How long and how finely to run.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct RunSpec {
@@ -46,6 +49,9 @@ impl RunSpec {
         };
         if steps == 0 {
             return Err(WorkbenchError::Input("the run has no steps (steps = 0 or t-end < h/2)".into()));
+        }
+        if steps > MAX_STEPS {
+            return Err(WorkbenchError::Input(format!("{steps} steps requested; at most {MAX_STEPS} (raise h)")));
         }
         Ok(Self { h, steps, every })
     }

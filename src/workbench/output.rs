@@ -35,26 +35,30 @@ impl OutputSet {
     pub fn commit(self, dir: &Path) -> Result<Vec<PathBuf>, WorkbenchError> {
         std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
         let mut partial = Vec::new();
+        let mut done = Vec::new();
         let result = (|| {
             for (name, bytes) in &self.files {
                 let tmp = dir.join(format!("{name}.partial"));
                 partial.push(tmp.clone());
                 std::fs::write(&tmp, bytes).map_err(|e| io(&tmp, e))?;
             }
-            let mut done = Vec::new();
             for (name, _) in &self.files {
                 let (tmp, fin) = (dir.join(format!("{name}.partial")), dir.join(name));
                 std::fs::rename(&tmp, &fin).map_err(|e| io(&fin, e))?;
                 done.push(fin);
             }
-            Ok(done)
+            Ok(())
         })();
-        if result.is_err() {
-            for p in &partial {
-                let _ = std::fs::remove_file(p);
+        match result {
+            Ok(()) => Ok(done),
+            Err(e) => {
+                // all or nothing: neither the partial files nor those already renamed remain
+                for p in partial.iter().chain(&done) {
+                    let _ = std::fs::remove_file(p);
+                }
+                Err(e)
             }
         }
-        result
     }
 }
 
@@ -161,6 +165,14 @@ mod tests {
         bad.add("no/such/dir/d.csv", "z\n");
         assert!(bad.commit(&dir).is_err());
         assert!(!dir.join("c.csv").exists() && !dir.join("c.csv.partial").exists());
+        // a rename that fails after others succeeded: those are removed again
+        std::fs::create_dir_all(dir.join("f.json")).unwrap();
+        let mut late = OutputSet::new();
+        late.add("e.csv", "e\n");
+        late.add("f.json", "{}");
+        assert!(late.commit(&dir).is_err());
+        assert!(!dir.join("e.csv").exists() && !dir.join("e.csv.partial").exists());
+        assert!(!dir.join("f.json.partial").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

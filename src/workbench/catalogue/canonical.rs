@@ -128,7 +128,7 @@ impl CanonicalSystem<1> for HarmonicOscillator {
     type V = Quadratic;
     const NAME: &'static str = "harmonic-oscillator";
     fn summary(&self) -> &'static str {
-        "H = (p² + ω²q²)/2, ω = 1 (param omega), q0 = 1, p0 = 0; exact solution"
+        "H = (p² + ω²q²)/2, ω (param omega, default 1), q0 = 1, p0 = 0; exact solution"
     }
     fn hamiltonian(&self) -> Separable<UnitKinetic, Quadratic> {
         Separable::new(UnitKinetic, Quadratic(self.omega))
@@ -219,7 +219,7 @@ impl CanonicalSystem<2> for Kepler {
     type V = Newton2;
     const NAME: &'static str = "kepler";
     fn summary(&self) -> &'static str {
-        "H = |p|²/2 − 1/|q|, eccentricity e = 0.6 (param e), from perihelion; exact via Kepler's equation"
+        "H = |p|²/2 − 1/|q|, eccentricity e (param e, default 0.6), from perihelion; exact via Kepler's equation"
     }
     fn hamiltonian(&self) -> Separable<UnitKinetic, Newton2> {
         Separable::new(UnitKinetic, Newton2)
