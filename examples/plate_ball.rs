@@ -13,42 +13,19 @@
 //!
 //! Run: `cargo run --release --example plate_ball`.
 
-use geom_core::lie::{Chart, LieGroup, Product, Rn, So3, so3};
-use geom_core::{GeomError, Scalar};
+use geom_core::GeomError;
+use geom_core::lie::{Chart, Product, Rn, So3, so3};
+use geomint::workbench::catalogue::groupoid::{BallCost, NoSlip};
 use groupoid::bvp::Shooting;
-use groupoid::constraints::{ConstrainedFlow, Constraints, SigmaPoint, constraint_residual};
-use groupoid::lagrangian::GroupoidFamily;
+use groupoid::constraints::{ConstrainedFlow, SigmaPoint, constraint_residual};
 use groupoid::noether::{ConstantSection, check_conservation};
-use groupoid::{DiscreteLagrangian, LieGroupoid, PairOfGroup};
+use groupoid::{LieGroupoid, PairOfGroup};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector2, Vector3};
 
 type Ball = PairOfGroup<Product<Rn<2>, So3, 2, 3>>;
-type El<S> = <Ball as GroupoidFamily<5>>::Element<S>;
 type Q = (Vector2<f64>, Matrix3<f64>);
 
-/// `L̂ = |Δx|²/(2h)`.
-#[derive(Clone)]
-struct Cost {
-    h: f64,
-}
-impl DiscreteLagrangian<Ball, 5> for Cost {
-    fn eval<S: Scalar>(&self, _: &Ball, g: &El<S>) -> S {
-        (g.1.0 - g.0.0).norm_squared() * S::from(0.5 / self.h)
-    }
-}
-
-/// `φ = log(R1 R0ᵀ) − (−Δy, Δx, 0)`.
-#[derive(Clone)]
-struct NoSlip;
-impl Constraints<Ball, 5, 3> for NoSlip {
-    fn eval<S: Scalar>(&self, _: &Ball, g: &El<S>) -> SVector<S, 3> {
-        let w = LieGroup::<S, 3>::log(&So3, &(g.1.1 * g.0.1.transpose()))
-            .unwrap_or_else(|_| Vector3::repeat(S::from(f64::NAN)));
-        let d = g.1.0 - g.0.0;
-        w - Vector3::new(-d[1], d[0], S::from(0.0))
-    }
-}
-
+/// The rolling axis `(−d_2, d_1, 0)` of a displacement `d`.
 fn axis(d: &Vector2<f64>) -> Vector3<f64> {
     Vector3::new(-d[1], d[0], 0.0)
 }
@@ -61,7 +38,7 @@ fn main() -> Result<(), GeomError> {
     // 1. straight roll by d in 16 steps
     let (h, n) = (1.0 / 16.0, 16);
     let d = Vector2::new(1.2, -0.9);
-    let flow = ConstrainedFlow::<_, _, _, 8>::new(ball, Cost { h }, NoSlip);
+    let flow = ConstrainedFlow::<_, _, _, 8>::new(ball, BallCost { h }, NoSlip);
     let v = d / n as f64;
     let g1 = (q0, (q0.0 + v, so3::exp(&axis(&v)) * q0.1));
     let roll = flow.trajectory(&SigmaPoint::new(g1, SVector::zeros()), n - 1)?;
@@ -79,7 +56,7 @@ fn main() -> Result<(), GeomError> {
 
     // 2. a curved maneuver: boundary values manufactured from known data, then recovered by shooting
     let (h, n) = (0.1, 60);
-    let flow = ConstrainedFlow::<_, _, _, 8>::new(ball, Cost { h }, NoSlip);
+    let flow = ConstrainedFlow::<_, _, _, 8>::new(ball, BallCost { h }, NoSlip);
     let v = Vector2::new(0.12, 0.04);
     let g1 = (q0, (q0.0 + v, so3::exp(&axis(&v)) * q0.1));
     let lambda = SVector::from([1.5, -1.0, 0.8]);

@@ -11,37 +11,15 @@
 //!
 //! Run: `cargo run --release --example so3_optimal_control`.
 
+use geom_core::GeomError;
 use geom_core::lie::{Chart, LieGroup, So3, so3};
-use geom_core::{GeomError, Scalar};
+use geomint::workbench::catalogue::groupoid::{ControlCost, NoAxis3};
 use groupoid::bvp::Shooting;
 use groupoid::constraints::{ConstrainedFlow, Constraints, NoConstraints};
 use groupoid::{DiscreteLagrangian, GroupAsGroupoid};
 use nalgebra::{Matrix3, SVector, Vector3};
 
-type Gd = GroupAsGroupoid<So3>;
-
-/// `L(W) = (h/2)|τ^{-1}(W)/h|²` with the groupoid's chart `τ`.
-#[derive(Clone)]
-struct Control {
-    h: f64,
-}
-impl DiscreteLagrangian<Gd, 3> for Control {
-    fn eval<S: Scalar>(&self, gd: &Gd, w: &Matrix3<S>) -> S {
-        let xi = gd.group().tau_inv(gd.chart(), w).unwrap_or_else(|_| Vector3::repeat(S::from(f64::NAN)));
-        xi.norm_squared() * S::from(0.5 / self.h)
-    }
-}
-
-/// `φ(W) = ⟨e3, τ^{-1}(W)⟩`.
-#[derive(Clone)]
-struct NoAxis3;
-impl Constraints<Gd, 3, 1> for NoAxis3 {
-    fn eval<S: Scalar>(&self, gd: &Gd, w: &Matrix3<S>) -> SVector<S, 1> {
-        let xi = gd.group().tau_inv(gd.chart(), w).unwrap_or_else(|_| Vector3::repeat(S::from(f64::NAN)));
-        SVector::from([xi[2]])
-    }
-}
-
+/// Residual norms as `1e-3 4e-9 …`.
 fn fmt(v: &[f64]) -> String {
     v.iter().map(|r| format!("{r:.0e}")).collect::<Vec<_>>().join(" ")
 }
@@ -55,7 +33,7 @@ fn main() -> Result<(), GeomError> {
     println!("discrete optimal control on SO(3), N = {n} steps of h = {h}, shooting with Newton");
     for chart in [Chart::Exp, Chart::Cayley] {
         let gd = GroupAsGroupoid::new(So3, chart);
-        let bvp = Shooting::new(ConstrainedFlow::<_, _, _, 3>::new(gd, Control { h }, NoConstraints), n)?;
+        let bvp = Shooting::new(ConstrainedFlow::<_, _, _, 3>::new(gd, ControlCost { h }, NoConstraints), n)?;
         let guess = gd.group().tau_inv(chart, &so3::exp(&(so3::log(&target) / n as f64)))? * 1.3;
         let sol = bvp.solve(&target, &guess, &SVector::<f64, 0>::zeros())?;
         let err = sol.trajectory.iter().map(|p| (so3::log(&p.g) / h - xi_exact).amax()).fold(0.0, f64::max);
@@ -70,7 +48,7 @@ fn main() -> Result<(), GeomError> {
     // underactuated: target exp((0.35, −0.25, a3)), continuation in a3 from 0.08 to 0.3
     let (h, n) = (0.1, 10);
     let gd = GroupAsGroupoid::new(So3, Chart::Cayley);
-    let flow = ConstrainedFlow::<_, _, _, 4>::new(gd, Control { h }, NoAxis3);
+    let flow = ConstrainedFlow::<_, _, _, 4>::new(gd, ControlCost { h }, NoAxis3);
     let bvp = Shooting::new(flow.clone(), n)?;
     let mut guess = Vector3::new(0.035, -0.025, 0.0);
     let mut lambda = SVector::from([0.0]);

@@ -13,33 +13,12 @@
 
 use geom_core::action::RotationAction;
 use geom_core::{GeomError, Scalar};
-use groupoid::constraints::{BaseConstraints, ConstrainedFlow, Constraints, HolonomicFlow, SigmaPoint};
+use geomint::workbench::catalogue::groupoid::{GRAVITY, PendulumLd as Pendulum, UnitSphere};
+use groupoid::PairGroupoid;
+use groupoid::constraints::{ConstrainedFlow, Constraints, HolonomicFlow, SigmaPoint};
 use groupoid::noether::{PairDiagonal, momentum_map};
-use groupoid::{DiscreteLagrangian, PairGroupoid};
 use nalgebra::{SVector, Vector3};
 
-const GRAVITY: f64 = 9.81;
-
-/// The discrete Lagrangian of MATH.md c.6.1, written once over the scalar.
-struct Pendulum {
-    h: f64,
-}
-impl DiscreteLagrangian<PairGroupoid<3>, 3> for Pendulum {
-    fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, g: &(Vector3<S>, Vector3<S>)) -> S {
-        let h = S::from(self.h);
-        (g.1 - g.0).norm_squared() / (h * S::from(2.0)) - h * S::from(0.5 * GRAVITY) * (g.0[2] + g.1[2])
-    }
-}
-
-/// `c(q) = ½(|q|² − 1)`.
-struct UnitSphere;
-impl BaseConstraints<PairGroupoid<3>, 3, 1> for UnitSphere {
-    fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, q: &Vector3<S>) -> SVector<S, 1> {
-        SVector::from([(q.norm_squared() - S::from(1.0)) * S::from(0.5)])
-    }
-}
-
-/// The naive `N = S × S`, `φ = (c(q0), c(q1))`.
 struct BothEnds;
 impl Constraints<PairGroupoid<3>, 3, 2> for BothEnds {
     fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, g: &(Vector3<S>, Vector3<S>)) -> SVector<S, 2> {

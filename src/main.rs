@@ -95,13 +95,11 @@ struct RunArgs {
     params: Vec<String>,
 }
 
+/// The options shared by the step sweeps of `convergence` and `compare`.
 #[derive(Args, Debug)]
-struct ConvergenceArgs {
+struct SweepArgs {
     /// Problem name.
     problem: String,
-    /// Method name.
-    #[arg(long, short)]
-    method: String,
     /// Final time (default: a tenth of the problem's, at most 200 steps of its h).
     #[arg(long, allow_negative_numbers = true)]
     t_end: Option<f64>,
@@ -114,33 +112,47 @@ struct ConvergenceArgs {
     /// Problem parameter, NAME=VALUE.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
-    /// Output directory (default: runs/PROBLEM-METHOD-convergence).
+    /// Output directory (default: runs/PROBLEM-METHOD-convergence or runs/PROBLEM-compare).
     #[arg(long)]
     out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
+struct ConvergenceArgs {
+    #[command(flatten)]
+    sweep: SweepArgs,
+    /// Method name.
+    #[arg(long, short)]
+    method: String,
+}
+
+#[derive(Args, Debug)]
 struct CompareArgs {
-    /// Problem name.
-    problem: String,
+    #[command(flatten)]
+    sweep: SweepArgs,
     /// Comma-separated method names.
     #[arg(long, value_delimiter = ',', required = true)]
     methods: Vec<String>,
-    /// Final time (default: a tenth of the problem's, at most 200 steps of its h).
-    #[arg(long, allow_negative_numbers = true)]
-    t_end: Option<f64>,
-    /// Coarsest step (default: the problem's step).
-    #[arg(long, allow_negative_numbers = true)]
-    h: Option<f64>,
-    /// Number of halvings.
-    #[arg(long, default_value_t = 6)]
-    levels: usize,
-    /// Problem parameter, NAME=VALUE.
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    params: Vec<String>,
-    /// Output directory (default: runs/PROBLEM-compare).
-    #[arg(long)]
-    out: Option<PathBuf>,
+}
+
+/// A sweep resolved against its problem: the problem, the final time and the step counts,
+/// after checking every method name.
+struct Sweep {
+    problem: Box<dyn Problem>,
+    t_end: f64,
+    counts: Vec<usize>,
+}
+
+impl SweepArgs {
+    fn resolve(&self, methods: &[String]) -> Result<Sweep, WorkbenchError> {
+        let problem = catalogue::problem(&self.problem, &parse_params(&self.params)?)?;
+        for m in methods {
+            geomint::workbench::problem::check_method(problem.as_ref(), m)?;
+        }
+        let t_end = self.t_end.unwrap_or_else(|| short_t_end(problem.as_ref()));
+        let counts = experiment::halvings(t_end, self.h.unwrap_or(problem.defaults().0), self.levels)?;
+        Ok(Sweep { problem, t_end, counts })
+    }
 }
 
 fn main() -> ExitCode {
@@ -179,11 +191,11 @@ fn main() -> ExitCode {
             run(args, quiet)
         }
         Some(Command::Convergence(mut args)) => {
-            args.out = args.out.or(top);
+            args.sweep.out = args.sweep.out.or(top);
             convergence(args, quiet)
         }
         Some(Command::Compare(mut args)) => {
-            args.out = args.out.or(top);
+            args.sweep.out = args.sweep.out.or(top);
             compare(args, quiet)
         }
     };
@@ -389,11 +401,9 @@ fn print_run_summary(problem: &dyn Problem, r: &RunResult) {
 // --- convergence --------------------------------------------------------------------------------
 
 fn convergence(args: ConvergenceArgs, quiet: bool) -> Result<(), WorkbenchError> {
-    let problem = catalogue::problem(&args.problem, &parse_params(&args.params)?)?;
-    geomint::workbench::problem::check_method(problem.as_ref(), &args.method)?;
-    let t_end = args.t_end.unwrap_or_else(|| short_t_end(problem.as_ref()));
-    let counts = experiment::halvings(t_end, args.h.unwrap_or(problem.defaults().0), args.levels)?;
-    let bar = progress(counts.len() as u64, quiet, &format!("{} / {}", args.problem, args.method));
+    let Sweep { problem, t_end, counts } = args.sweep.resolve(std::slice::from_ref(&args.method))?;
+    let name = &args.sweep.problem;
+    let bar = progress(counts.len() as u64, quiet, &format!("{name} / {}", args.method));
     let table =
         experiment::convergence(problem.as_ref(), &args.method, t_end, &counts, &mut |n| bar.set_position(n as u64));
     bar.finish_and_clear();
@@ -416,11 +426,12 @@ fn convergence(args: ConvergenceArgs, quiet: bool) -> Result<(), WorkbenchError>
         Some(p) => say!("  measured order {p:.2} (errors below the round-off floor {:.0e} excluded)", table.floor),
         None => say!("  no measured order: the errors are at round-off ({:.0e}); try a larger --h", table.floor),
     }
-    let out = args.out.unwrap_or_else(|| PathBuf::from(format!("runs/{}-{}-convergence", args.problem, args.method)));
+    let out =
+        args.sweep.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{name}-{}-convergence", args.method)));
     let series =
         vec![Series { label: args.method.clone(), points: table.rows.iter().map(|r| (r.h, r.error)).collect() }];
     let axes = Axes {
-        title: format!("{}: global error at t = {t_end}", args.problem),
+        title: format!("{name}: global error at t = {t_end}"),
         x: "h".into(),
         y: "error".into(),
         log_x: true,
@@ -436,13 +447,9 @@ fn convergence(args: ConvergenceArgs, quiet: bool) -> Result<(), WorkbenchError>
 // --- compare ------------------------------------------------------------------------------------
 
 fn compare(args: CompareArgs, quiet: bool) -> Result<(), WorkbenchError> {
-    let problem = catalogue::problem(&args.problem, &parse_params(&args.params)?)?;
-    for m in &args.methods {
-        geomint::workbench::problem::check_method(problem.as_ref(), m)?;
-    }
-    let t_end = args.t_end.unwrap_or_else(|| short_t_end(problem.as_ref()));
-    let counts = experiment::halvings(t_end, args.h.unwrap_or(problem.defaults().0), args.levels)?;
-    let bar = progress((counts.len() * args.methods.len()) as u64, quiet, &format!("{} compare", args.problem));
+    let Sweep { problem, t_end, counts } = args.sweep.resolve(&args.methods)?;
+    let name = &args.sweep.problem;
+    let bar = progress((counts.len() * args.methods.len()) as u64, quiet, &format!("{name} compare"));
     let wp = experiment::compare(problem.as_ref(), &args.methods, t_end, &counts, &mut |n| bar.set_position(n as u64));
     bar.finish_and_clear();
     let wp = wp?;
@@ -466,7 +473,7 @@ fn compare(args: CompareArgs, quiet: bool) -> Result<(), WorkbenchError> {
             );
         }
     }
-    let out = args.out.unwrap_or_else(|| PathBuf::from(format!("runs/{}-compare", args.problem)));
+    let out = args.sweep.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{name}-compare")));
     let mut series: Vec<Series> = wp
         .curves
         .iter()
@@ -480,7 +487,7 @@ fn compare(args: CompareArgs, quiet: bool) -> Result<(), WorkbenchError> {
         points: c.points.iter().map(|p| (p.seconds.max(1e-9), p.energy_error)).collect(),
     }));
     let axes = Axes {
-        title: format!("{}: work–precision at t = {t_end}", args.problem),
+        title: format!("{name}: work–precision at t = {t_end}"),
         x: "wall time [s]".into(),
         y: "error".into(),
         log_x: true,

@@ -45,6 +45,49 @@ fn only(method: &MethodInfo, problem: &str, names: &[&str]) -> Result<(), Workbe
     }
 }
 
+/// One discrete flow of the catalogue: its step, and what is read off its current arrow.
+trait Flow {
+    /// `g_k → g_{k+1}`; on error the state is untouched.
+    fn step(&mut self) -> Result<(), GeomError>;
+    /// The coordinates of [`Problem::state_labels`].
+    fn state(&self) -> Vec<f64>;
+    /// The values of [`Problem::quantities`].
+    fn quantities(&self) -> Vec<f64>;
+}
+
+/// A [`Flow`] with its step size and count: the [`Simulation`] of a groupoid problem.
+struct FlowRun<F> {
+    flow: F,
+    h: f64,
+    steps: usize,
+}
+
+impl<F: Flow + 'static> FlowRun<F> {
+    fn start(flow: F, h: f64) -> Box<dyn Simulation> {
+        Box::new(Self { flow, h, steps: 0 })
+    }
+}
+
+impl<F: Flow> Simulation for FlowRun<F> {
+    fn h(&self) -> f64 {
+        self.h
+    }
+    fn steps(&self) -> usize {
+        self.steps
+    }
+    fn advance(&mut self) -> Result<(), GeomError> {
+        self.flow.step()?;
+        self.steps += 1;
+        Ok(())
+    }
+    fn state(&self) -> Vec<f64> {
+        self.flow.state()
+    }
+    fn quantities(&self) -> Vec<f64> {
+        self.flow.quantities()
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /// The spherical pendulum: `L_d(q_k, q_{k+1}) = |Δq|²/2h − (h/2) g (z_k + z_{k+1})` on the pair
@@ -56,7 +99,8 @@ pub struct SphericalPendulum;
 /// The trapezoidal discrete Lagrangian of the pendulum at step `h`.
 #[derive(Debug, Clone, Copy)]
 pub struct PendulumLd {
-    h: f64,
+    /// The time step `h`.
+    pub h: f64,
 }
 impl DiscreteLagrangian<PairGroupoid<3>, 3> for PendulumLd {
     fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, g: &(Vector3<S>, Vector3<S>)) -> S {
@@ -79,21 +123,11 @@ type Arrow3 = (Vector3<f64>, Vector3<f64>);
 struct PendulumRun {
     flow: HolonomicFlow<PairGroupoid<3>, PendulumLd, UnitSphere, 4>,
     g: Arrow3,
-    h: f64,
-    steps: usize,
 }
 
-impl Simulation for PendulumRun {
-    fn h(&self) -> f64 {
-        self.h
-    }
-    fn steps(&self) -> usize {
-        self.steps
-    }
-    fn advance(&mut self) -> Result<(), GeomError> {
-        let (next, _) = self.flow.step(&self.g)?;
-        self.g = next;
-        self.steps += 1;
+impl Flow for PendulumRun {
+    fn step(&mut self) -> Result<(), GeomError> {
+        self.g = self.flow.step(&self.g)?.0;
         Ok(())
     }
     fn state(&self) -> Vec<f64> {
@@ -156,7 +190,7 @@ impl Problem for SphericalPendulum {
         let g = (q0, (q0 + v0 * h + a0 * (0.5 * h * h)).normalize());
         let flow = HolonomicFlow::new(PairGroupoid::<3>, PendulumLd { h }, UnitSphere).with_newton(newton_for_step(h));
         flow.check(&g)?;
-        Ok(Box::new(PendulumRun { flow, g, h, steps: 0 }))
+        Ok(FlowRun::start(PendulumRun { flow, g }, h))
     }
 }
 
@@ -168,7 +202,8 @@ type BallEl<S> = <Ball as GroupoidFamily<5>>::Element<S>;
 /// The plate-ball cost `L_d = |x_{k+1} − x_k|² / 2h` (MATH.md c.6.3).
 #[derive(Debug, Clone, Copy)]
 pub struct BallCost {
-    h: f64,
+    /// The time step `h`.
+    pub h: f64,
 }
 impl DiscreteLagrangian<Ball, 5> for BallCost {
     fn eval<S: Scalar>(&self, _: &Ball, g: &BallEl<S>) -> S {
@@ -212,25 +247,15 @@ struct BallRun {
     ball: Ball,
     flow: ConstrainedFlow<Ball, BallCost, NoSlip, 8>,
     point: SigmaPoint<BallEl<f64>, 3>,
-    h: f64,
-    steps: usize,
 }
 
 fn unit_section<const D: usize>(offset: usize) -> ConstantSection<5, D> {
     ConstantSection(SMatrix::<f64, 5, D>::from_fn(|a, i| if a == i + offset { 1.0 } else { 0.0 }))
 }
 
-impl Simulation for BallRun {
-    fn h(&self) -> f64 {
-        self.h
-    }
-    fn steps(&self) -> usize {
-        self.steps
-    }
-    fn advance(&mut self) -> Result<(), GeomError> {
-        let (next, _) = self.flow.step(&self.point)?;
-        self.point = next;
-        self.steps += 1;
+impl Flow for BallRun {
+    fn step(&mut self) -> Result<(), GeomError> {
+        self.point = self.flow.step(&self.point)?.0;
         Ok(())
     }
     fn state(&self) -> Vec<f64> {
@@ -299,7 +324,7 @@ impl Problem for PlateBall {
         let g1 = (q0, (q0.0 + v, so3::exp(&axis(&v)) * q0.1));
         let point = SigmaPoint::new(g1, SVector::from([1.5, -1.0, 0.8]));
         let flow = ConstrainedFlow::new(self.ball, BallCost { h }, NoSlip).with_newton(newton_for_step(h));
-        Ok(Box::new(BallRun { ball: self.ball, flow, point, h, steps: 0 }))
+        Ok(FlowRun::start(BallRun { ball: self.ball, flow, point }, h))
     }
 }
 
@@ -310,7 +335,8 @@ type Gd = GroupAsGroupoid<So3>;
 /// The control cost `L_d(W) = |τ⁻¹(W)|² / 2h` on SO(3) as a group groupoid.
 #[derive(Debug, Clone, Copy)]
 pub struct ControlCost {
-    h: f64,
+    /// The time step `h`.
+    pub h: f64,
 }
 impl DiscreteLagrangian<Gd, 3> for ControlCost {
     fn eval<S: Scalar>(&self, gd: &Gd, w: &Matrix3<S>) -> S {
@@ -353,35 +379,29 @@ struct ControlRun {
     flow: ConstrainedFlow<Gd, ControlCost, NoAxis3, 4>,
     point: SigmaPoint<Matrix3<f64>, 1>,
     attitude: Matrix3<f64>,
-    /// `ξ_{k−½} = τ⁻¹(W_{k−1})/h` (at `k = 0`: the initial `ξ_0`, so that the node average is it)
-    xi_before: Vector3<f64>,
-    h: f64,
-    steps: usize,
+    /// `ξ_{k−½} = τ⁻¹(W_{k−1})/h`; `None` at `k = 0`, where the node velocity is `xi0`.
+    xi_before: Option<Vector3<f64>>,
+    /// The initial body velocity `ξ_0`.
+    xi0: Vector3<f64>,
 }
 
 impl ControlRun {
     fn xi_after(&self) -> Vector3<f64> {
-        self.gd.group().tau_inv(self.gd.chart(), &self.point.g).unwrap_or_else(|_| Vector3::repeat(f64::NAN)) / self.h
+        let h = self.flow.lagrangian().h;
+        self.gd.group().tau_inv(self.gd.chart(), &self.point.g).unwrap_or_else(|_| Vector3::repeat(f64::NAN)) / h
     }
     /// The body velocity at the node `t_k`, `(ξ_{k−½} + ξ_{k+½})/2` (`ξ_0` at `k = 0`).
     fn xi_node(&self) -> Vector3<f64> {
-        if self.steps == 0 { self.xi_before } else { (self.xi_before + self.xi_after()) * 0.5 }
+        self.xi_before.map_or(self.xi0, |before| (before + self.xi_after()) * 0.5)
     }
 }
 
-impl Simulation for ControlRun {
-    fn h(&self) -> f64 {
-        self.h
-    }
-    fn steps(&self) -> usize {
-        self.steps
-    }
-    fn advance(&mut self) -> Result<(), GeomError> {
+impl Flow for ControlRun {
+    fn step(&mut self) -> Result<(), GeomError> {
         let (next, _) = self.flow.step(&self.point)?;
         self.attitude *= self.point.g;
-        self.xi_before = self.xi_after();
+        self.xi_before = Some(self.xi_after());
         self.point = next;
-        self.steps += 1;
         Ok(())
     }
     fn state(&self) -> Vec<f64> {
@@ -442,14 +462,7 @@ impl Problem for So3OptimalControl {
         let w0 = So3.tau(chart, &(xi_mid * h))?;
         let point = SigmaPoint::new(w0, SVector::from([lambda]));
         let flow = ConstrainedFlow::new(gd, ControlCost { h }, NoAxis3).with_newton(newton_for_step(h));
-        Ok(Box::new(ControlRun {
-            gd,
-            flow,
-            point,
-            attitude: so3::exp(&Vector3::new(0.3, -0.5, 0.2)),
-            xi_before: xi0,
-            h,
-            steps: 0,
-        }))
+        let attitude = so3::exp(&Vector3::new(0.3, -0.5, 0.2));
+        Ok(FlowRun::start(ControlRun { gd, flow, point, attitude, xi_before: None, xi0 }, h))
     }
 }
