@@ -33,7 +33,7 @@ impl LieField<So3, 3> for FreeRigidBody {
 
 impl LieField<So3, 3> for HeavyTop {
     fn field(&self, group: &So3, r: &Matrix3<f64>, mu: &SVector<f64, 3>) -> (SVector<f64, 3>, SVector<f64, 3>) {
-        let xi = self.inertia().try_inverse().unwrap_or_else(Matrix3::zeros) * mu;
+        let xi = self.velocity(mu);
         (xi, group.ad_star(&xi, mu) + self.torque(r))
     }
 }

@@ -139,6 +139,10 @@ impl HeavyTop {
     pub fn inertia(&self) -> &Matrix3<f64> {
         &self.inertia
     }
+    /// The body angular velocity `Ω = I^{-1} Π`.
+    pub fn velocity(&self, pi: &Vector3<f64>) -> Vector3<f64> {
+        self.inertia_inv * pi
+    }
     /// `mgl`.
     pub fn mgl(&self) -> f64 {
         self.mgl
@@ -153,7 +157,7 @@ impl HeavyTop {
     }
     /// The energy `E = ½ Π·I^{-1}Π + mgl e3·(Rχ)`.
     pub fn energy(&self, state: &LieState<Matrix3<f64>, 3>) -> f64 {
-        0.5 * state.pi.dot(&(self.inertia_inv * state.pi)) + self.mgl * Self::gamma(&state.g).dot(&self.chi)
+        0.5 * state.pi.dot(&self.velocity(&state.pi)) + self.mgl * Self::gamma(&state.g).dot(&self.chi)
     }
     /// The vertical spatial angular momentum `e3·(RΠ)` (the momentum map of rotations about
     /// `e3`, equal to the Casimir `Π·Γ`).
@@ -199,7 +203,7 @@ impl<S: Scalar> LeftLagrangian<S, So3, 3> for HeavyTop {
 impl LieVectorField<So3xR3, 6> for HeavyTop {
     fn eval(&self, _: &So3xR3, _t: f64, g: &(Matrix3<f64>, Vector3<f64>)) -> Result<Vector6<f64>> {
         let (r, pi) = rotation_and_momentum(g);
-        let omega = self.inertia_inv * pi;
+        let omega = self.velocity(pi);
         Ok(se3::join(&omega, &(pi.cross(&omega) + self.torque(r))))
     }
 }
