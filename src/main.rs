@@ -16,7 +16,7 @@ use clap::{Args, Parser, Subcommand};
 use geomint::workbench::catalogue;
 use geomint::workbench::config::RunConfig;
 use geomint::workbench::experiment::{self, RunResult, RunSpec};
-use geomint::workbench::methods::{self, METHODS};
+use geomint::workbench::methods;
 use geomint::workbench::output::{self, OutputSet};
 use geomint::workbench::plot::{self, Axes, Series};
 use geomint::workbench::problem::{Family, Problem};
@@ -283,7 +283,6 @@ fn list() {
             say!("  {:<22} order {}, {:<20} {}", m.name, m.order, format!("{:?}", m.structure), m.summary);
         }
     }
-    debug_assert!(METHODS.iter().all(|m| methods::find(m.name).is_some()));
 }
 
 // --- run ----------------------------------------------------------------------------------------
