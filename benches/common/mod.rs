@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each bench uses part of the shared helpers
 
 pub mod kepler;
+pub mod ratio;
 
 use std::path::PathBuf;
 

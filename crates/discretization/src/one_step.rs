@@ -44,7 +44,7 @@ impl<const N: usize> PhaseState<N> {
     /// Whether every entry is finite.
     #[inline]
     pub fn is_finite(&self) -> bool {
-        self.q.iter().chain(self.p.iter()).all(|v| v.is_finite())
+        geom_core::error::all_finite(self.q.iter().chain(self.p.iter()))
     }
 }
 

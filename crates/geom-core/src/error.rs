@@ -81,5 +81,12 @@ pub type Result<T, E = GeomError> = std::result::Result<T, E>;
 /// `Ok(())` if every entry is finite, else [`GeomError::NonFinite`].
 #[inline]
 pub fn check_finite<'a, I: IntoIterator<Item = &'a f64>>(values: I, what: &'static str) -> Result<()> {
-    if values.into_iter().all(|v| v.is_finite()) { Ok(()) } else { Err(GeomError::NonFinite { what }) }
+    if all_finite(values) { Ok(()) } else { Err(GeomError::NonFinite { what }) }
+}
+
+/// Whether every value is finite, branch-free: `Σ 0·v_i` is `0` when every `v_i` is finite and
+/// `NaN` as soon as one is infinite or `NaN` (`0·∞ = NaN`, and `NaN` propagates through the sum).
+#[inline]
+pub fn all_finite<'a, I: IntoIterator<Item = &'a f64>>(values: I) -> bool {
+    values.into_iter().fold(0.0, |acc, v| acc + 0.0 * v) == 0.0
 }

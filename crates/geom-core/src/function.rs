@@ -296,6 +296,34 @@ impl<F> AutoDiff<F> {
         Self(f)
     }
 
+    /// Wrap a model `H(q, p)` that the user declares **separable**, `H = T(p) + V(q)`: the
+    /// result reports [`PhaseSpaceDerivatives::is_separable`] `= true`, so symplectic Euler and
+    /// Störmer–Verlet take their explicit path (one gradient per force evaluation, no Newton),
+    /// and its Hessian has `∂²H/∂q∂p = 0` by declaration. The model is written once, as for
+    /// [`AutoDiff::new`]; check the declaration with [`separability_defect`].
+    ///
+    /// ```
+    /// use geom_core::function::{AutoDiff, PhaseSpaceDerivatives, PhaseSpaceFunction, separability_defect};
+    /// use geom_core::Scalar;
+    /// use nalgebra::SVector;
+    ///
+    /// /// Pendulum `H = p²/2 − cos q`.
+    /// struct Pendulum;
+    /// impl PhaseSpaceFunction<1> for Pendulum {
+    ///     fn eval<S: Scalar>(&self, q: &SVector<S, 1>, p: &SVector<S, 1>) -> S {
+    ///         p[0] * p[0] * S::from(0.5) - q[0].cos()
+    ///     }
+    /// }
+    /// let h = AutoDiff::separable(Pendulum);
+    /// assert!(h.is_separable());
+    /// let (q, p) = (SVector::from([0.5]), SVector::from([2.0]));
+    /// assert!((h.gradient_q(&q, &p)[0] - 0.5f64.sin()).abs() < 1e-16);
+    /// assert_eq!(separability_defect(&Pendulum, &q, &p), 0.0);
+    /// ```
+    pub fn separable(f: F) -> SeparableAutoDiff<F> {
+        SeparableAutoDiff(f)
+    }
+
     /// The wrapped model.
     pub fn model(&self) -> &F {
         &self.0
@@ -316,11 +344,13 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Auto
         (gq, gp)
     }
 
+    #[inline]
     fn gradient_q(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
         let pd = p.map(DualSVec64::<N>::from_re);
         num_dual::gradient(|qd: SVector<DualSVec64<N>, N>| self.0.eval(&qd, &pd), q).1
     }
 
+    #[inline]
     fn gradient_p(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
         let qd = q.map(DualSVec64::<N>::from_re);
         num_dual::gradient(|pd: SVector<DualSVec64<N>, N>| self.0.eval(&qd, &pd), p).1
@@ -345,6 +375,77 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Auto
         );
         ((gq, gp), Hessian { qq, qp, pp })
     }
+}
+
+/// A model `H(q, p)` declared separable, `H = T(p) + V(q)`, with AD derivatives; built by
+/// [`AutoDiff::separable`]. Derivatives as [`AutoDiff`], except that
+/// `∂H/∂q` (one `DualSVec64<N>` pass seeded in `q`, `p` held constant) and `∂H/∂p` (seeded in
+/// `p`) are taken separately, the mixed block `∂²H/∂q∂p` is zero, and
+/// [`PhaseSpaceDerivatives::is_separable`] is `true`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SeparableAutoDiff<F>(pub F);
+
+impl<F> SeparableAutoDiff<F> {
+    /// The wrapped model.
+    pub fn model(&self) -> &F {
+        &self.0
+    }
+}
+
+impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for SeparableAutoDiff<F> {
+    #[inline]
+    fn value(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> f64 {
+        self.0.eval::<f64>(q, p)
+    }
+
+    #[inline]
+    fn gradient(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> (SVector<f64, N>, SVector<f64, N>) {
+        (self.gradient_q(q, p), self.gradient_p(q, p))
+    }
+
+    #[inline]
+    fn gradient_q(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
+        PhaseSpaceDerivatives::gradient_q(&AutoDiff(&self.0), q, p)
+    }
+
+    #[inline]
+    fn gradient_p(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
+        PhaseSpaceDerivatives::gradient_p(&AutoDiff(&self.0), q, p)
+    }
+
+    fn is_separable(&self) -> bool {
+        true
+    }
+
+    fn hessian(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Hessian<N> {
+        self.gradient_and_hessian(q, p).1
+    }
+
+    fn gradient_and_hessian(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
+        let pd = p.map(Dual2SVec64::<N>::from_re);
+        let (_, gq, qq) = num_dual::hessian(|qd: SVector<Dual2SVec64<N>, N>| self.0.eval(&qd, &pd), q);
+        let qd = q.map(Dual2SVec64::<N>::from_re);
+        let (_, gp, pp) = num_dual::hessian(|pd: SVector<Dual2SVec64<N>, N>| self.0.eval(&qd, &pd), p);
+        ((gq, gp), Hessian { qq, qp: SMatrix::zeros(), pp })
+    }
+}
+
+/// `max_ij |∂²H/∂q_i∂p_j|` at `(q, p)` by AD: zero (to round-off) for a separable
+/// `H = T(p) + V(q)`. Use it to check a model before declaring it with [`AutoDiff::separable`].
+pub fn separability_defect<F: PhaseSpaceFunction<N>, const N: usize>(
+    model: &F,
+    q: &SVector<f64, N>,
+    p: &SVector<f64, N>,
+) -> f64 {
+    let (_, _, _, qp) = num_dual::partial_hessian(
+        |(qh, ph): (SVector<HyperDualSVec64<N, N>, N>, SVector<HyperDualSVec64<N, N>, N>)| model.eval(&qh, &ph),
+        (q, p),
+    );
+    qp.iter().fold(0.0, |m, v| nan_max(m, v.abs()))
 }
 
 impl<F: ScalarFunction<N>, const N: usize> ScalarDerivatives<N> for AutoDiff<F> {

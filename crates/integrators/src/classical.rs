@@ -160,16 +160,15 @@ pub trait StepJacobian<const N: usize>: Send + Sync {
 // Shared kernels
 
 /// `state + (dq, dp)` if every entry of the increment and of the result is finite.
+#[inline]
 fn apply<const N: usize>(state: &PhaseState<N>, (dq, dp): &Delta<N>) -> Result<PhaseState<N>, GeomError> {
+    // `q + Δq` is finite only if both terms are: one check covers the state and the increment
     let next = PhaseState::new(state.q + dq, state.p + dp);
-    if next.is_finite() && dq.iter().chain(dp.iter()).all(|v| v.is_finite()) {
-        Ok(next)
-    } else {
-        Err(GeomError::NonFinite { what: "state after step" })
-    }
+    if next.is_finite() { Ok(next) } else { Err(GeomError::NonFinite { what: "state after step" }) }
 }
 
 /// The increment itself if applying it to `state` gives a finite state.
+#[inline]
 fn checked<const N: usize>(state: &PhaseState<N>, delta: Delta<N>) -> Result<Delta<N>, GeomError> {
     apply(state, &delta)?;
     Ok(delta)
@@ -274,43 +273,58 @@ fn euler_b_jacobian<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
 }
 
 /// Explicit SE-A for a separable `H` (`H_q` independent of `p`, `H_p` of `q`):
-/// `Δp = −h V'(q)`, `Δq = h T'(p + Δp)`.
+/// `Δp = −h V'(q)`, `Δq = h T'(p + Δp)`. Unchecked: the caller checks the new state once.
+#[inline]
 fn euler_a_explicit<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
     ham: &H,
     state: &PhaseState<N>,
     h: f64,
-) -> Result<Delta<N>, GeomError> {
-    check_input(state)?;
+) -> Delta<N> {
     let dp = ham.gradient_q(&state.q, &state.p) * -h;
     let dq = ham.gradient_p(&state.q, &(state.p + dp)) * h;
-    checked(state, (dq, dp))
+    (dq, dp)
 }
 
-/// Explicit SE-B for a separable `H`: `Δq = h T'(p)`, `Δp = −h V'(q + Δq)`.
+/// Explicit SE-B for a separable `H`: `Δq = h T'(p)`, `Δp = −h V'(q + Δq)`. Unchecked.
+#[inline]
 fn euler_b_explicit<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
     ham: &H,
     state: &PhaseState<N>,
     h: f64,
-) -> Result<Delta<N>, GeomError> {
-    check_input(state)?;
+) -> Delta<N> {
     let dq = ham.gradient_p(&state.q, &state.p) * h;
     let dp = ham.gradient_q(&(state.q + dq), &state.p) * -h;
-    checked(state, (dq, dp))
+    (dq, dp)
 }
 
-/// Explicit Störmer–Verlet (kick–drift–kick) for a separable `H`; returns `(Δq, Δp)` and
-/// `p_{1/2}`.
+/// Explicit Störmer–Verlet for a separable `H` (kick–drift–kick):
+/// `p_{1/2} = p − h/2 V'(q)`, `Δq = h T'(p_{1/2})`, `Δp = −h/2 (V'(q) + V'(q + Δq))`.
+/// Returns the increment and `p_{1/2}`. Unchecked: the caller checks the new state once.
+#[inline]
 fn verlet_explicit<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
     ham: &H,
     state: &PhaseState<N>,
     h: f64,
-) -> Result<(Delta<N>, Vector<N>), GeomError> {
-    check_input(state)?;
+) -> (Delta<N>, Vector<N>) {
     let kick1 = ham.gradient_q(&state.q, &state.p) * (-0.5 * h);
     let p_half = state.p + kick1;
     let dq = ham.gradient_p(&state.q, &p_half) * h;
     let kick2 = ham.gradient_q(&(state.q + dq), &p_half) * (-0.5 * h);
-    Ok((checked(state, (dq, kick1 + kick2))?, p_half))
+    ((dq, kick1 + kick2), p_half)
+}
+
+/// Explicit Störmer–Verlet for a separable `H`, as the new state and `p_{1/2}` (the form of `step`; the
+/// increment form [`verlet_explicit`] serves compensated summation):
+/// `p_{1/2} = p − h/2 V'(q)`, `q_1 = q + h T'(p_{1/2})`, `p_1 = p_{1/2} − h/2 V'(q_1)`. Unchecked.
+#[inline]
+fn verlet_explicit_state<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
+    ham: &H,
+    state: &PhaseState<N>,
+    h: f64,
+) -> (PhaseState<N>, Vector<N>) {
+    let p_half = state.p - ham.gradient_q(&state.q, &state.p) * (0.5 * h);
+    let q1 = state.q + ham.gradient_p(&state.q, &p_half) * h;
+    (PhaseState::new(q1, p_half - ham.gradient_q(&q1, &p_half) * (0.5 * h)), p_half)
 }
 
 /// Kick `p ← p − c V'(q)` with `qq = V''(q)`: Jacobian `[[I, 0], [−c V''(q), I]]`.
@@ -401,9 +415,14 @@ macro_rules! splitting_common {
             fn is_symmetric(&self) -> bool {
                 Self::SYMMETRIC
             }
+            #[inline]
             fn step(&self, state: &mut PhaseState<N>, h: f64) -> Result<(), GeomError> {
-                let delta = Increment::increment(self, state, h)?;
-                *state = apply(state, &delta)?;
+                let next = self.advance(state, h)?;
+                // one finiteness check per step: a non-finite input or increment shows in `next`
+                if !next.is_finite() {
+                    return Err(GeomError::NonFinite { what: "state after step" });
+                }
+                *state = next;
                 Ok(())
             }
         }
@@ -427,23 +446,69 @@ impl<H> StormerVerlet<H> {
     const SYMMETRIC: bool = true;
 }
 
-impl<H: PhaseSpaceDerivatives<N>, const N: usize> Increment<N> for SymplecticEulerA<H> {
-    fn increment(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError> {
+impl<H> SymplecticEulerA<H> {
+    /// The increment, not yet checked for finiteness (the callers check the new state once).
+    #[inline]
+    fn delta<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError>
+    where
+        H: PhaseSpaceDerivatives<N>,
+    {
         check_step(h)?;
         if self.hamiltonian.is_separable() {
-            return euler_a_explicit(&self.hamiltonian, state, h);
+            return Ok(euler_a_explicit(&self.hamiltonian, state, h));
         }
-        checked(state, euler_a(&self.hamiltonian, &state.q, &state.p, h, &self.newton)?.0)
+        Ok(euler_a(&self.hamiltonian, &state.q, &state.p, h, &self.newton)?.0)
+    }
+}
+
+impl<H> SymplecticEulerA<H> {
+    /// The new state, not yet checked for finiteness.
+    #[inline]
+    fn advance<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<PhaseState<N>, GeomError>
+    where
+        H: PhaseSpaceDerivatives<N>,
+    {
+        let (dq, dp) = self.delta(state, h)?;
+        Ok(PhaseState::new(state.q + dq, state.p + dp))
+    }
+}
+
+impl<H: PhaseSpaceDerivatives<N>, const N: usize> Increment<N> for SymplecticEulerA<H> {
+    fn increment(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError> {
+        checked(state, self.delta(state, h)?)
+    }
+}
+
+impl<H> SymplecticEulerB<H> {
+    /// The increment, not yet checked for finiteness (the callers check the new state once).
+    #[inline]
+    fn delta<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError>
+    where
+        H: PhaseSpaceDerivatives<N>,
+    {
+        check_step(h)?;
+        if self.hamiltonian.is_separable() {
+            return Ok(euler_b_explicit(&self.hamiltonian, state, h));
+        }
+        Ok(euler_b(&self.hamiltonian, &state.q, &state.p, h, &self.newton)?.0)
+    }
+}
+
+impl<H> SymplecticEulerB<H> {
+    /// The new state, not yet checked for finiteness.
+    #[inline]
+    fn advance<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<PhaseState<N>, GeomError>
+    where
+        H: PhaseSpaceDerivatives<N>,
+    {
+        let (dq, dp) = self.delta(state, h)?;
+        Ok(PhaseState::new(state.q + dq, state.p + dp))
     }
 }
 
 impl<H: PhaseSpaceDerivatives<N>, const N: usize> Increment<N> for SymplecticEulerB<H> {
     fn increment(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError> {
-        check_step(h)?;
-        if self.hamiltonian.is_separable() {
-            return euler_b_explicit(&self.hamiltonian, state, h);
-        }
-        checked(state, euler_b(&self.hamiltonian, &state.q, &state.p, h, &self.newton)?.0)
+        checked(state, self.delta(state, h)?)
     }
 }
 
@@ -462,13 +527,41 @@ fn verlet<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
     Ok(((dq1 + dq2, dp1 + dp2), p_half, mid, q_end))
 }
 
-impl<H: PhaseSpaceDerivatives<N>, const N: usize> Increment<N> for StormerVerlet<H> {
-    fn increment(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError> {
+impl<H> StormerVerlet<H> {
+    /// The increment, not yet checked for finiteness (the callers check the new state once).
+    #[inline]
+    fn delta<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError>
+    where
+        H: PhaseSpaceDerivatives<N>,
+    {
         check_step(h)?;
         if self.hamiltonian.is_separable() {
-            return Ok(verlet_explicit(&self.hamiltonian, state, h)?.0);
+            return Ok(verlet_explicit(&self.hamiltonian, state, h).0);
         }
-        checked(state, verlet(&self.hamiltonian, state, h, &self.newton)?.0)
+        Ok(verlet(&self.hamiltonian, state, h, &self.newton)?.0)
+    }
+}
+
+impl<H> StormerVerlet<H> {
+    /// The new state, not yet checked for finiteness: kick–drift–kick written on the state for a
+    /// separable `H`, the two implicit half steps otherwise.
+    #[inline]
+    fn advance<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<PhaseState<N>, GeomError>
+    where
+        H: PhaseSpaceDerivatives<N>,
+    {
+        check_step(h)?;
+        if self.hamiltonian.is_separable() {
+            return Ok(verlet_explicit_state(&self.hamiltonian, state, h).0);
+        }
+        let (dq, dp) = verlet(&self.hamiltonian, state, h, &self.newton)?.0;
+        Ok(PhaseState::new(state.q + dq, state.p + dp))
+    }
+}
+
+impl<H: PhaseSpaceDerivatives<N>, const N: usize> Increment<N> for StormerVerlet<H> {
+    fn increment(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError> {
+        checked(state, self.delta(state, h)?)
     }
 }
 
@@ -477,7 +570,7 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize> StepJacobian<N> for Symplectic
         check_step(h)?;
         if self.hamiltonian.is_separable() {
             // drift at p₁ after kick at q: one Hessian at (q, p₁) gives V''(q) and T''(p₁)
-            let next = apply(state, &euler_a_explicit(&self.hamiltonian, state, h)?)?;
+            let next = apply(state, &euler_a_explicit(&self.hamiltonian, state, h))?;
             let hs = self.hamiltonian.try_hessian(&state.q, &next.p)?;
             return Ok((next, drift_jacobian(&hs.pp, h).after(&kick_jacobian(&hs.qq, h))));
         }
@@ -491,7 +584,7 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize> StepJacobian<N> for Symplectic
         check_step(h)?;
         if self.hamiltonian.is_separable() {
             // kick at q₁ after drift at p: one Hessian at (q₁, p) gives V''(q₁) and T''(p)
-            let next = apply(state, &euler_b_explicit(&self.hamiltonian, state, h)?)?;
+            let next = apply(state, &euler_b_explicit(&self.hamiltonian, state, h))?;
             let hs = self.hamiltonian.try_hessian(&next.q, &state.p)?;
             return Ok((next, kick_jacobian(&hs.qq, h).after(&drift_jacobian(&hs.pp, h))));
         }
@@ -505,8 +598,10 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize> StepJacobian<N> for StormerVer
         check_step(h)?;
         if self.hamiltonian.is_separable() {
             // kick at q₁ ∘ drift at p_{1/2} ∘ kick at q
-            let (delta, p_half) = verlet_explicit(&self.hamiltonian, state, h)?;
-            let next = apply(state, &delta)?;
+            let (next, p_half) = verlet_explicit_state(&self.hamiltonian, state, h);
+            if !next.is_finite() {
+                return Err(GeomError::NonFinite { what: "state after step" });
+            }
             let first = self.hamiltonian.try_hessian(&state.q, &p_half)?;
             let last = self.hamiltonian.try_hessian(&next.q, &p_half)?;
             let m = kick_jacobian(&last.qq, 0.5 * h)
