@@ -149,7 +149,60 @@ criterion_group! {
     targets = bench
 }
 
+/// The `ratio` lines: one trajectory per route, interleaved with its reference.
+fn ratios() {
+    let mut report = common::ratio::Report::new();
+    let start = orbit_states()[0];
+    let midpoint = CotangentLiftIntegrator::new(ThetaMap::<2>::midpoint(), Kepler);
+    let midpoint_ad = CotangentLiftIntegrator::new(ThetaMap::<2>::midpoint(), AutoDiff(KeplerModel));
+    let theta = |t: f64| CotangentLiftIntegrator::new(ThetaMap::<2>::new(t).unwrap(), Kepler);
+    let verlet = Composition::with_adjoint(theta(0.0), theta(1.0), adjoint_pair());
+    let hand = |n: usize, s: &mut PhaseState<2>| {
+        for _ in 0..n {
+            *s = midpoint_by_hand(black_box(s), H).unwrap();
+        }
+    };
+    for (case, target, m) in [
+        ("kepler_midpoint_cotangent_lift_hand", 1.3, &midpoint as &dyn OneStep<PhaseState<2>>),
+        ("kepler_midpoint_cotangent_lift_autodiff", 2.0, &midpoint_ad),
+    ] {
+        let (mut a, mut b) = (start, start);
+        report.case(
+            case,
+            target,
+            2000,
+            |n| {
+                for _ in 0..n {
+                    m.step(black_box(&mut a), H).unwrap();
+                }
+            },
+            |n| hand(n, &mut b),
+        );
+    }
+    let (mut a, mut b) = (start, start);
+    report.case(
+        "kepler_sv_composition_theta0_theta1",
+        1.2,
+        20_000,
+        |n| {
+            for _ in 0..n {
+                verlet.step(black_box(&mut a), H).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                b = leapfrog_by_hand(black_box(&b), H);
+            }
+        },
+    );
+    report.print("discretization (Kepler, h = 0.01): ratio case project_ns reference_ns ratio target");
+}
+
 fn main() {
+    ratios();
+    if std::env::var_os("GEOMINT_RATIOS_ONLY").is_some() {
+        return;
+    }
     benches();
     Criterion::default().final_summary();
     common::print_ratios(

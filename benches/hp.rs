@@ -158,7 +158,38 @@ criterion_group! {
     targets = bench
 }
 
+/// The `ratio` lines: one trajectory per route, interleaved with its reference.
+fn ratios() {
+    let mut report = common::ratio::Report::new();
+    let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap();
+    let inertia = *body.inertia();
+    let inertia_inv = inertia.try_inverse().unwrap();
+    let sv = hp::stormer_verlet(So3, body, Chart::Cayley).unwrap();
+    let s0 = LieState::new(Matrix3::identity(), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
+    let (mut a, mut r, mut pi) = (s0, s0.g, s0.pi);
+    report.case(
+        "rigid_body_hp_sv_cayley",
+        1.25,
+        5000,
+        |n| {
+            for _ in 0..n {
+                sv.step(black_box(&mut a), H).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hand_step(&inertia, &inertia_inv, black_box(&mut r), black_box(&mut pi), H);
+            }
+        },
+    );
+    report.print("HP on Lie groups: ratio case project_ns reference_ns ratio target");
+}
+
 fn main() {
+    ratios();
+    if std::env::var_os("GEOMINT_RATIOS_ONLY").is_some() {
+        return;
+    }
     benches();
     Criterion::default().final_summary();
     common::print_ratios(

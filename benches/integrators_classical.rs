@@ -198,7 +198,42 @@ criterion_group! {
     targets = bench
 }
 
+/// The `ratio` lines: one trajectory per route, interleaved with its reference.
+fn ratios() {
+    let mut report = common::ratio::Report::new();
+    let hand = HandGauss2::new();
+    let g = Gauss2::new(Kepler).expect("Gauss 2");
+    let g_ad = Gauss2::new(AutoDiff(KeplerModel)).expect("Gauss 2");
+    for (case, target, m) in [
+        ("kepler_gauss2_hand_derivatives", 1.3, &g as &dyn OneStep<PhaseState<2>>),
+        ("kepler_gauss2_autodiff", 2.0, &g_ad),
+    ] {
+        let (mut a, mut b) = (start(), start());
+        report.case(
+            case,
+            target,
+            1000,
+            |n| {
+                for _ in 0..n {
+                    m.step(black_box(&mut a), H).unwrap();
+                }
+            },
+            |n| {
+                for _ in 0..n {
+                    let (q, p) = hand.step(&black_box(b).q, &b.p, H);
+                    b = PhaseState::new(q, p);
+                }
+            },
+        );
+    }
+    report.print("integrators, implicit (Kepler, h = 0.01): ratio case project_ns reference_ns ratio target");
+}
+
 fn main() {
+    ratios();
+    if std::env::var_os("GEOMINT_RATIOS_ONLY").is_some() {
+        return;
+    }
     benches();
     Criterion::default().final_summary();
     common::print_ratios(

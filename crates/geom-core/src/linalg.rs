@@ -10,82 +10,135 @@ use nalgebra::{SMatrix, SVector};
 /// Relative pivot threshold of [`Lu::factor`].
 pub const PIVOT_RTOL: f64 = 1e-14;
 
-/// `P A = L U` of an `N × N` matrix, stored in place (unit lower `L` below the diagonal).
+/// Rows of an `n × n` matrix, `n = B·N`, stored row-major on the stack: `rows[r]` is row `r`
+/// as `B` chunks of `N` entries (flattened, `n` contiguous entries). One LU routine
+/// ([`factor_rows`], [`solve_rows`]) serves [`Lu`] (`B = 1`) and [`BlockLu`].
+type Row<S, const N: usize, const B: usize> = [[S; N]; B];
+
+/// Factor `P A = L U` in place on the rows of `A` (partial pivoting, unit lower `L` below the
+/// diagonal). `perm[r]` is the original index of row `r`.
+#[inline(always)]
+fn factor_rows<S: Scalar, const N: usize, const B: usize>(
+    rows: &mut [Row<S, N, B>],
+    perm: &mut [usize],
+    what: &'static str,
+) -> Result<()> {
+    let n = rows.len();
+    // one pass: finiteness and the scale of the pivot test, in four independent lanes (a single
+    // running max is a chain of n² dependent instructions)
+    let mut scale = [0.0f64; 4];
+    let mut finite = [0.0f64; 4];
+    let entries = rows.as_flattened().as_flattened();
+    let mut chunks = entries.chunks_exact(4);
+    for c in &mut chunks {
+        for l in 0..4 {
+            let r = c[l].re();
+            finite[l] += 0.0 * r;
+            let a = r.abs();
+            scale[l] = if a > scale[l] { a } else { scale[l] };
+        }
+    }
+    for (l, v) in chunks.remainder().iter().enumerate() {
+        let r = v.re();
+        finite[l] += 0.0 * r;
+        let a = r.abs();
+        scale[l] = if a > scale[l] { a } else { scale[l] };
+    }
+    if finite.iter().sum::<f64>() != 0.0 {
+        return Err(GeomError::NonFinite { what });
+    }
+    let scale = scale[0].max(scale[1]).max(scale[2].max(scale[3]));
+    let singular = GeomError::SingularMatrix { what, iteration: 0 };
+    if n > 0 && scale == 0.0 {
+        return Err(singular);
+    }
+    let threshold = PIVOT_RTOL * scale;
+    for k in 0..n {
+        let mut p = k;
+        let mut best = rows[k].as_flattened()[k].re().abs();
+        for (i, row) in rows.iter().enumerate().skip(k + 1) {
+            let v = row.as_flattened()[k].re().abs();
+            if v > best {
+                best = v;
+                p = i;
+            }
+        }
+        if best <= threshold {
+            return Err(singular);
+        }
+        if p != k {
+            rows.swap(k, p);
+            perm.swap(k, p);
+        }
+        // the pivot row's U part, zero in columns <= k, so that every row update runs over the
+        // whole (constant) row length: `x - f·0 = x` leaves the stored multipliers unchanged
+        let (top, bottom) = rows.split_at_mut(k + 1);
+        let mut u: Row<S, N, B> = [[S::from(0.0); N]; B];
+        let inv_pivot = {
+            let pivot_row = top[k].as_flattened();
+            u.as_flattened_mut()[k + 1..].copy_from_slice(&pivot_row[k + 1..]);
+            S::from(1.0) / pivot_row[k]
+        };
+        let u = u.as_flattened();
+        for row in bottom.iter_mut() {
+            let r = row.as_flattened_mut();
+            let f = r[k] * inv_pivot;
+            for (x, uj) in r.iter_mut().zip(u) {
+                *x -= f * *uj;
+            }
+            r[k] = f;
+        }
+    }
+    Ok(())
+}
+
+/// Solve `L U x = P b` in place: `x` holds `b` permuted on entry.
+#[inline(always)]
+fn solve_rows<S: Scalar, const N: usize, const B: usize>(rows: &[Row<S, N, B>], x: &mut [S]) {
+    let n = rows.len();
+    for i in 0..n {
+        let r = rows[i].as_flattened();
+        let mut v = x[i];
+        for (l, xj) in r[..i].iter().zip(&x[..i]) {
+            v -= *l * *xj;
+        }
+        x[i] = v;
+    }
+    for i in (0..n).rev() {
+        let r = rows[i].as_flattened();
+        let mut v = x[i];
+        for (u, xj) in r[i + 1..].iter().zip(&x[i + 1..]) {
+            v -= *u * *xj;
+        }
+        x[i] = v / r[i];
+    }
+}
+
+/// `P A = L U` of an `N × N` matrix, stored in place row-major on the stack (unit lower `L`
+/// below the diagonal).
 #[derive(Debug, Clone, Copy)]
 pub struct Lu<S: Scalar, const N: usize> {
-    lu: SMatrix<S, N, N>,
+    rows: [Row<S, N, 1>; N],
     perm: [usize; N],
 }
 
 impl<S: Scalar, const N: usize> Lu<S, N> {
-    /// Factor `a`; [`GeomError::SingularMatrix`] (labelled `what`) if a pivot vanishes or an entry
-    /// is not finite.
+    /// Factor `a`; [`GeomError::SingularMatrix`] (labelled `what`) if a pivot falls below
+    /// [`PIVOT_RTOL`] times the largest entry, [`GeomError::NonFinite`] if an entry is not finite.
     #[inline]
     pub fn factor(a: &SMatrix<S, N, N>, what: &'static str) -> Result<Self> {
-        let singular = GeomError::SingularMatrix { what, iteration: 0 };
-        let mut lu = *a;
+        let mut rows: [Row<S, N, 1>; N] = core::array::from_fn(|i| [core::array::from_fn(|j| a[(i, j)])]);
         let mut perm: [usize; N] = core::array::from_fn(|i| i);
-        let mut scale = 0.0f64;
-        for v in lu.iter() {
-            let r = v.re();
-            if !r.is_finite() {
-                return Err(GeomError::NonFinite { what });
-            }
-            scale = scale.max(r.abs());
-        }
-        if scale == 0.0 && N > 0 {
-            return Err(singular);
-        }
-        for k in 0..N {
-            let mut p = k;
-            let mut best = lu[(k, k)].re().abs();
-            for i in k + 1..N {
-                let v = lu[(i, k)].re().abs();
-                if v > best {
-                    best = v;
-                    p = i;
-                }
-            }
-            if best <= PIVOT_RTOL * scale {
-                return Err(singular);
-            }
-            if p != k {
-                lu.swap_rows(k, p);
-                perm.swap(k, p);
-            }
-            let pivot = lu[(k, k)];
-            for i in k + 1..N {
-                let f = lu[(i, k)] / pivot;
-                lu[(i, k)] = f;
-                for j in k + 1..N {
-                    let u = lu[(k, j)];
-                    lu[(i, j)] -= f * u;
-                }
-            }
-        }
-        Ok(Self { lu, perm })
+        factor_rows(&mut rows, &mut perm, what)?;
+        Ok(Self { rows, perm })
     }
 
     /// Solve `A x = b`.
     #[inline]
     pub fn solve(&self, b: &SVector<S, N>) -> SVector<S, N> {
-        let mut x = SVector::<S, N>::from_fn(|i, _| b[self.perm[i]]);
-        for i in 0..N {
-            for j in 0..i {
-                let l = self.lu[(i, j)];
-                let xj = x[j];
-                x[i] -= l * xj;
-            }
-        }
-        for i in (0..N).rev() {
-            for j in i + 1..N {
-                let u = self.lu[(i, j)];
-                let xj = x[j];
-                x[i] -= u * xj;
-            }
-            x[i] /= self.lu[(i, i)];
-        }
-        x
+        let mut x: [S; N] = core::array::from_fn(|i| b[self.perm[i]]);
+        solve_rows(&self.rows, &mut x);
+        SVector::from(x)
     }
 
     /// `A^{-1}`, column by column.
@@ -132,25 +185,13 @@ pub fn block_matrix_zeros<S: Scalar, const N: usize, const B: usize>() -> BlockM
     [[SMatrix::zeros(); B]; B]
 }
 
-/// `P A = L U` of a [`BlockMatrix`] as one `(B·N) × (B·N)` matrix, partial pivoting over all
-/// rows, on the stack (same pivot rule as [`Lu`]).
+/// `P A = L U` of a [`BlockMatrix`] as one dense `(B·N) × (B·N)` matrix, copied row-major on
+/// the stack and factored with partial pivoting over all rows (the same routine and pivot rule
+/// as [`Lu`]).
 #[derive(Debug, Clone, Copy)]
 pub struct BlockLu<S: Scalar, const N: usize, const B: usize> {
-    lu: BlockMatrix<S, N, B>,
+    rows: [[Row<S, N, B>; N]; B],
     perm: [[usize; N]; B],
-}
-
-#[inline(always)]
-fn at<S: nalgebra::Scalar + Copy, const N: usize, const B: usize>(m: &BlockMatrix<S, N, B>, i: usize, j: usize) -> S {
-    m[i / N][j / N][(i % N, j % N)]
-}
-
-#[inline(always)]
-fn at_mut<S, const N: usize, const B: usize>(m: &mut BlockMatrix<S, N, B>, i: usize, j: usize) -> &mut S
-where
-    S: nalgebra::Scalar,
-{
-    &mut m[i / N][j / N][(i % N, j % N)]
 }
 
 impl<S: Scalar, const N: usize, const B: usize> BlockLu<S, N, B> {
@@ -158,88 +199,23 @@ impl<S: Scalar, const N: usize, const B: usize> BlockLu<S, N, B> {
     /// [`PIVOT_RTOL`] times the largest entry, [`GeomError::NonFinite`] for non-finite entries.
     #[inline]
     pub fn factor(a: &BlockMatrix<S, N, B>, what: &'static str) -> Result<Self> {
-        let n = N * B;
-        let mut lu = *a;
-        let mut perm = [[0usize; N]; B];
-        for (i, slot) in perm.iter_mut().flatten().enumerate() {
-            *slot = i;
-        }
-        let mut scale = 0.0f64;
-        for block_row in lu.iter() {
-            for block in block_row.iter() {
-                for v in block.iter() {
-                    let r = v.re();
-                    if !r.is_finite() {
-                        return Err(GeomError::NonFinite { what });
-                    }
-                    scale = scale.max(r.abs());
-                }
-            }
-        }
-        let singular = GeomError::SingularMatrix { what, iteration: 0 };
-        if n > 0 && scale == 0.0 {
-            return Err(singular);
-        }
-        for k in 0..n {
-            let mut p = k;
-            let mut best = at(&lu, k, k).re().abs();
-            for i in k + 1..n {
-                let v = at(&lu, i, k).re().abs();
-                if v > best {
-                    best = v;
-                    p = i;
-                }
-            }
-            if best <= PIVOT_RTOL * scale {
-                return Err(singular);
-            }
-            if p != k {
-                for j in 0..n {
-                    let t = at(&lu, k, j);
-                    *at_mut(&mut lu, k, j) = at(&lu, p, j);
-                    *at_mut(&mut lu, p, j) = t;
-                }
-                let (a, b) = (perm[k / N][k % N], perm[p / N][p % N]);
-                perm[k / N][k % N] = b;
-                perm[p / N][p % N] = a;
-            }
-            let pivot = at(&lu, k, k);
-            for i in k + 1..n {
-                let f = at(&lu, i, k) / pivot;
-                *at_mut(&mut lu, i, k) = f;
-                for j in k + 1..n {
-                    let u = at(&lu, k, j);
-                    *at_mut(&mut lu, i, j) -= f * u;
-                }
-            }
-        }
-        Ok(Self { lu, perm })
+        // rows[I][i][J][j] = a[I][J][(i, j)]
+        let mut rows: [[Row<S, N, B>; N]; B] = core::array::from_fn(|bi| {
+            core::array::from_fn(|i| core::array::from_fn(|bj| core::array::from_fn(|j| a[bi][bj][(i, j)])))
+        });
+        let mut perm: [[usize; N]; B] = core::array::from_fn(|bi| core::array::from_fn(|i| bi * N + i));
+        factor_rows(rows.as_flattened_mut(), perm.as_flattened_mut(), what)?;
+        Ok(Self { rows, perm })
     }
 
     /// Solve `A x = b`.
     #[inline]
     pub fn solve(&self, b: &BlockVector<S, N, B>) -> BlockVector<S, N, B> {
-        let n = N * B;
-        let mut x: BlockVector<S, N, B> = [SVector::zeros(); B];
-        for i in 0..n {
-            let src = self.perm[i / N][i % N];
-            x[i / N][i % N] = b[src / N][src % N];
+        let mut x: [[S; N]; B] = [[S::from(0.0); N]; B];
+        for (xi, &src) in x.as_flattened_mut().iter_mut().zip(self.perm.as_flattened()) {
+            *xi = b[src / N][src % N];
         }
-        for i in 0..n {
-            for j in 0..i {
-                let l = at(&self.lu, i, j);
-                let xj = x[j / N][j % N];
-                x[i / N][i % N] -= l * xj;
-            }
-        }
-        for i in (0..n).rev() {
-            for j in i + 1..n {
-                let u = at(&self.lu, i, j);
-                let xj = x[j / N][j % N];
-                x[i / N][i % N] -= u * xj;
-            }
-            x[i / N][i % N] /= at(&self.lu, i, i);
-        }
-        x
+        solve_rows(self.rows.as_flattened(), x.as_flattened_mut());
+        x.map(SVector::from)
     }
 }
