@@ -221,6 +221,7 @@ impl<R: EuclideanMap<N>, H: PhaseSpaceDerivatives<N>, const N: usize> OneStep<Ph
 
 /// The Jacobian of the reduced θ system in `(q̄, p̄)` with `a = θh`, `b = (1-θ)h`:
 /// `[[I - a H_pq, -a H_pp], [b H_qq, I + b H_qp]]` (`H_pq = qpᵀ`).
+#[inline]
 fn theta_jacobian<const N: usize>(hess: &Hessian<N>, a: f64, b: f64) -> BlockMatrix<f64, N, 2> {
     let id = SMatrix::<f64, N, N>::identity();
     [[id - hess.qp.transpose() * a, hess.pp * -a], [hess.qq * b, id + hess.qp * b]]
@@ -248,6 +249,20 @@ fn theta_solve<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
             ([q1, pk], PhaseState::new(q1, p1))
         });
     }
+    theta_newton(hamiltonian, theta, state, h, newton)
+}
+
+/// The implicit θ step: Newton on `(q̄, p̄)` (kept out of line, so that the explicit cases above
+/// stay small enough to inline into compositions).
+#[inline(never)]
+fn theta_newton<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
+    hamiltonian: &H,
+    theta: f64,
+    state: &PhaseState<N>,
+    h: f64,
+    newton: &NewtonOptions,
+) -> Result<(BlockVector<f64, N, 2>, PhaseState<N>), GeomError> {
+    let (qk, pk) = (state.q, state.p);
     let (hq, hp) = hamiltonian.try_gradient(&qk, &pk)?;
     let (a, b) = (theta * h, (1.0 - theta) * h);
     let guess = [qk + hp * a, pk - hq * b];

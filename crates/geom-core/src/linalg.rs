@@ -127,10 +127,30 @@ impl<S: Scalar, const N: usize> Lu<S, N> {
     /// [`PIVOT_RTOL`] times the largest entry, [`GeomError::NonFinite`] if an entry is not finite.
     #[inline]
     pub fn factor(a: &SMatrix<S, N, N>, what: &'static str) -> Result<Self> {
-        let mut rows: [Row<S, N, 1>; N] = core::array::from_fn(|i| [core::array::from_fn(|j| a[(i, j)])]);
-        let mut perm: [usize; N] = core::array::from_fn(|i| i);
-        factor_rows(&mut rows, &mut perm, what)?;
-        Ok(Self { rows, perm })
+        let mut lu = Self::empty();
+        lu.refactor(a, what)?;
+        Ok(lu)
+    }
+
+    /// Storage for a factorization: the zero matrix, not factored (a solve with it is
+    /// meaningless); fill it with [`refactor`](Self::refactor).
+    pub fn empty() -> Self {
+        Self { rows: [[[S::from(0.0); N]; 1]; N], perm: core::array::from_fn(|i| i) }
+    }
+
+    /// Factor `a` into `self`, in place (errors as [`factor`](Self::factor); on error `self` holds
+    /// no valid factorization).
+    #[inline]
+    pub fn refactor(&mut self, a: &SMatrix<S, N, N>, what: &'static str) -> Result<()> {
+        for (i, row) in self.rows.iter_mut().enumerate() {
+            for (j, v) in row[0].iter_mut().enumerate() {
+                *v = a[(i, j)];
+            }
+        }
+        for (i, p) in self.perm.iter_mut().enumerate() {
+            *p = i;
+        }
+        factor_rows(&mut self.rows, &mut self.perm, what)
     }
 
     /// Solve `A x = b`.
@@ -199,13 +219,38 @@ impl<S: Scalar, const N: usize, const B: usize> BlockLu<S, N, B> {
     /// [`PIVOT_RTOL`] times the largest entry, [`GeomError::NonFinite`] for non-finite entries.
     #[inline]
     pub fn factor(a: &BlockMatrix<S, N, B>, what: &'static str) -> Result<Self> {
+        let mut lu = Self::empty();
+        lu.refactor(a, what)?;
+        Ok(lu)
+    }
+
+    /// Storage for a factorization: the zero matrix, not factored; fill it with
+    /// [`refactor`](Self::refactor).
+    pub fn empty() -> Self {
+        Self {
+            rows: [[[[S::from(0.0); N]; B]; N]; B],
+            perm: core::array::from_fn(|bi| core::array::from_fn(|i| bi * N + i)),
+        }
+    }
+
+    /// Factor `a` into `self`, in place (errors as [`factor`](Self::factor); on error `self` holds
+    /// no valid factorization).
+    #[inline]
+    pub fn refactor(&mut self, a: &BlockMatrix<S, N, B>, what: &'static str) -> Result<()> {
         // rows[I][i][J][j] = a[I][J][(i, j)]
-        let mut rows: [[Row<S, N, B>; N]; B] = core::array::from_fn(|bi| {
-            core::array::from_fn(|i| core::array::from_fn(|bj| core::array::from_fn(|j| a[bi][bj][(i, j)])))
-        });
-        let mut perm: [[usize; N]; B] = core::array::from_fn(|bi| core::array::from_fn(|i| bi * N + i));
-        factor_rows(rows.as_flattened_mut(), perm.as_flattened_mut(), what)?;
-        Ok(Self { rows, perm })
+        for (bi, block_rows) in self.rows.iter_mut().enumerate() {
+            for (i, row) in block_rows.iter_mut().enumerate() {
+                for (bj, chunk) in row.iter_mut().enumerate() {
+                    for (j, v) in chunk.iter_mut().enumerate() {
+                        *v = a[bi][bj][(i, j)];
+                    }
+                }
+            }
+        }
+        for (k, p) in self.perm.as_flattened_mut().iter_mut().enumerate() {
+            *p = k;
+        }
+        factor_rows(self.rows.as_flattened_mut(), self.perm.as_flattened_mut(), what)
     }
 
     /// Solve `A x = b`.

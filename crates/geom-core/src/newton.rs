@@ -399,10 +399,13 @@ fn newton_fixed<const N: usize>(
 trait Space {
     type Vec: Copy;
     type Jac: Copy;
-    type Factor;
+    type Factor: Copy;
+    /// Storage for a factorization (contents meaningless until [`Space::refactor`]).
+    fn empty_factor() -> Self::Factor;
     fn zero_jac() -> Self::Jac;
     fn values(v: &Self::Vec) -> impl Iterator<Item = &f64>;
-    fn factor(j: &Self::Jac) -> Result<Self::Factor>;
+    /// Factor `j` into `lu`, in place (no copy of the factorization through a `Result`).
+    fn refactor(lu: &mut Self::Factor, j: &Self::Jac) -> Result<()>;
     /// `dx = -J^{-1} F`.
     fn step(lu: &Self::Factor, fx: &Self::Vec) -> Self::Vec;
     fn add(x: &mut Self::Vec, dx: &Self::Vec);
@@ -416,18 +419,27 @@ impl<const N: usize> Space for Fixed<N> {
     type Vec = SVector<f64, N>;
     type Jac = SMatrix<f64, N, N>;
     type Factor = Lu<f64, N>;
+    #[inline]
     fn zero_jac() -> Self::Jac {
         SMatrix::zeros()
     }
+    #[inline]
     fn values(v: &Self::Vec) -> impl Iterator<Item = &f64> {
         v.iter()
     }
-    fn factor(j: &Self::Jac) -> Result<Self::Factor> {
-        Lu::factor(j, JACOBIAN)
+    #[inline]
+    fn empty_factor() -> Self::Factor {
+        Lu::empty()
     }
+    #[inline]
+    fn refactor(lu: &mut Self::Factor, j: &Self::Jac) -> Result<()> {
+        lu.refactor(j, JACOBIAN)
+    }
+    #[inline]
     fn step(lu: &Self::Factor, fx: &Self::Vec) -> Self::Vec {
         -lu.solve(fx)
     }
+    #[inline]
     fn add(x: &mut Self::Vec, dx: &Self::Vec) {
         *x += dx;
     }
@@ -438,15 +450,23 @@ impl<const N: usize, const B: usize> Space for Blocks<N, B> {
     type Vec = BlockVector<f64, N, B>;
     type Jac = BlockMatrix<f64, N, B>;
     type Factor = BlockLu<f64, N, B>;
+    #[inline]
     fn zero_jac() -> Self::Jac {
         [[SMatrix::zeros(); B]; B]
     }
+    #[inline]
     fn values(v: &Self::Vec) -> impl Iterator<Item = &f64> {
         v.iter().flat_map(|b| b.iter())
     }
-    fn factor(j: &Self::Jac) -> Result<Self::Factor> {
-        BlockLu::factor(j, JACOBIAN)
+    #[inline]
+    fn empty_factor() -> Self::Factor {
+        BlockLu::empty()
     }
+    #[inline]
+    fn refactor(lu: &mut Self::Factor, j: &Self::Jac) -> Result<()> {
+        lu.refactor(j, JACOBIAN)
+    }
+    #[inline]
     fn step(lu: &Self::Factor, fx: &Self::Vec) -> Self::Vec {
         let mut dx = lu.solve(fx);
         for b in dx.iter_mut() {
@@ -454,6 +474,7 @@ impl<const N: usize, const B: usize> Space for Blocks<N, B> {
         }
         dx
     }
+    #[inline]
     fn add(x: &mut Self::Vec, dx: &Self::Vec) {
         for (a, b) in x.iter_mut().zip(dx) {
             *a += b;
@@ -471,12 +492,13 @@ fn newton_loop<Sp: Space>(
     check_finite(Sp::values(x0), "Newton initial guess")?;
     let mut x = *x0;
     let mut jac = Sp::zero_jac();
-    let mut lu: Option<Sp::Factor> = None;
+    let mut lu = Sp::empty_factor();
+    let mut factored = false;
     let mut monitor = Monitor::new(opts);
     let mut k = 0;
     loop {
         // No Jacobian at the last allowed evaluation: no step follows it.
-        let want = k < opts.max_iterations && monitor.wants_jacobian(lu.is_none());
+        let want = k < opts.max_iterations && monitor.wants_jacobian(!factored);
         let fx = eval(&x, if want { Some(&mut jac) } else { None })?;
         check_finite(Sp::values(&fx), "Newton residual")?;
         let r = Sp::amax(&fx);
@@ -484,14 +506,15 @@ fn newton_loop<Sp: Space>(
             return done.map(|report| (x, report));
         }
         if want {
-            lu = Some(Sp::factor(&jac).map_err(|e| at_iteration(e, k))?);
+            Sp::refactor(&mut lu, &jac).map_err(|e| at_iteration(e, k))?;
+            factored = true;
             monitor.jacobian_updates += 1;
         }
-        // `want` holds whenever `lu` is empty, so the `None` arm is never taken.
-        let dx = match &lu {
-            Some(lu) => Sp::step(lu, &fx),
-            None => return Err(GeomError::SingularMatrix { what: JACOBIAN, iteration: k }),
-        };
+        // `want` holds whenever nothing is factored yet, so the error arm is never taken.
+        if !factored {
+            return Err(GeomError::SingularMatrix { what: JACOBIAN, iteration: k });
+        }
+        let dx = Sp::step(&lu, &fx);
         Sp::add(&mut x, &dx);
         check_finite(Sp::values(&x), "Newton iterate")?;
         k += 1;

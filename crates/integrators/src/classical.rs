@@ -631,6 +631,7 @@ struct Prk<const S: usize> {
 impl<const S: usize> Prk<S> {
     /// Stage residual `G(Z)` (module documentation) at the stage increments `x`, and its block
     /// Jacobian if asked for.
+    #[inline]
     fn residual<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize, const B: usize>(
         &self,
         ham: &H,
@@ -669,6 +670,7 @@ impl<const S: usize> Prk<S> {
     }
 
     /// The block Jacobian `G_Z` from the stage Hessians (module documentation).
+    #[inline]
     fn jacobian<const N: usize, const B: usize>(&self, hess: &[Hessian<N>; S], h: f64, j: &mut BlockMatrix<f64, N, B>) {
         let id = Matrix::<N>::identity();
         for i in 0..S {
@@ -684,6 +686,7 @@ impl<const S: usize> Prk<S> {
     }
 
     /// Solve the stage equations; returns the stage increments `Z`.
+    #[inline]
     fn solve<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize, const B: usize>(
         &self,
         ham: &H,
@@ -702,6 +705,7 @@ impl<const S: usize> Prk<S> {
     }
 
     /// `(Δq, Δp) = h Σ b_i (H_p, −H_q)(Y_i)` at the stages `Y_i = y + Z_i`.
+    #[inline]
     fn update<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize, const B: usize>(
         &self,
         ham: &H,
