@@ -8,17 +8,17 @@
 //! * the triple jump (order 4) and Yoshida's order-6 composition of it through `Composition`,
 //!   against the same sequence of hand-written leapfrog sub-steps (target 1.2);
 //! * Störmer–Verlet with AD derivatives of a model written once (`AutoDiff::separable`) and of
-//!   `Separable<T, V>`, against the hand-written loop (target 1.5).
+//!   of `Separable<T, V>` (T and V written once each), against the hand-written loop (target 1.5).
 //!
 //! Run: `cargo bench --bench explicit`.
 
 mod common;
 
-use common::kepler::{Kepler, KeplerModel, grad_v};
+use common::kepler::{Kepler, KeplerKinetic, KeplerModel, KeplerPotential, grad_v};
 use common::ratio::Report;
 use discretization::composition::{triple_jump, yoshida6};
 use discretization::{Composition, OneStep, PhaseState};
-use geom_core::function::AutoDiff;
+use geom_core::function::{AutoDiff, Separable};
 use integrators::classical::StormerVerlet;
 use integrators::driver::Driver;
 use nalgebra::Vector2;
@@ -130,6 +130,20 @@ fn main() {
         |n| {
             for _ in 0..n {
                 ad.step(black_box(&mut s1), black_box(H)).unwrap();
+            }
+        },
+        |n| hand(n, &mut s2),
+    );
+    let split = StormerVerlet::new(Separable::new(KeplerKinetic, KeplerPotential));
+    assert!(split.name().contains("explicit"));
+    let (mut s1, mut s2) = (initial(), initial());
+    report.case(
+        "kepler_sv_autodiff_separable_t_v",
+        1.5,
+        STEPS,
+        |n| {
+            for _ in 0..n {
+                split.step(black_box(&mut s1), black_box(H)).unwrap();
             }
         },
         |n| hand(n, &mut s2),

@@ -62,3 +62,21 @@ pub fn grad_hess_v(q: &Vector2<f64>) -> (Vector2<f64>, Matrix2<f64>) {
     let ir3 = 1.0 / (r2 * r2.sqrt());
     (q * ir3, Matrix2::identity() * ir3 - q * q.transpose() * (3.0 * ir3 / r2))
 }
+
+/// `T(p) = |p|²/2` as a generic model (for `Separable<T, V>`).
+pub struct KeplerKinetic;
+
+impl geom_core::function::ScalarFunction<2> for KeplerKinetic {
+    fn eval<S: Scalar>(&self, p: &SVector<S, 2>) -> S {
+        p.norm_squared() * S::from(0.5)
+    }
+}
+
+/// `V(q) = −1/|q|` as a generic model (for `Separable<T, V>`).
+pub struct KeplerPotential;
+
+impl geom_core::function::ScalarFunction<2> for KeplerPotential {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 2>) -> S {
+        -q.norm().recip()
+    }
+}

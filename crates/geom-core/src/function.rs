@@ -29,7 +29,7 @@
 use crate::error::check_finite;
 use crate::{GeomError, Result, Scalar};
 use nalgebra::{DMatrix, SMatrix, SVector};
-use num_dual::{Dual2SVec64, DualSVec64, HyperDualSVec64};
+use num_dual::{Dual2SVec64, Dual64, DualSVec64, HyperDualSVec64};
 
 /// A real function `f(q, p)` on phase space `T*Q ≅ R^N × R^N` (or on `TQ`, or on `Q × Q`), written
 /// once and generic over the scalar.
@@ -336,24 +336,27 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Auto
         self.0.eval::<f64>(q, p)
     }
 
+    #[inline]
     fn gradient(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> (SVector<f64, N>, SVector<f64, N>) {
-        let pd = p.map(DualSVec64::<N>::from_re);
-        let (_, gq) = num_dual::gradient(|qd: SVector<DualSVec64<N>, N>| self.0.eval(&qd, &pd), q);
-        let qd = q.map(DualSVec64::<N>::from_re);
-        let (_, gp) = num_dual::gradient(|pd: SVector<DualSVec64<N>, N>| self.0.eval(&qd, &pd), p);
-        (gq, gp)
+        (self.gradient_q(q, p), self.gradient_p(q, p))
     }
 
     #[inline]
     fn gradient_q(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
-        let pd = p.map(DualSVec64::<N>::from_re);
-        num_dual::gradient(|qd: SVector<DualSVec64<N>, N>| self.0.eval(&qd, &pd), q).1
+        ad_gradient(
+            q,
+            |qd: &SVector<Dual64, N>| self.0.eval(qd, &p.map(Dual64::from_re)),
+            |qd: &SVector<DualSVec64<N>, N>| self.0.eval(qd, &p.map(DualSVec64::<N>::from_re)),
+        )
     }
 
     #[inline]
     fn gradient_p(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
-        let qd = q.map(DualSVec64::<N>::from_re);
-        num_dual::gradient(|pd: SVector<DualSVec64<N>, N>| self.0.eval(&qd, &pd), p).1
+        ad_gradient(
+            p,
+            |pd: &SVector<Dual64, N>| self.0.eval(&q.map(Dual64::from_re), pd),
+            |pd: &SVector<DualSVec64<N>, N>| self.0.eval(&q.map(DualSVec64::<N>::from_re), pd),
+        )
     }
 
     fn hessian(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Hessian<N> {
@@ -455,7 +458,7 @@ impl<F: ScalarFunction<N>, const N: usize> ScalarDerivatives<N> for AutoDiff<F> 
     }
 
     fn gradient(&self, x: &SVector<f64, N>) -> SVector<f64, N> {
-        num_dual::gradient(|xd: SVector<DualSVec64<N>, N>| self.0.eval(&xd), x).1
+        ad_gradient(x, |xd: &SVector<Dual64, N>| self.0.eval(xd), |xd: &SVector<DualSVec64<N>, N>| self.0.eval(xd))
     }
 
     fn hessian(&self, x: &SVector<f64, N>) -> SMatrix<f64, N, N> {
@@ -556,6 +559,32 @@ where
     let dg = (hand.gradient(x) - ag).amax();
     let dh = max_abs_diff(&hand.hessian(x), &ah);
     nan_max(nan_max(dv, dg), dh)
+}
+
+/// Dimensions up to which [`AutoDiff`] takes a gradient by `N` one-direction passes (`Dual64`:
+/// a value and one derivative, no optional storage); above it, by one `N`-direction pass
+/// (`DualSVec64<N>`). Both are exact; for small `N` the independent scalar passes are faster
+/// (measured on Kepler, `N = 2`: 1.15× against 1.4–2× a hand-written gradient).
+pub const DIRECTIONAL_GRADIENT_MAX: usize = 4;
+
+/// `∇f(x)` by forward AD, `f` given at the two dual types (the same model function):
+/// `∂f/∂x_i` is the derivative part of `f(x + ε e_i)` (`Dual64`, `N` passes) when
+/// `N <= DIRECTIONAL_GRADIENT_MAX`, else the `N` derivative parts of one `DualSVec64<N>` pass
+/// seeded with `e_1..e_N`.
+#[inline]
+fn ad_gradient<const N: usize>(
+    x: &SVector<f64, N>,
+    one: impl Fn(&SVector<Dual64, N>) -> Dual64,
+    all: impl Fn(&SVector<DualSVec64<N>, N>) -> DualSVec64<N>,
+) -> SVector<f64, N> {
+    if N <= DIRECTIONAL_GRADIENT_MAX {
+        SVector::from_fn(|i, _| {
+            let xd = SVector::<Dual64, N>::from_fn(|k, _| Dual64::new(x[k], if k == i { 1.0 } else { 0.0 }));
+            one(&xd).eps
+        })
+    } else {
+        num_dual::gradient(|xd: SVector<DualSVec64<N>, N>| all(&xd), x).1
+    }
 }
 
 /// A reference to a model is a model (so that [`AutoDiff`] can borrow it).
@@ -909,10 +938,18 @@ impl<T: ScalarFunction<N>, V: ScalarFunction<N>, const N: usize> PhaseSpaceDeriv
         (self.gradient_q(q, p), self.gradient_p(q, p))
     }
     fn gradient_q(&self, q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SVector<f64, N> {
-        num_dual::gradient(|qd: SVector<DualSVec64<N>, N>| self.potential.eval(&qd), q).1
+        ad_gradient(
+            q,
+            |qd: &SVector<Dual64, N>| self.potential.eval(qd),
+            |qd: &SVector<DualSVec64<N>, N>| self.potential.eval(qd),
+        )
     }
     fn gradient_p(&self, _q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
-        num_dual::gradient(|pd: SVector<DualSVec64<N>, N>| self.kinetic.eval(&pd), p).1
+        ad_gradient(
+            p,
+            |pd: &SVector<Dual64, N>| self.kinetic.eval(pd),
+            |pd: &SVector<DualSVec64<N>, N>| self.kinetic.eval(pd),
+        )
     }
     fn is_separable(&self) -> bool {
         true
