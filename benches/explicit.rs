@@ -7,6 +7,8 @@
 //!   kick–drift–kick loop (target 1.2);
 //! * the triple jump (order 4) and Yoshida's order-6 composition of it through `Composition`,
 //!   against the same sequence of hand-written leapfrog sub-steps (target 1.2);
+//! * Kahan–Li 8 through `VerletComposition` (merged kicks) against a hand-written loop of the same
+//!   merged kicks (target 1.2), and against the plain `Composition` (for information);
 //! * Störmer–Verlet with AD derivatives of a model written once (`AutoDiff::separable`) and of
 //!   of `Separable<T, V>` (T and V written once each), against the hand-written loop (target 1.5).
 //!
@@ -16,11 +18,12 @@ mod common;
 
 use common::kepler::{Kepler, KeplerKinetic, KeplerModel, KeplerPotential, grad_v};
 use common::ratio::Report;
-use discretization::composition::{triple_jump, yoshida6};
+use discretization::composition::{kahan_li8, triple_jump, yoshida6};
 use discretization::{Composition, OneStep, PhaseState};
 use geom_core::function::{AutoDiff, Separable};
 use integrators::classical::StormerVerlet;
 use integrators::driver::Driver;
+use integrators::verlet_composition::VerletComposition;
 use nalgebra::Vector2;
 use std::hint::black_box;
 
@@ -119,6 +122,63 @@ fn main() {
             },
         );
     }
+
+    // Kahan–Li 8 through `VerletComposition` (kicks merged between stages: 18 force evaluations
+    // per step instead of 34) against a hand-written loop of the same merged kicks
+    let scheme = kahan_li8();
+    let gammas: Vec<f64> = scheme.stages.iter().map(|s| s.coefficient()).collect();
+    let merged = VerletComposition::new(Kepler, scheme.clone()).unwrap();
+    let plain = Composition::new(StormerVerlet::new(Kepler), scheme).unwrap();
+    let merged_by_hand = |s: &mut PhaseState<2>, h: f64| {
+        let (mut q, mut p) = (s.q, s.p);
+        p -= grad_v(&q) * (0.5 * gammas[0] * h);
+        for (i, g) in gammas.iter().enumerate() {
+            q += p * (g * h);
+            let next = gammas.get(i + 1).copied().unwrap_or(0.0);
+            p -= grad_v(&q) * (0.5 * (g + next) * h);
+        }
+        *s = PhaseState::new(q, p);
+    };
+    let (mut a, mut b, mut c) = (initial(), initial(), initial());
+    for _ in 0..1000 {
+        merged.step(&mut a, H).unwrap();
+        plain.step(&mut b, H).unwrap();
+        merged_by_hand(&mut c, H);
+    }
+    assert!((a.q - b.q).amax().max((a.p - b.p).amax()) <= 1e-12);
+    assert!((a.q - c.q).amax().max((a.p - c.p).amax()) <= 1e-12);
+    let (mut s1, mut s2) = (initial(), initial());
+    report.case(
+        "kepler_kahan_li8_verlet_composition",
+        1.2,
+        STEPS / gammas.len(),
+        |n| {
+            for _ in 0..n {
+                merged.step(black_box(&mut s1), black_box(H)).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                merged_by_hand(black_box(&mut s2), black_box(H));
+            }
+        },
+    );
+    let (mut s1, mut s2) = (initial(), initial());
+    report.case(
+        "kepler_kahan_li8_merged_vs_plain_composition",
+        0.6,
+        STEPS / gammas.len(),
+        |n| {
+            for _ in 0..n {
+                merged.step(black_box(&mut s1), black_box(H)).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                plain.step(black_box(&mut s2), black_box(H)).unwrap();
+            }
+        },
+    );
 
     let ad = StormerVerlet::new(AutoDiff::separable(KeplerModel));
     assert!(ad.name().contains("explicit"));

@@ -7,8 +7,8 @@
 use crate::workbench::WorkbenchError;
 use crate::workbench::embedded::{EmbeddedRk, LieField};
 use crate::workbench::problem::Family;
-use discretization::composition::{triple_jump, yoshida6};
-use discretization::{Composition, CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
+use discretization::composition::{kahan_li8, triple_jump, yoshida6};
+use discretization::{CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
 use geom_core::function::PhaseSpaceDerivatives;
 use geom_core::lie::{Chart, LieGroup};
 use integrators::classical::{
@@ -16,6 +16,7 @@ use integrators::classical::{
 };
 use integrators::hp::{self, HpGroup, HpIntegrator, HpLagrangian, LieState};
 use integrators::tableau;
+use integrators::verlet_composition::VerletComposition;
 use nalgebra::SMatrix;
 
 /// What a method preserves, as printed by `geomint list` and written to the JSON summary.
@@ -75,6 +76,7 @@ pub const METHODS: &[MethodInfo] = &[
     m("lobatto3", C, 4, St::Symplectic, "Lobatto IIIA–IIIB partitioned RK, 3 stages"),
     m("triple-jump", C, 4, St::Symplectic, "triple-jump composition of Störmer–Verlet (MATH.md b.3)"),
     m("yoshida6", C, 6, St::Symplectic, "Yoshida's 7-stage composition of Störmer–Verlet"),
+    m("kahan-li8", C, 8, St::Symplectic, "Kahan and Li's 17-stage order-8 composition of Störmer–Verlet"),
     m("rk4", C, 4, St::None, "classical explicit Runge–Kutta 4 (not symplectic)"),
     m("explicit-euler", C, 1, St::None, "explicit Euler (not symplectic)"),
     m("hp-sv", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, Cayley chart (seed 002, MATH.md d.5)"),
@@ -130,8 +132,9 @@ where
         "gauss2" => Box::new(Gauss2::new(ham).map_err(geom)?),
         "gauss3" => Box::new(Gauss3::new(ham).map_err(geom)?),
         "lobatto3" => Box::new(LobattoIIIAIIIB3::new(ham).map_err(geom)?),
-        "triple-jump" => Box::new(Composition::new(StormerVerlet::new(ham), triple_jump(2)).map_err(geom)?),
-        "yoshida6" => Box::new(Composition::new(StormerVerlet::new(ham), yoshida6()).map_err(geom)?),
+        "triple-jump" => Box::new(VerletComposition::new(ham, triple_jump(2)).map_err(geom)?),
+        "yoshida6" => Box::new(VerletComposition::new(ham, yoshida6()).map_err(geom)?),
+        "kahan-li8" => Box::new(VerletComposition::new(ham, kahan_li8()).map_err(geom)?),
         "rk4" => Box::new(ExplicitRk::<_, 4>::new(&tableau::rk4(), HamiltonianField(ham)).map_err(geom)?),
         "explicit-euler" => {
             Box::new(ExplicitRk::<_, 1>::new(&tableau::explicit_euler(), HamiltonianField(ham)).map_err(geom)?)

@@ -246,6 +246,10 @@ impl<M, A> Composition<M, A> {
     pub fn scheme(&self) -> &CompositionScheme {
         &self.scheme
     }
+    /// The base method `Φ`.
+    pub fn base(&self) -> &M {
+        &self.base
+    }
 }
 
 impl<St: Clone + Send + Sync, M: OneStep<St>, A: OneStep<St>> OneStep<St> for Composition<M, A> {

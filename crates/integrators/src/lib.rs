@@ -71,6 +71,7 @@ pub mod models;
 pub mod rkmk;
 pub mod tableau;
 pub mod variational;
+pub mod verlet_composition;
 
 pub use discretization::{self, OneStep, PhaseState};
 pub use geom_core;
