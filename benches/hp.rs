@@ -182,6 +182,24 @@ fn ratios() {
             }
         },
     );
+    let opts = *sv.newton_options();
+    let (mut r2, mut pi2) = (s0.g, s0.pi);
+    let (mut r3, mut pi3) = (s0.g, s0.pi);
+    report.case(
+        "rigid_body_hand_equations_geom_core_newton_info",
+        1.25,
+        5000,
+        |n| {
+            for _ in 0..n {
+                hand_step_geom_core_newton(&inertia, &inertia_inv, black_box(&mut r2), black_box(&mut pi2), H, &opts);
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hand_step(&inertia, &inertia_inv, black_box(&mut r3), black_box(&mut pi3), H);
+            }
+        },
+    );
     report.print("HP on Lie groups: ratio case project_ns reference_ns ratio target");
 }
 

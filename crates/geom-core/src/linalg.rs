@@ -16,7 +16,8 @@ pub const PIVOT_RTOL: f64 = 1e-14;
 type Row<S, const N: usize, const B: usize> = [[S; N]; B];
 
 /// Factor `P A = L U` in place on the rows of `A` (partial pivoting, unit lower `L` below the
-/// diagonal). `perm[r]` is the original index of row `r`.
+/// diagonal, `U` above it, and `1/u_kk` on the diagonal). `perm[r]` is the original index of row
+/// `r`.
 #[inline(always)]
 fn factor_rows<S: Scalar, const N: usize, const B: usize>(
     rows: &mut [Row<S, N, B>],
@@ -75,9 +76,13 @@ fn factor_rows<S: Scalar, const N: usize, const B: usize>(
         let (top, bottom) = rows.split_at_mut(k + 1);
         let mut u: Row<S, N, B> = [[S::from(0.0); N]; B];
         let inv_pivot = {
-            let pivot_row = top[k].as_flattened();
+            let pivot_row = top[k].as_flattened_mut();
             u.as_flattened_mut()[k + 1..].copy_from_slice(&pivot_row[k + 1..]);
-            S::from(1.0) / pivot_row[k]
+            // the diagonal holds 1/u_kk: the solve multiplies instead of dividing (a division
+            // is the longest latency on the Newton iteration's critical path)
+            let inv = S::from(1.0) / pivot_row[k];
+            pivot_row[k] = inv;
+            inv
         };
         let u = u.as_flattened();
         for row in bottom.iter_mut() {
@@ -110,7 +115,7 @@ fn solve_rows<S: Scalar, const N: usize, const B: usize>(rows: &[Row<S, N, B>], 
         for (u, xj) in r[i + 1..].iter().zip(&x[i + 1..]) {
             v -= *u * *xj;
         }
-        x[i] = v / r[i];
+        x[i] = v * r[i];
     }
 }
 
