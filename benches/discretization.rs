@@ -20,9 +20,14 @@ mod common;
 
 use criterion::{Criterion, criterion_group};
 use discretization::composition::adjoint_pair;
+use discretization::lagrangian::{LieGroupDiscreteEulerLagrange, LieGroupState};
 use discretization::{Composition, CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
-use geom_core::function::AutoDiff;
-use nalgebra::{Matrix4, Vector2, Vector4};
+use geom_core::Scalar;
+use geom_core::function::{AutoDiff, ScalarFunction};
+use geom_core::lie::{Chart, LieGroup, So3};
+use integrators::hp::{self, LieState};
+use integrators::models::FreeRigidBody;
+use nalgebra::{Matrix4, SVector, Vector2, Vector3, Vector4};
 use std::hint::black_box;
 
 const H: f64 = 0.01;
@@ -71,6 +76,14 @@ fn midpoint_by_hand(s: &PhaseState<2>, h: f64) -> Option<PhaseState<2>> {
     }
     let (qbar, pbar) = (Vector2::new(x[0], x[1]), Vector2::new(x[2], x[3]));
     Some(PhaseState::new(qk + pbar * h, pk - grad_v(&qbar) * h))
+}
+
+/// The free rigid body's reduced Lagrangian `ℓ(ξ) = ½ ξᵀ diag(2, 1, 2/3) ξ`.
+struct BodyLagrangian;
+impl ScalarFunction<3> for BodyLagrangian {
+    fn eval<S: Scalar>(&self, w: &SVector<S, 3>) -> S {
+        (w[0] * w[0] * S::from(2.0) + w[1] * w[1] + w[2] * w[2] * S::from(2.0 / 3.0)) * S::from(0.5)
+    }
 }
 
 /// The hand-written leapfrog (velocity Verlet): kick h/2, drift h, kick h/2.
@@ -192,6 +205,34 @@ fn ratios() {
         |n| {
             for _ in 0..n {
                 b = leapfrog_by_hand(black_box(&b), H);
+            }
+        },
+    );
+    // the Lie-group discrete Euler–Poincaré step of the free rigid body against HP Störmer–Verlet
+    // (the same method: Cayley chart, ℓ(ξ) = ½ ξᵀ I ξ), target 2
+    let dep = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(So3, Chart::Cayley, BodyLagrangian);
+    let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap();
+    let hp_sv = hp::stormer_verlet(So3, body, Chart::Cayley).unwrap();
+    let (g0, pi0) = (So3.exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
+    let (mut a, mut b) = (LieGroupState::new(g0, pi0), LieState::new(g0, pi0));
+    for _ in 0..1000 {
+        dep.step(&mut a, 0.05).unwrap();
+        hp_sv.step(&mut b, 0.05).unwrap();
+    }
+    assert!((a.g - b.g).amax().max((a.mu - b.pi).amax()) < 1e-10, "DEP and HP-SV differ");
+    let (mut a, mut b) = (LieGroupState::new(g0, pi0), LieState::new(g0, pi0));
+    report.case(
+        "rigid_body_dep_cayley_vs_hp_sv",
+        2.0,
+        5000,
+        |n| {
+            for _ in 0..n {
+                dep.step(black_box(&mut a), 0.05).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hp_sv.step(black_box(&mut b), 0.05).unwrap();
             }
         },
     );

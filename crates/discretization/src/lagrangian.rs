@@ -39,13 +39,15 @@
 use crate::hamiltonian::integrator_newton_options;
 use crate::map::EuclideanMap;
 use crate::one_step::{OneStep, PhaseState, check_step};
-use geom_core::function::{AutoDiff, PhaseSpaceDerivatives, PhaseSpaceFunction, ScalarDerivatives, ScalarFunction};
+use geom_core::function::{
+    AutoDiff, PhaseSpaceDerivatives, PhaseSpaceFunction, ScalarDerivatives, ScalarFunction, ad_jacobian_of,
+};
 use geom_core::lie::{Chart, LieGroup};
 use geom_core::linalg::{BlockLu, BlockMatrix, BlockVector, Lu};
 use geom_core::newton::{NewtonOptions, newton, newton_blocks};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{SMatrix, SVector};
-use num_dual::{DualSVec64, HyperDualSVec64};
+use num_dual::{Dual64, DualSVec64, HyperDualSVec64};
 
 /// The θ closed form `L_d = h L((1-θ) q_0 + θ q_1, (q_1 - q_0)/h)` at any scalar.
 fn theta_ld<L: PhaseSpaceFunction<N> + ?Sized, S: Scalar, const N: usize>(
@@ -549,7 +551,7 @@ impl<G, L, const D: usize> LieGroupDiscreteEulerLagrange<G, L, D> {
 
 impl<G, L, const D: usize> LieGroupDiscreteEulerLagrange<G, L, D>
 where
-    G: LieGroup<f64, D> + LieGroup<DualSVec64<D>, D>,
+    G: LieGroup<f64, D> + LieGroup<DualSVec64<D>, D> + LieGroup<Dual64, D>,
     L: ScalarFunction<D>,
 {
     /// One step from `state`, returning the new state (the state is not touched). Errors:
@@ -565,21 +567,43 @@ where
         let (group, chart) = (&self.discrete.group, self.discrete.chart);
         let ell = AutoDiff(&self.discrete.lagrangian);
         let mu = state.mu;
-        let (xi, _) = newton(
-            |xi| {
-                let (grad, hess) = ell.gradient_and_hessian(xi);
+        // warm start: the velocity of the Legendre transform linearized at ξ = 0,
+        // ξ_0 = D²ℓ(0)^{-1} (μ − ∇ℓ(0)) (exact for a quadratic ℓ and h → 0), else ξ_0 = 0
+        let zero = SVector::<f64, D>::zeros();
+        let (g0, h0) = ell.gradient_and_hessian(&zero);
+        let xi0 = match Lu::factor(&h0, "Hessian of the reduced Lagrangian at 0") {
+            Ok(lu) => lu.solve(&(mu - g0)),
+            Err(_) => zero,
+        };
+        let (xi0, hd) = (if xi0.iter().all(|v| v.is_finite()) { xi0 } else { zero }, DualSVec64::<D>::from_re(h));
+        // F(ξ) = (dτ⁻¹_{hξ})ᵀ ∇ℓ(ξ) − μ,
+        // DF(ξ) = (dτ⁻¹_{hξ})ᵀ D²ℓ(ξ) + D_ξ[(dτ⁻¹_{hξ})ᵀ g]|_{g = ∇ℓ(ξ)}
+        let ([xi], _) = newton_blocks::<D, 1>(
+            |x, jac| {
+                let xi = &x[0];
                 let a = LieGroup::<f64, D>::dtau_inv(group, chart, &(xi * h))?;
-                let gd = grad.map(DualSVec64::<D>::from_re);
-                let hd = DualSVec64::<D>::from_re(h);
-                let (_, j) = num_dual::jacobian(
-                    |xd: SVector<DualSVec64<D>, D>| -> Result<SVector<DualSVec64<D>, D>, GeomError> {
-                        Ok(LieGroup::<DualSVec64<D>, D>::dtau_inv(group, chart, &(xd * hd))?.tr_mul(&gd))
-                    },
-                    xi,
-                )?;
-                Ok((a.tr_mul(&grad) - mu, j + a.transpose() * hess))
+                let grad = match jac {
+                    None => ell.gradient(xi),
+                    Some(out) => {
+                        let (grad, hess) = ell.gradient_and_hessian(xi);
+                        let chart_term = ad_jacobian_of(
+                            xi,
+                            |xd: &SVector<Dual64, D>| {
+                                Ok(LieGroup::<Dual64, D>::dtau_inv(group, chart, &(xd * Dual64::from_re(h)))?
+                                    .tr_mul(&grad.map(Dual64::from_re)))
+                            },
+                            |xd: &SVector<DualSVec64<D>, D>| {
+                                Ok(LieGroup::<DualSVec64<D>, D>::dtau_inv(group, chart, &(xd * hd))?
+                                    .tr_mul(&grad.map(DualSVec64::<D>::from_re)))
+                            },
+                        )?;
+                        out[0][0] = chart_term + a.tr_mul(&hess);
+                        grad
+                    }
+                };
+                Ok([a.tr_mul(&grad) - mu])
             },
-            &SVector::zeros(),
+            &[xi0],
             &self.newton,
         )?;
         let y = xi * h;
@@ -594,7 +618,7 @@ where
 impl<G, L, const D: usize> OneStep<LieGroupState<<G as LieGroup<f64, D>>::Element, D>>
     for LieGroupDiscreteEulerLagrange<G, L, D>
 where
-    G: LieGroup<f64, D> + LieGroup<DualSVec64<D>, D>,
+    G: LieGroup<f64, D> + LieGroup<DualSVec64<D>, D> + LieGroup<Dual64, D>,
     L: ScalarFunction<D>,
 {
     fn name(&self) -> String {

@@ -587,6 +587,31 @@ fn ad_gradient<const N: usize>(
     }
 }
 
+/// The Jacobian `DF(x)` (`[(i, j)] = ∂F_i/∂x_j`) of `F: R^N → R^M` by forward AD, `F` given at
+/// the two dual types (the same function, written once over the scalar): `N` one-direction
+/// `Dual64` passes when `N <= DIRECTIONAL_GRADIENT_MAX`, else one `DualSVec64<N>` pass (as
+/// [`AutoDiff`]'s gradients). Errors of `F` pass through.
+#[inline]
+pub fn ad_jacobian_of<const N: usize, const M: usize>(
+    x: &SVector<f64, N>,
+    one: impl Fn(&SVector<Dual64, N>) -> Result<SVector<Dual64, M>>,
+    all: impl Fn(&SVector<DualSVec64<N>, N>) -> Result<SVector<DualSVec64<N>, M>>,
+) -> Result<SMatrix<f64, M, N>> {
+    if N <= DIRECTIONAL_GRADIENT_MAX {
+        let mut j = SMatrix::<f64, M, N>::zeros();
+        for c in 0..N {
+            let xd = SVector::<Dual64, N>::from_fn(|k, _| Dual64::new(x[k], if k == c { 1.0 } else { 0.0 }));
+            let f = one(&xd)?;
+            for r in 0..M {
+                j[(r, c)] = f[r].eps;
+            }
+        }
+        Ok(j)
+    } else {
+        Ok(num_dual::jacobian(|xd: SVector<DualSVec64<N>, N>| all(&xd), x)?.1)
+    }
+}
+
 /// A reference to a model is a model (so that [`AutoDiff`] can borrow it).
 impl<F: PhaseSpaceFunction<N> + ?Sized, const N: usize> PhaseSpaceFunction<N> for &F {
     #[inline]

@@ -403,15 +403,13 @@ trait Space {
     /// Storage for a factorization (contents meaningless until [`Space::refactor`]).
     fn empty_factor() -> Self::Factor;
     fn zero_jac() -> Self::Jac;
-    fn values(v: &Self::Vec) -> impl Iterator<Item = &f64>;
+    /// `(every entry finite, max |v_i|)` in one branch-free pass.
+    fn scan(v: &Self::Vec) -> (bool, f64);
     /// Factor `j` into `lu`, in place (no copy of the factorization through a `Result`).
     fn refactor(lu: &mut Self::Factor, j: &Self::Jac) -> Result<()>;
     /// `dx = -J^{-1} F`.
     fn step(lu: &Self::Factor, fx: &Self::Vec) -> Self::Vec;
     fn add(x: &mut Self::Vec, dx: &Self::Vec);
-    fn amax(v: &Self::Vec) -> f64 {
-        Self::values(v).fold(0.0, |m, x| m.max(x.abs()))
-    }
 }
 
 struct Fixed<const N: usize>;
@@ -424,8 +422,9 @@ impl<const N: usize> Space for Fixed<N> {
         SMatrix::zeros()
     }
     #[inline]
-    fn values(v: &Self::Vec) -> impl Iterator<Item = &f64> {
-        v.iter()
+    fn scan(v: &Self::Vec) -> (bool, f64) {
+        let (zero, max) = scan_slice(v.as_slice(), (0.0, 0.0));
+        (zero == 0.0, max)
     }
     #[inline]
     fn empty_factor() -> Self::Factor {
@@ -455,8 +454,9 @@ impl<const N: usize, const B: usize> Space for Blocks<N, B> {
         [[SMatrix::zeros(); B]; B]
     }
     #[inline]
-    fn values(v: &Self::Vec) -> impl Iterator<Item = &f64> {
-        v.iter().flat_map(|b| b.iter())
+    fn scan(v: &Self::Vec) -> (bool, f64) {
+        let (zero, max) = v.iter().fold((0.0, 0.0), |acc, b| scan_slice(b.as_slice(), acc));
+        (zero == 0.0, max)
     }
     #[inline]
     fn empty_factor() -> Self::Factor {
@@ -482,6 +482,15 @@ impl<const N: usize, const B: usize> Space for Blocks<N, B> {
     }
 }
 
+/// Accumulate `(Σ 0·v_i, max |v_i|)` over `v` (the first is `0` iff every entry is finite).
+#[inline(always)]
+fn scan_slice(v: &[f64], (zero, max): (f64, f64)) -> (f64, f64) {
+    v.iter().fold((zero, max), |(z, m), x| {
+        let a = x.abs();
+        (z + 0.0 * x, if a > m { a } else { m })
+    })
+}
+
 #[inline]
 fn newton_loop<Sp: Space>(
     mut eval: impl FnMut(&Sp::Vec, Option<&mut Sp::Jac>) -> Result<Sp::Vec>,
@@ -489,7 +498,9 @@ fn newton_loop<Sp: Space>(
     opts: &NewtonOptions,
 ) -> Result<(Sp::Vec, NewtonReport)> {
     opts.validate()?;
-    check_finite(Sp::values(x0), "Newton initial guess")?;
+    if !Sp::scan(x0).0 {
+        return Err(GeomError::NonFinite { what: "Newton initial guess" });
+    }
     let mut x = *x0;
     let mut jac = Sp::zero_jac();
     let mut lu = Sp::empty_factor();
@@ -500,8 +511,10 @@ fn newton_loop<Sp: Space>(
         // No Jacobian at the last allowed evaluation: no step follows it.
         let want = k < opts.max_iterations && monitor.wants_jacobian(!factored);
         let fx = eval(&x, if want { Some(&mut jac) } else { None })?;
-        check_finite(Sp::values(&fx), "Newton residual")?;
-        let r = Sp::amax(&fx);
+        let (finite, r) = Sp::scan(&fx);
+        if !finite {
+            return Err(GeomError::NonFinite { what: "Newton residual" });
+        }
         if let Some(done) = monitor.residual_test(k, r) {
             return done.map(|report| (x, report));
         }
@@ -516,9 +529,12 @@ fn newton_loop<Sp: Space>(
         }
         let dx = Sp::step(&lu, &fx);
         Sp::add(&mut x, &dx);
-        check_finite(Sp::values(&x), "Newton iterate")?;
+        let (finite, x_norm) = Sp::scan(&x);
+        if !finite {
+            return Err(GeomError::NonFinite { what: "Newton iterate" });
+        }
         k += 1;
-        if let Some(report) = monitor.step_test(k, r, Sp::amax(&dx), Sp::amax(&x)) {
+        if let Some(report) = monitor.step_test(k, r, Sp::scan(&dx).1, x_norm) {
             return Ok((x, report));
         }
     }
