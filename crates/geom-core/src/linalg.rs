@@ -3,6 +3,13 @@
 //!
 //! Singularity is judged on the real part: a pivot below `PIVOT_RTOL · max|A_ij|` is reported as
 //! [`GeomError::SingularMatrix`].
+//!
+//! Matrices of size `n ≤ 3` (the Newton matrices of SO(3) and SE(2) steps, 2-D problems) are
+//! inverted in closed form instead: `A⁻¹ = adj(A)/det A`, with the scale-invariant singularity
+//! test `|det A| ≤ PIVOT_RTOL · Π_i max_j |A_ij|` (Hadamard's bound `|det A| ≤ Π_i |row_i|`
+//! makes the left side a relative measure; a zero row or a rank-deficient matrix gives 0). The
+//! cofactors are independent of each other, so the inverse has a much shorter dependency chain
+//! than pivoted elimination, which matters inside a Newton iteration that waits for each solve.
 
 use crate::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector};
@@ -25,6 +32,9 @@ fn factor_rows<S: Scalar, const N: usize, const B: usize>(
     what: &'static str,
 ) -> Result<()> {
     let n = rows.len();
+    if n <= 3 {
+        return invert_small(rows, what);
+    }
     // one pass: finiteness and the scale of the pivot test, in four independent lanes (a single
     // running max is a chain of n² dependent instructions)
     let mut scale = [0.0f64; 4];
@@ -97,10 +107,100 @@ fn factor_rows<S: Scalar, const N: usize, const B: usize>(
     Ok(())
 }
 
-/// Solve `L U x = P b` in place: `x` holds `b` permuted on entry.
+/// Closed-form inverse of an `n × n` matrix, `n ≤ 3`, in place: `rows` holds `A⁻¹` on return
+/// (module documentation for the singularity test).
+#[inline(always)]
+fn invert_small<S: Scalar, const N: usize, const B: usize>(
+    rows: &mut [Row<S, N, B>],
+    what: &'static str,
+) -> Result<()> {
+    let n = rows.len();
+    let a = |i: usize, j: usize| rows[i].as_flattened()[j];
+    let mut finite = 0.0f64;
+    let mut hadamard = 1.0f64;
+    for row in rows.iter() {
+        let mut m = 0.0f64;
+        for v in row.as_flattened() {
+            let r = v.re();
+            finite += 0.0 * r;
+            let ar = r.abs();
+            m = if ar > m { ar } else { m };
+        }
+        hadamard *= m;
+    }
+    if finite != 0.0 {
+        return Err(GeomError::NonFinite { what });
+    }
+    let singular = |det: S| det.re().abs() <= PIVOT_RTOL * hadamard;
+    match n {
+        0 => Ok(()),
+        1 => {
+            let d = a(0, 0);
+            if singular(d) {
+                return Err(GeomError::SingularMatrix { what, iteration: 0 });
+            }
+            rows[0].as_flattened_mut()[0] = S::from(1.0) / d;
+            Ok(())
+        }
+        2 => {
+            let (a00, a01, a10, a11) = (a(0, 0), a(0, 1), a(1, 0), a(1, 1));
+            let det = a00 * a11 - a01 * a10;
+            if singular(det) {
+                return Err(GeomError::SingularMatrix { what, iteration: 0 });
+            }
+            let inv = S::from(1.0) / det;
+            let r0 = rows[0].as_flattened_mut();
+            r0[0] = a11 * inv;
+            r0[1] = -a01 * inv;
+            let r1 = rows[1].as_flattened_mut();
+            r1[0] = -a10 * inv;
+            r1[1] = a00 * inv;
+            Ok(())
+        }
+        _ => {
+            let m: [[S; 3]; 3] = core::array::from_fn(|i| core::array::from_fn(|j| a(i, j)));
+            // cofactors C_ij; A⁻¹ = Cᵀ / det
+            let c = |i0: usize, i1: usize, j0: usize, j1: usize| m[i0][j0] * m[i1][j1] - m[i0][j1] * m[i1][j0];
+            let c00 = c(1, 2, 1, 2);
+            let c01 = -c(1, 2, 0, 2);
+            let c02 = c(1, 2, 0, 1);
+            let det = m[0][0] * c00 + m[0][1] * c01 + m[0][2] * c02;
+            if singular(det) {
+                return Err(GeomError::SingularMatrix { what, iteration: 0 });
+            }
+            let inv = S::from(1.0) / det;
+            let adj = [
+                [c00, -c(0, 2, 1, 2), c(0, 1, 1, 2)],
+                [c01, c(0, 2, 0, 2), -c(0, 1, 0, 2)],
+                [c02, -c(0, 2, 0, 1), c(0, 1, 0, 1)],
+            ];
+            for (i, row) in rows.iter_mut().enumerate() {
+                for (j, v) in row.as_flattened_mut().iter_mut().enumerate() {
+                    *v = adj[i][j] * inv;
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Solve `L U x = P b` in place: `x` holds `b` permuted on entry (for `n ≤ 3`, `rows` holds
+/// `A⁻¹` and the permutation is the identity).
 #[inline(always)]
 fn solve_rows<S: Scalar, const N: usize, const B: usize>(rows: &[Row<S, N, B>], x: &mut [S]) {
     let n = rows.len();
+    if n <= 3 {
+        let b: [S; 3] = core::array::from_fn(|j| if j < n { x[j] } else { S::from(0.0) });
+        for (xi, row) in x.iter_mut().zip(rows) {
+            let r = row.as_flattened();
+            let mut v = S::from(0.0);
+            for (aij, bj) in r.iter().zip(&b) {
+                v += *aij * *bj;
+            }
+            *xi = v;
+        }
+        return;
+    }
     for i in 0..n {
         let r = rows[i].as_flattened();
         let mut v = x[i];
