@@ -79,6 +79,7 @@ pub mod lie;
 pub mod linalg;
 pub mod manifold;
 pub mod newton;
+pub mod pairwise;
 pub mod scalar;
 
 pub use error::{GeomError, Result};

@@ -1,6 +1,8 @@
-//! The canonical problems on `T*R^n`: every one a separable `H = T(p) + V(q)` written once over
-//! the scalar ([`Separable`] supplies exact AD derivatives), with its default data, invariants
-//! and, where one exists, its exact solution.
+//! The canonical problems on `T*R^n`: every one a separable `H = T(p) + V(q)` with exact
+//! derivatives, with its default data, invariants and, where one exists, its exact solution.
+//! The one-body problems are written once over the scalar ([`Separable`] supplies exact AD
+//! derivatives); the outer solar system is an N-body Hamiltonian of [`geom_core::pairwise`]
+//! (AD of the pair function `φ(r) = −G m_i m_j / r` only, chain rule by hand).
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::methods::{self, MethodInfo};
@@ -9,20 +11,21 @@ use crate::workbench::run::{Observe, Run};
 use discretization::PhaseState;
 use geom_core::Scalar;
 use geom_core::function::{PhaseSpaceDerivatives, ScalarFunction, Separable};
+use geom_core::pairwise::{self, Gravity, NBody};
 use nalgebra::{SVector, Vector1, Vector2};
 
 /// A canonical system: a separable Hamiltonian, its initial state and its invariants.
 pub trait CanonicalSystem<const N: usize>: Clone + Send + Sync + 'static {
-    /// Kinetic energy `T(p)`.
-    type T: ScalarFunction<N> + Clone + 'static;
-    /// Potential energy `V(q)`.
-    type V: ScalarFunction<N> + Clone + 'static;
+    /// The Hamiltonian `H = T(p) + V(q)` with its derivatives: a [`Separable`] of two models
+    /// written over the scalar, or any other [`PhaseSpaceDerivatives<N>`] that declares itself
+    /// separable (e.g. an N-body [`NBody`]).
+    type H: PhaseSpaceDerivatives<N> + Clone + 'static;
     /// Catalogue name.
     const NAME: &'static str;
     /// One-line summary.
     fn summary(&self) -> &'static str;
     /// `H = T(p) + V(q)`.
-    fn hamiltonian(&self) -> Separable<Self::T, Self::V>;
+    fn hamiltonian(&self) -> Self::H;
     /// Initial state.
     fn initial(&self) -> PhaseState<N>;
     /// Default `(h, t_end)`.
@@ -124,8 +127,7 @@ impl ScalarFunction<1> for Quadratic {
 }
 
 impl CanonicalSystem<1> for HarmonicOscillator {
-    type T = UnitKinetic;
-    type V = Quadratic;
+    type H = Separable<UnitKinetic, Quadratic>;
     const NAME: &'static str = "harmonic-oscillator";
     fn summary(&self) -> &'static str {
         "H = (p² + ω²q²)/2, ω (param omega, default 1), q0 = 1, p0 = 0; exact solution"
@@ -161,8 +163,7 @@ impl ScalarFunction<1> for Cosine {
 }
 
 impl CanonicalSystem<1> for Pendulum {
-    type T = UnitKinetic;
-    type V = Cosine;
+    type H = Separable<UnitKinetic, Cosine>;
     const NAME: &'static str = "pendulum";
     fn summary(&self) -> &'static str {
         "H = p²/2 − cos q, q0 = 1.5, p0 = 0; reference by Gauss 3 at h/4"
@@ -215,8 +216,7 @@ impl Kepler {
 }
 
 impl CanonicalSystem<2> for Kepler {
-    type T = UnitKinetic;
-    type V = Newton2;
+    type H = Separable<UnitKinetic, Newton2>;
     const NAME: &'static str = "kepler";
     fn summary(&self) -> &'static str {
         "H = |p|²/2 − 1/|q|, eccentricity e (param e, default 0.6), from perihelion; exact via Kepler's equation"
@@ -265,8 +265,7 @@ impl ScalarFunction<2> for HenonHeilesPotential {
 }
 
 impl CanonicalSystem<2> for HenonHeiles {
-    type T = UnitKinetic;
-    type V = HenonHeilesPotential;
+    type H = Separable<UnitKinetic, HenonHeilesPotential>;
     const NAME: &'static str = "henon-heiles";
     fn summary(&self) -> &'static str {
         "H = |p|²/2 + |q|²/2 + q1²q2 − q2³/3, q0 = (0, 0.3), p0 = (0.4, 0); reference by Gauss 3 at h/4"
@@ -318,7 +317,8 @@ pub const SOLAR_VELOCITIES: [[f64; 3]; 6] = [
     [0.00276725, -0.00170702, -0.00136504],
 ];
 
-/// `T(p) = Σ |p_i|² / (2 m_i)`.
+/// `T(p) = Σ |p_i|² / (2 m_i)`, written over the scalar: the full-AD reference of the kinetic
+/// energy of [`OuterSolarSystem::hamiltonian`].
 #[derive(Debug, Clone, Copy)]
 pub struct SolarKinetic;
 impl ScalarFunction<18> for SolarKinetic {
@@ -328,7 +328,8 @@ impl ScalarFunction<18> for SolarKinetic {
     }
 }
 
-/// `V(q) = −G Σ_{i<j} m_i m_j / |q_i − q_j|`.
+/// `V(q) = −G Σ_{i<j} m_i m_j / |q_i − q_j|`, written over the scalar: the full-AD reference of
+/// the potential of [`OuterSolarSystem::hamiltonian`].
 #[derive(Debug, Clone, Copy)]
 pub struct SolarPotential;
 impl ScalarFunction<18> for SolarPotential {
@@ -344,15 +345,26 @@ impl ScalarFunction<18> for SolarPotential {
     }
 }
 
+/// The outer solar system's `H = Σ|p_i|²/(2m_i) − G Σ_{i<j} m_i m_j / |q_i − q_j|` as an N-body
+/// Hamiltonian (6 bodies in `R^3`), checked when compiled (`18 = 6 × 3`, `G` and the masses
+/// finite and positive): invalid data would not build.
+const SOLAR_HAMILTONIAN: NBody<Gravity<6>, 18, 3> = match pairwise::gravity_checked(G_SOLAR, SOLAR_MASSES) {
+    Ok(h) => h,
+    Err(reason) => panic!("{}", reason),
+};
+
 impl CanonicalSystem<18> for OuterSolarSystem {
-    type T = SolarKinetic;
-    type V = SolarPotential;
+    type H = NBody<Gravity<6>, 18, 3>;
     const NAME: &'static str = "outer-solar-system";
     fn summary(&self) -> &'static str {
         "Sun + Jupiter..Pluto, HLW §I.2.4 data (AU, days), h = 10 days; reference by Gauss 3 at h/4"
     }
-    fn hamiltonian(&self) -> Separable<SolarKinetic, SolarPotential> {
-        Separable::new(SolarKinetic, SolarPotential)
+    /// `H = T(p) + V(q)` with `T` a [`pairwise::MassKinetic`] and `V` a [`pairwise::Pairwise`]
+    /// of [`Gravity`]: the same `H` as `Separable<SolarKinetic, SolarPotential>`, with the
+    /// gradient of `V` at the cost of a hand-written N-body loop instead of AD over 18
+    /// coordinates.
+    fn hamiltonian(&self) -> NBody<Gravity<6>, 18, 3> {
+        SOLAR_HAMILTONIAN
     }
     fn initial(&self) -> PhaseState<18> {
         let q = SVector::<f64, 18>::from_fn(|k, _| SOLAR_POSITIONS[k / 3][k % 3]);
@@ -420,5 +432,29 @@ mod tests {
         OuterSolarSystem.measure(&s, &mut out);
         assert_eq!(out.len(), 6);
         assert!(out[2] > 0.0, "the planets orbit counter-clockwise about e3");
+    }
+
+    /// The N-body Hamiltonian of the solar system is the full-AD `Separable<SolarKinetic,
+    /// SolarPotential>`: value, gradient and Hessian agree to round-off along a trajectory.
+    #[test]
+    fn outer_solar_system_matches_the_full_ad_model() {
+        use discretization::OneStep;
+        let fast = OuterSolarSystem.hamiltonian();
+        let ad = Separable::new(SolarKinetic, SolarPotential);
+        assert!(fast.is_separable());
+        let method = integrators::classical::StormerVerlet::new(fast);
+        let mut s = OuterSolarSystem.initial();
+        for step in 0..=300 {
+            if step % 100 == 0 {
+                let (v, va) = (fast.value(&s.q, &s.p), ad.value(&s.q, &s.p));
+                assert!((v - va).abs() <= 1e-14 * va.abs(), "{v} {va}");
+                let ((gq, gp), hf) = fast.gradient_and_hessian(&s.q, &s.p);
+                let ((aq, ap), ha) = ad.gradient_and_hessian(&s.q, &s.p);
+                assert!((gq - aq).amax() <= 1e-13 * aq.amax() && (gp - ap).amax() <= 1e-15 * ap.amax());
+                assert!((hf.qq - ha.qq).amax() <= 1e-13 * ha.qq.amax());
+                assert!((hf.pp - ha.pp).amax() <= 1e-15 * ha.pp.amax() && hf.qp == ha.qp);
+            }
+            method.step(&mut s, 10.0).unwrap();
+        }
     }
 }

@@ -1,0 +1,59 @@
+//! "No heap allocation inside a step" for the N-body Hamiltonian of the outer solar system
+//! (`geom_core::pairwise`): its derivatives, `StormerVerlet::step` on it, and one step through
+//! the workbench's `Simulation::advance` (the route of `geomint run outer-solar-system`), counted
+//! with a global allocator after construction (constructors may allocate, steps may not).
+
+use discretization::OneStep;
+use geom_core::function::{PhaseSpaceDerivatives, ScalarDerivatives};
+use geomint::workbench::catalogue::canonical::{CanonicalSystem, OuterSolarSystem};
+use geomint::workbench::{catalogue, problem};
+use integrators::classical::StormerVerlet;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn count<F: FnMut()>(mut f: F) -> usize {
+    f(); // warm up
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    f();
+    ALLOCATIONS.load(Ordering::SeqCst) - before
+}
+
+/// One test only: the counter is global, and tests of one binary run in parallel.
+#[test]
+fn outer_solar_system_steps_do_not_allocate() {
+    let h = OuterSolarSystem.hamiltonian();
+    let s0 = OuterSolarSystem.initial();
+    let n = count(|| {
+        black_box(h.potential.0.gradient_and_hessian(black_box(&s0.q)));
+        black_box(h.gradient_and_hessian(black_box(&s0.q), black_box(&s0.p)));
+        black_box(h.value(black_box(&s0.q), black_box(&s0.p)));
+    });
+    assert_eq!(n, 0, "{n} heap allocations in the derivatives of the N-body Hamiltonian");
+    let sv = StormerVerlet::new(h);
+    let mut s = s0;
+    let n = count(|| sv.step(&mut s, 10.0).unwrap());
+    assert_eq!(n, 0, "{n} heap allocations in StormerVerlet::step");
+    let problem = catalogue::problem("outer-solar-system", &[]).unwrap();
+    for method in ["stormer-verlet", "gauss3", "yoshida6"] {
+        let mut sim = problem::start(problem.as_ref(), method, 10.0).unwrap();
+        let n = count(|| sim.advance().unwrap());
+        assert_eq!(n, 0, "{method}: {n} heap allocations in Simulation::advance");
+    }
+}
