@@ -11,8 +11,8 @@ mod common;
 
 use criterion::{Criterion, criterion_group};
 use discretization::{OneStep, PhaseState};
-use geom_core::function::Separable;
 use geom_core::lie::{Chart, LieGroup, So3};
+use geomint::workbench::catalogue::canonical::CanonicalSystem;
 use geomint::workbench::catalogue::{self, canonical};
 use geomint::workbench::problem;
 use integrators::classical::StormerVerlet;
@@ -51,7 +51,7 @@ fn bench(c: &mut Criterion) {
 
     let h = 0.01;
     let kepler = catalogue::problem("kepler", &[]).unwrap();
-    let method = StormerVerlet::new(Separable::new(canonical::UnitKinetic, canonical::Newton2));
+    let method = StormerVerlet::new(canonical::Kepler { e: 0.6 }.hamiltonian());
     let e = 0.6f64;
     let k0 = PhaseState::new(Vector2::new(1.0 - e, 0.0), Vector2::new(0.0, ((1.0 + e) / (1.0 - e)).sqrt()));
     let mut g = c.benchmark_group("workbench_kepler_sv");
@@ -72,7 +72,71 @@ criterion_group! {
     targets = bench
 }
 
+/// The `ratio` lines: the workbench route of Kepler Störmer–Verlet (`Simulation::advance`, the
+/// catalogue's Hamiltonian) against a hand-written leapfrog with `q/r³`, and the workbench seam
+/// against the same method called directly (target 1.2 for both).
+fn ratios() {
+    let mut report = common::ratio::Report::new();
+    let h = 0.01;
+    let kepler = catalogue::problem("kepler", &[]).unwrap();
+    let e = 0.6f64;
+    let k0 = PhaseState::new(Vector2::new(1.0 - e, 0.0), Vector2::new(0.0, ((1.0 + e) / (1.0 - e)).sqrt()));
+    let leapfrog = |s: &mut PhaseState<2>| {
+        let p_half = s.p - common::kepler::grad_v(&s.q) * (0.5 * h);
+        let q1 = s.q + p_half * h;
+        *s = PhaseState::new(q1, p_half - common::kepler::grad_v(&q1) * (0.5 * h));
+    };
+    let mut sim = problem::start(kepler.as_ref(), "stormer-verlet", h).unwrap();
+    let mut s = k0;
+    for _ in 0..1000 {
+        sim.advance().unwrap();
+        leapfrog(&mut s);
+    }
+    let st = sim.state();
+    assert!((st[0] - s.q[0]).abs().max((st[3] - s.p[1]).abs()) < 1e-12, "workbench and hand loop differ");
+    let mut sim = problem::start(kepler.as_ref(), "stormer-verlet", h).unwrap();
+    let mut s = k0;
+    report.case(
+        "kepler_sv_workbench_advance_vs_hand",
+        1.2,
+        20_000,
+        |n| {
+            for _ in 0..n {
+                black_box(sim.as_mut()).advance().unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                leapfrog(black_box(&mut s));
+            }
+        },
+    );
+    let method = StormerVerlet::new(canonical::Kepler { e }.hamiltonian());
+    let mut sim = problem::start(kepler.as_ref(), "stormer-verlet", h).unwrap();
+    let mut s = k0;
+    report.case(
+        "kepler_sv_workbench_seam",
+        1.2,
+        20_000,
+        |n| {
+            for _ in 0..n {
+                black_box(sim.as_mut()).advance().unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                method.step(black_box(&mut s), h).unwrap();
+            }
+        },
+    );
+    report.print("workbench: ratio case project_ns reference_ns ratio target");
+}
+
 fn main() {
+    ratios();
+    if std::env::var_os("GEOMINT_RATIOS_ONLY").is_some() {
+        return;
+    }
     benches();
     Criterion::default().final_summary();
     common::print_ratios(

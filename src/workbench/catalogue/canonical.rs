@@ -10,8 +10,9 @@ use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation};
 use crate::workbench::run::{Observe, Run};
 use discretization::PhaseState;
 use geom_core::Scalar;
+use geom_core::function::Derivatives;
 use geom_core::function::{PhaseSpaceDerivatives, ScalarFunction, Separable};
-use geom_core::pairwise::{self, Gravity, NBody};
+use geom_core::pairwise::{self, Central, Gravity, MassKinetic, NBody, RadialFunction};
 use nalgebra::{SVector, Vector1, Vector2};
 
 /// A canonical system: a separable Hamiltonian, its initial state and its invariants.
@@ -189,7 +190,8 @@ pub struct Kepler {
     pub e: f64,
 }
 
-/// `V(q) = −1/|q|`.
+/// `V(q) = −1/|q|` written over the scalar (the full-AD reference of the catalogue's Kepler
+/// potential, [`Central`] of [`NewtonRadial`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Newton2;
 impl ScalarFunction<2> for Newton2 {
@@ -215,14 +217,36 @@ impl Kepler {
     }
 }
 
+/// Kepler's radial profile `φ(r) = −1/r`, written once over the scalar: `V(q) = φ(|q|)` is
+/// differentiated through [`Central`] (AD of `φ` only), the catalogue's Kepler Hamiltonian.
+#[derive(Debug, Clone, Copy)]
+pub struct NewtonRadial;
+impl RadialFunction for NewtonRadial {
+    fn eval<S: Scalar>(&self, r: S) -> S {
+        -r.recip()
+    }
+}
+
+/// `T(p) = |p|²/2` (unit mass) with exact derivatives.
+const UNIT_MASS: MassKinetic<2, 2> = match MassKinetic::checked([1.0]) {
+    Ok(t) => t,
+    Err(reason) => panic!("{}", reason),
+};
+
+/// The catalogue's Kepler Hamiltonian: `|p|²/2` plus the central potential `−1/|q|`.
+pub type KeplerHamiltonian = Separable<Derivatives<MassKinetic<2, 2>>, Derivatives<Central<NewtonRadial, 2>>>;
+
 impl CanonicalSystem<2> for Kepler {
-    type H = Separable<UnitKinetic, Newton2>;
+    type H = KeplerHamiltonian;
     const NAME: &'static str = "kepler";
     fn summary(&self) -> &'static str {
         "H = |p|²/2 − 1/|q|, eccentricity e (param e, default 0.6), from perihelion; exact via Kepler's equation"
     }
-    fn hamiltonian(&self) -> Separable<UnitKinetic, Newton2> {
-        Separable::new(UnitKinetic, Newton2)
+    /// `H = T(p) + V(q)` with `T` a [`MassKinetic`] of unit mass and `V` the [`Central`]
+    /// potential of [`NewtonRadial`]: the same `H` as `Separable<UnitKinetic, Newton2>`, with the
+    /// force at the cost of a hand-written `q/r³`.
+    fn hamiltonian(&self) -> KeplerHamiltonian {
+        Separable::from_derivatives(UNIT_MASS, Central::new(NewtonRadial))
     }
     fn initial(&self) -> PhaseState<2> {
         let e = self.e;
