@@ -816,7 +816,7 @@ pub trait RadialFunction: Send + Sync {
 /// let v = Central::<_, 2>::new(Newton);
 /// let q = SVector::from([3.0, 4.0]);
 /// assert_eq!(v.value(&q), -0.2);
-/// assert!((v.gradient(&q) - q / 125.0).amax() < 1e-18); // q / r³
+/// assert!((v.gradient(&q) - q / 125.0).amax() < 1e-16); // q / r³
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Central<F, const N: usize> {
