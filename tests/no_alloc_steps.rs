@@ -59,3 +59,45 @@ fn integrator_steps_do_not_allocate() {
         assert_eq!(n, 0, "{name}: {n} heap allocations in one step");
     }
 }
+
+/// The explicit paths and the routes added for speed: Störmer–Verlet on a model declared
+/// separable, the merged-kick composition, the Lie-group discrete Euler–Poincaré step, and the
+/// workbench's `Simulation::advance` on the catalogue's Kepler and rigid body.
+#[test]
+fn explicit_lie_group_and_workbench_steps_do_not_allocate() {
+    use discretization::composition::kahan_li8;
+    use discretization::lagrangian::{LieGroupDiscreteEulerLagrange, LieGroupState};
+    use geom_core::function::ScalarFunction;
+    use geom_core::lie::{Chart, So3};
+    use geomint::workbench::{catalogue, problem};
+    use integrators::classical::StormerVerlet;
+    use integrators::verlet_composition::VerletComposition;
+    use nalgebra::{Matrix3, Vector3};
+
+    let start = PhaseState::new(SVector::from([0.4, 0.0]), SVector::from([0.0, 2.0]));
+    let sv = StormerVerlet::new(AutoDiff::separable(Kepler));
+    let kl8 = VerletComposition::new(AutoDiff::separable(Kepler), kahan_li8()).unwrap();
+    for (name, m) in [("SV (separable AD)", &sv as &dyn OneStep<PhaseState<2>>), ("Kahan-Li 8, merged kicks", &kl8)] {
+        let mut s = start;
+        let n = count(|| m.step(&mut s, 0.01).unwrap());
+        assert_eq!(n, 0, "{name}: {n} heap allocations in one step");
+    }
+
+    struct Body;
+    impl ScalarFunction<3> for Body {
+        fn eval<S: Scalar>(&self, w: &SVector<S, 3>) -> S {
+            (w[0] * w[0] * S::from(2.0) + w[1] * w[1] + w[2] * w[2] * S::from(2.0 / 3.0)) * S::from(0.5)
+        }
+    }
+    let dep = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(So3, Chart::Cayley, Body);
+    let mut s = LieGroupState::new(Matrix3::identity(), Vector3::new(0.4, 0.1, 0.9));
+    let n = count(|| dep.step(&mut s, 0.05).unwrap());
+    assert_eq!(n, 0, "DEP: {n} heap allocations in one step");
+
+    for (name, method) in [("kepler", "stormer-verlet"), ("kepler", "kahan-li8"), ("rigid-body", "hp-sv")] {
+        let p = catalogue::problem(name, &[]).unwrap();
+        let mut sim = problem::start(p.as_ref(), method, 0.01).unwrap();
+        let n = count(|| sim.advance().unwrap());
+        assert_eq!(n, 0, "workbench {name}/{method}: {n} heap allocations in one step");
+    }
+}

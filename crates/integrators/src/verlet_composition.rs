@@ -32,7 +32,7 @@ pub struct VerletComposition<H> {
     drifts: Vec<f64>,
 }
 
-impl<H: Clone> VerletComposition<H> {
+impl<H> VerletComposition<H> {
     /// The composition of `StormerVerlet::new(hamiltonian)` by `scheme`;
     /// [`GeomError::InvalidParameter`] if the scheme has adjoint stages (Störmer–Verlet is
     /// symmetric: use base stages) or no stage.
