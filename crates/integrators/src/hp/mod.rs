@@ -174,14 +174,13 @@ pub(crate) fn element_is_finite<G: MapScalar<f64, f64, D>, const D: usize>(
     group: &G,
     g: &<G as LieGroup<f64, D>>::Element,
 ) -> bool {
-    let finite = core::cell::Cell::new(true);
+    // branch-free: Σ 0·v is 0 iff every entry is finite
+    let zero = core::cell::Cell::new(0.0f64);
     let _ = group.map_scalar(g, &|v: f64| {
-        if !v.is_finite() {
-            finite.set(false);
-        }
+        zero.set(zero.get() + 0.0 * v);
         v
     });
-    finite.get()
+    zero.get() == 0.0
 }
 
 /// The Lagrangians the HP integrator accepts: [`LeftLagrangian`] at `f64` and at
@@ -344,7 +343,7 @@ where
     ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
         check_step(h)?;
         let group = &self.group;
-        if !state.pi.iter().all(|v| v.is_finite()) || !element_is_finite(group, &state.g) {
+        if !geom_core::error::all_finite(state.pi.as_slice()) || !element_is_finite(group, &state.g) {
             return Err(GeomError::NonFinite { what: "HP state" });
         }
         let scale = state.pi.amax();
@@ -409,7 +408,7 @@ where
             let pi = LieGroup::<f64, D>::dtau_inv(group, self.chart, &(xbar * (-h)))?.tr_mul(&m);
             (LieState { g, pi }, report)
         };
-        if !next.pi.iter().all(|v| v.is_finite()) || !element_is_finite(group, &next.g) {
+        if !geom_core::error::all_finite(next.pi.as_slice()) || !element_is_finite(group, &next.g) {
             return Err(GeomError::NonFinite { what: "HP state after the step" });
         }
         Ok((next, report))
