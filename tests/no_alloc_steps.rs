@@ -1,5 +1,6 @@
 //! "No heap allocation inside a step": one step of each implicit and composed integrator, counted
-//! with a global allocator after construction (constructors may allocate, steps may not).
+//! with a global allocator, per thread, after construction (constructors may allocate, steps may
+//! not).
 
 use discretization::composition::{Composition, adjoint_pair, yoshida6};
 use discretization::{CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
@@ -8,14 +9,20 @@ use geom_core::function::{AutoDiff, PhaseSpaceFunction};
 use integrators::classical::Gauss2;
 use nalgebra::SVector;
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// Allocations made by this thread: the tests of this file run in parallel, and a global
+    /// count would see the other test's allocations.
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        // `try_with`: no count during thread teardown
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -36,13 +43,15 @@ impl PhaseSpaceFunction<2> for Kepler {
 
 fn count<F: FnMut()>(mut f: F) -> usize {
     f(); // warm up
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = ALLOCATIONS.with(Cell::get);
     f();
-    ALLOCATIONS.load(Ordering::SeqCst) - before
+    ALLOCATIONS.with(Cell::get) - before
 }
 
 #[test]
 fn integrator_steps_do_not_allocate() {
+    // the counter sees an allocation of this thread
+    assert_eq!(count(|| drop(std::hint::black_box(vec![1u8; 8]))), 1);
     let start = PhaseState::new(SVector::from([0.4, 0.0]), SVector::from([0.0, 2.0]));
     let midpoint = CotangentLiftIntegrator::new(ThetaMap::midpoint(), AutoDiff(Kepler));
     let euler = CotangentLiftIntegrator::new(ThetaMap::explicit_euler(), AutoDiff(Kepler));
