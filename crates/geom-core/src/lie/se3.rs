@@ -8,7 +8,12 @@
 //! * `dexp_x = [[J, 0], [Q, J]]` with Barfoot's
 //!   `Q = v̂/2 + c2 (ω̂v̂ + v̂ω̂ + ω̂v̂ω̂) + c3 (ω̂²v̂ + v̂ω̂² - 3ω̂v̂ω̂) + c4 (ω̂v̂ω̂² + ω̂²v̂ω̂)`,
 //!   `c2 = (θ - sin θ)/θ^3`, `c3 = (θ^2 + 2 cos θ - 2)/(2θ^4)`, `c4 = (2θ - 3 sin θ + θ cos θ)/(2θ^5)`;
-//!   `dexp_x^{-1} = [[J^{-1}, 0], [-J^{-1} Q J^{-1}, J^{-1}]]`.
+//!   `dexp_x^{-1} = [[J^{-1}, 0], [-J^{-1} Q J^{-1}, J^{-1}]]`. As `dexp_x^{-1} = f(ad_x)`,
+//!   `f(z) = z/(e^z - 1)`, with `ad_x` block lower triangular with diagonal blocks `ω̂`, its
+//!   lower-left block is the derivative of `f(ω̂) = J^{-1}(ω)` along `v̂`:
+//!   `-J^{-1} Q J^{-1} = D_ω J^{-1}(ω)[v] = -v̂/2 + d (ω̂v̂ + v̂ω̂) + 2 d'(θ²) (ω·v) ω̂²`, with
+//!   `J^{-1} = I - ω̂/2 + d ω̂²`, `d(θ²) = (1 - (θ/2) cot(θ/2))/θ²` (no 3×3 products; used by
+//!   `dexp_inv`).
 //! * `cay(x) = [[cay(ω), (I - ω̂/2)^{-1} v], [0, 1]]`,
 //!   `dcay_x^{-1} = [[I - ω̂/2 + ωωᵀ/4, 0], [-v̂/2 + ω̂v̂/4, I - ω̂/2]]` (MATH.md d.2).
 
@@ -34,6 +39,68 @@ const fn alternating<const K: usize>(offset: usize, scale: [f64; K]) -> [f64; K]
 const C3: [f64; 9] = alternating::<9>(4, [1.0; 9]);
 /// `c4 = sum_{k>=0} (-1)^k (k+1)/(2k+5)! θ^{2k}`.
 const C4: [f64; 9] = alternating::<9>(5, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+
+/// `|B_2k|/(2k)!`, `k = 1..=18`: `d(t) = (1 - (θ/2) cot(θ/2))/θ² = Σ_k DEXP_INV_D[k] t^k`,
+/// `t = θ²` (the first nine as in `so3`; the rest correctly rounded).
+const DEXP_INV_D: [f64; 18] = [
+    1.0 / 12.0,
+    1.0 / 720.0,
+    1.0 / 30240.0,
+    1.0 / 1209600.0,
+    1.0 / 47900160.0,
+    691.0 / 1307674368000.0,
+    1.0 / 74724249600.0,
+    3617.0 / 10670622842880000.0,
+    43867.0 / 5109094217170944000.0,
+    2.174868698558062e-16,
+    5.5090028283602295e-18,
+    1.3954464685812522e-19,
+    3.534707039629467e-21,
+    8.953517427037546e-23,
+    2.267952452337683e-24,
+    5.744790668872202e-26,
+    1.455172475614865e-27,
+    3.6859949406653103e-29,
+];
+
+/// `(k + 1) c_{k+1}`: the coefficients of the derivative of `Σ_k c_k t^k`.
+const fn derivative_coefficients<const K: usize, const M: usize>(c: [f64; K]) -> [f64; M] {
+    let mut out = [0.0; M];
+    let mut k = 0;
+    while k < M {
+        out[k] = (k + 1) as f64 * c[k + 1];
+        k += 1;
+    }
+    out
+}
+/// `d'(t) = Σ_k DEXP_INV_D1[k] t^k`.
+const DEXP_INV_D1: [f64; 17] = derivative_coefficients::<18, 17>(DEXP_INV_D);
+
+/// Below this `t = θ²` (`θ < 2`) [`dexp_inv_coefficients`] sums the series (9 terms for
+/// `t < 1/4`, 18 above: truncation below 1e-16 relative); above, the closed forms.
+const DEXP_INV_SERIES_T: f64 = 4.0;
+
+/// `(d(t), d'(t))` of `d(t) = (1 - (θ/2) cot(θ/2))/θ²`, `t = θ²`: series below
+/// [`DEXP_INV_SERIES_T`], else `g = 1 - (θ/2) cot(θ/2)`, `g' = -½ cot(θ/2) + (θ/4)/sin²(θ/2)`,
+/// `d = g/t`, `d' = g'/(2θt) - g/t²` (`d'` enters multiplied by `θ²`, where the cancellation of
+/// `g ≈ t/12` costs at most ~1e-15 relative). Not defined where `sin(θ/2) = 0`; the caller
+/// checks the domain first (`so3::dexp_inv`).
+#[inline]
+fn dexp_inv_coefficients<S: Scalar>(t: S) -> (S, S) {
+    if t.re() < SERIES_T {
+        (series(t, &DEXP_INV_D[..9]), series(t, &DEXP_INV_D1[..8]))
+    } else if t.re() < DEXP_INV_SERIES_T {
+        (series(t, &DEXP_INV_D), series(t, &DEXP_INV_D1))
+    } else {
+        let theta = t.sqrt();
+        let half = theta * S::from(0.5);
+        let (s, c) = (half.sin(), half.cos());
+        let cot = c / s;
+        let g = S::from(1.0) - half * cot;
+        let dg = cot * S::from(-0.5) + half * S::from(0.5) / (s * s);
+        (g / t, dg / (S::from(2.0) * theta * t) - g / (t * t))
+    }
+}
 
 /// Split `x = (ω, v)`.
 #[inline]
@@ -192,10 +259,22 @@ impl<S: Scalar> LieGroup<S, 6> for Se3 {
         let j = so3::dexp(&w);
         block(&j, &Matrix3::zeros(), &q_block(&w, &v), &j)
     }
+    /// `[[J^{-1}, 0], [D_ω J^{-1}(ω)[v], J^{-1}]]` with
+    /// `D_ω J^{-1}(ω)[v] = -J^{-1} Q J^{-1} = -v̂/2 + d (v ωᵀ + ω vᵀ - 2 (ω·v) I) +
+    /// 2 d' (ω·v) (ω ωᵀ - θ² I)` (module documentation).
     fn dexp_inv(&self, x: &Vector6<S>) -> Result<Matrix6<S>> {
         let (w, v) = split(x);
         let ji = so3::dexp_inv(&w)?;
-        Ok(block(&ji, &Matrix3::zeros(), &(-(ji * q_block(&w, &v) * ji)), &ji))
+        let t = w.norm_squared();
+        let (d, d1) = dexp_inv_coefficients(t);
+        let wv = w.dot(&v);
+        let k = d1 * wv * S::from(2.0);
+        let mut c = so3::hat(&v) * S::from(-0.5) + (v * w.transpose() + w * v.transpose()) * d + w * w.transpose() * k;
+        let diag = -(d * wv * S::from(2.0) + k * t);
+        for i in 0..3 {
+            c[(i, i)] += diag;
+        }
+        Ok(block(&ji, &Matrix3::zeros(), &c, &ji))
     }
     fn cayley(&self, x: &Vector6<S>) -> Result<Matrix4<S>> {
         let (w, v) = split(x);

@@ -7,17 +7,19 @@
 //! ```
 //!
 //! [`ChartDerivative`] computes the last factor exactly by forward AD (`DualSVec64<D>`) for
-//! every group, and in closed form for SO(3) and `R^n` (and SE(3) with the Cayley chart), where the whole Jacobian then costs a few
-//! 3×3 products — this is the "specialised Jacobian" that keeps the generic step within a small
-//! factor of a hand-written loop (benches/hp.rs). The closed forms (MATH.md d.2, [D] here) are
-//! checked against AD in the tests below:
+//! every group, and in closed form for SO(3), SE(3) (both charts) and `R^n`, where the whole
+//! Jacobian then costs a few 3×3 products — this is the "specialised Jacobian" that keeps the
+//! generic step within a small factor of a hand-written loop (benches/hp.rs) and the exp chart
+//! within a small factor of Cayley (benches/vehicle.rs). The closed forms (MATH.md d.2, [D]
+//! here) are checked against AD in the tests below (SE(3): also tests/hp_se3_chart.rs):
 //!
 //! * SO(3), Cayley: `(dcay^{-1}_x)* μ = μ + ½ x×μ + ¼ (x·μ) x`, derivative
 //!   `-½ μ̂ + ¼ (x μᵀ + (x·μ) I)`;
 //! * SO(3), exp: `(dexp^{-1}_x)* μ = μ + ½ x×μ + d(t) (x (x·μ) - t μ)`, `t = |x|²`,
 //!   `d = (1 - (θ/2) cot(θ/2))/θ²`; derivative
 //!   `-½ μ̂ + d (x μᵀ + (x·μ) I - 2 μ xᵀ) + 2 d'(t) (x (x·μ) - t μ) xᵀ`;
-//! * SE(3), Cayley: see the implementation for [`Se3`] (exp: AD);
+//! * SE(3), Cayley and exp: see the implementation for [`Se3`] (exp: the SO(3) closed form and
+//!   its second derivative, through `-J^{-1} Q J^{-1} = D_ω J^{-1}(ω)[v]`);
 //! * `R^n`: `dτ^{-1} = I`, derivative 0.
 
 use geom_core::lie::{Chart, Gl, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2, se3, so3};
@@ -65,9 +67,25 @@ impl ChartDerivative<1> for So2 {}
 impl ChartDerivative<3> for Su2 {}
 impl ChartDerivative<3> for Se2 {}
 
-/// SE(3), Cayley (from the block form of MATH.md d.2), `x = (ω, y)`, `μ = (π, p)`:
-/// `(dcay^{-1}_x)* μ = (π + ½ ω×π + ¼ (ω·π) ω + ½ y×p + ¼ y×(ω×p), p + ½ ω×p)`, with derivative
-/// `[[-½ π̂ + ¼ (ω πᵀ + (ω·π) I) - ¼ ŷ p̂, -½ p̂ - ¼ (ω×p)^], [-½ p̂, 0]]`; the exp chart uses AD.
+/// SE(3), `x = (ω, y)`, `μ = (π, p)`, both charts in closed form (no 6×6 matrix is formed):
+///
+/// * Cayley (from the block form of MATH.md d.2):
+///   `(dcay^{-1}_x)* μ = (π + ½ ω×π + ¼ (ω·π) ω + ½ y×p + ¼ y×(ω×p), p + ½ ω×p)`, with derivative
+///   `[[-½ π̂ + ¼ (ω πᵀ + (ω·π) I) - ¼ ŷ p̂, -½ p̂ - ¼ (ω×p)^], [-½ p̂, 0]]`;
+/// * exp: `dexp^{-1}_x = [[J^{-1}, 0], [-J^{-1} Q J^{-1}, J^{-1}]]` (`J` = dexp of SO(3) at `ω`,
+///   `Q = Q(ω, y)` Barfoot's block, `geom_core::lie::se3`). `dexp^{-1}_x = f(ad_x)`,
+///   `f(z) = z/(e^z - 1)`, and `ad_x = [[ω̂, 0], [ŷ, ω̂]]`, so the lower-left block is the
+///   derivative of `f(ω̂) = J^{-1}(ω)` along `ŷ`: `-J^{-1} Q J^{-1} = D_ω J^{-1}(ω)[y]` (i.e.
+///   `Q = D_ω J(ω)[y]`). Transposed and applied to `μ`, `Q` drops out:
+///   `(dexp^{-1}_x)* μ = (J^{-1}ᵀ π + F(p) y, J^{-1}ᵀ p)` with `F(a) = D_ω[J^{-1}(ω)ᵀ a]` the
+///   SO(3) derivative above, and its derivative is
+///   `[[F(π) + H, F(p)], [F(p), 0]]`, `H = D_ω(F(p) y)` (`y` fixed) the second derivative of
+///   `ω ↦ J^{-1}(ω)ᵀ p`: with `t = |ω|²`, `m = ω (ω·p) - t p`,
+///   `Dm[y] = y (ω·p) + ω (y·p) - 2 (ω·y) p`,
+///   `F(p) y = ½ y×p + d Dm[y] + 2 d' (ω·y) m` and
+///   `H = d (y pᵀ + (y·p) I - 2 p yᵀ) + 2 d' (Dm[y] ωᵀ + m yᵀ) +
+///   2 d' (ω·y) (ω pᵀ + (ω·p) I - 2 p ωᵀ) + 4 d'' (ω·y) m ωᵀ`
+///   (`d`, `d'`, `d''` of `t`: power series for `|ω| < 2`, closed form above).
 impl ChartDerivative<6> for Se3 {
     #[inline]
     fn dtau_inv_transpose(&self, chart: Chart, x: &Vector6<f64>, mu: &Vector6<f64>) -> Result<Vector6<f64>> {
@@ -81,7 +99,7 @@ impl ChartDerivative<6> for Se3 {
                     &(p + wp * 0.5),
                 ))
             }
-            Chart::Exp => Ok(LieGroup::<f64, 6>::dexp_inv(self, x)?.tr_mul(mu)),
+            Chart::Exp => se3_dexp_inv_transpose(x, mu),
         }
     }
     #[inline]
@@ -101,7 +119,7 @@ impl ChartDerivative<6> for Se3 {
                 m.fixed_view_mut::<3, 3>(3, 0).copy_from(&(ph * (-0.5)));
                 Ok(m)
             }
-            Chart::Exp => ad_dtau_inv_transpose_derivative(self, chart, x, mu),
+            Chart::Exp => se3_dexp_inv_transpose_derivative(x, mu),
         }
     }
 }
@@ -210,6 +228,154 @@ fn so3_dexp_inv_transpose_derivative(x: &Vector3<f64>, mu: &Vector3<f64>) -> Res
         + w * x.transpose() * (2.0 * dd))
 }
 
+/// `d(t) = Σ_k DEXP_INV_D18[k] t^k` to 18 terms, `|B_2k|/(2k)!` for `k = 1..=18` (the first
+/// nine are [`DEXP_INV_D`]; the rest correctly rounded), for the SE(3) exp chart's `(d, d', d'')`.
+const DEXP_INV_D18: [f64; 18] = [
+    1.0 / 12.0,
+    1.0 / 720.0,
+    1.0 / 30240.0,
+    1.0 / 1209600.0,
+    1.0 / 47900160.0,
+    691.0 / 1307674368000.0,
+    1.0 / 74724249600.0,
+    3617.0 / 10670622842880000.0,
+    43867.0 / 5109094217170944000.0,
+    2.174868698558062e-16,
+    5.5090028283602295e-18,
+    1.3954464685812522e-19,
+    3.534707039629467e-21,
+    8.953517427037546e-23,
+    2.267952452337683e-24,
+    5.744790668872202e-26,
+    1.455172475614865e-27,
+    3.6859949406653103e-29,
+];
+
+/// Below this `t = |ω|²` (`θ < 2`) [`dexp_inv_coefficients2`] sums power series.
+const DEXP_INV_SERIES2_T: f64 = 4.0;
+
+/// `(Σ c_k t^k, Σ k c_k t^{k-1}, Σ k(k-1) c_k t^{k-2})` (Horner).
+#[inline(always)]
+fn horner2(c: &[f64], t: f64) -> (f64, f64, f64) {
+    let n = c.len();
+    let (mut f, mut f1, mut f2) = (c[n - 1], 0.0, 0.0);
+    for &ck in c[..n - 1].iter().rev() {
+        f2 = f2 * t + 2.0 * f1;
+        f1 = f1 * t + f;
+        f = f * t + ck;
+    }
+    (f, f1, f2)
+}
+
+/// `(d, d', d'')` of `d(t) = (1 - (θ/2) cot(θ/2))/θ²`, `t = θ²`, for the SE(3) exp chart. Power
+/// series below `t = 4` (9 terms for `t < 1/4`, 18 up to 4: truncation below 1e-16 relative),
+/// closed form above, from `g(θ) = 1 - (θ/2) cot(θ/2)`,
+/// `g' = -½ cot(θ/2) + (θ/4)/sin²(θ/2)`, `g'' = (½ - (θ/4) cot(θ/2))/sin²(θ/2)`, `G(t) = g(θ)`,
+/// `G' = g'/(2θ)`, `G'' = (g'' - g'/θ)/(4t)`: `d = G/t`, `d' = G'/t - G/t²`,
+/// `d'' = G''/t - 2G'/t² + 2G/t³`. The closed forms cancel (`g ≈ t/12`), but `d'` and `d''` enter
+/// the SE(3) formulas multiplied by `t` and `t²` (terms `ω (ω·v)`, `(ω·v) m ωᵀ` with
+/// `|m| ≤ t|p|`): there the absolute error is `≲ 12 ε/t · d`, ≲ 2e-15 relative at the switch
+/// `t = 4`. Error where `sin(θ/2) = 0` (`|x|` a nonzero multiple of `2π`).
+#[inline(always)]
+fn dexp_inv_coefficients2(t: f64) -> Result<(f64, f64, f64)> {
+    if t < 0.25 {
+        Ok(horner2(&DEXP_INV_D18[..9], t))
+    } else if t < DEXP_INV_SERIES2_T {
+        Ok(horner2(&DEXP_INV_D18, t))
+    } else {
+        let theta = t.sqrt();
+        let (s, c) = (0.5 * theta).sin_cos();
+        if s.abs() < 1e-8 {
+            return Err(GeomError::OutsideDomain {
+                map: "dexp^-1 on SO(3)",
+                reason: "|x| is a nonzero multiple of 2 pi",
+            });
+        }
+        let cot = c / s;
+        let csc2 = 1.0 / (s * s);
+        let g = 1.0 - 0.5 * theta * cot;
+        let g1 = -0.5 * cot + 0.25 * theta * csc2;
+        let g2 = (0.5 - 0.25 * theta * cot) * csc2;
+        let gp = g1 / (2.0 * theta);
+        let gpp = (g2 - g1 / theta) / (4.0 * t);
+        let t2 = t * t;
+        Ok((g / t, gp / t - g / t2, gpp / t - 2.0 * gp / t2 + 2.0 * g / (t2 * t)))
+    }
+}
+
+/// `(dexp^{-1}_x)ᵀ μ` on SE(3), `x = (ω, v)`, `μ = (π, p)`, without the 6×6 matrix (see the
+/// implementation for [`Se3`]):
+///
+/// ```text
+///   (J^{-1}ᵀ π + D_ω[J^{-1}(ω)ᵀ p] v,  J^{-1}ᵀ p),
+///   J^{-1}(ω)ᵀ a = a + ½ ω×a + d m_a,          m_a = ω (ω·a) - t a,
+///   D_ω[J^{-1}(ω)ᵀ p] v = ½ v×p + d (v (ω·p) + ω (v·p) - 2 (ω·v) p) + 2 d' (ω·v) m_p,
+/// ```
+///
+/// `t = |ω|²`, `(d, d') = (d(t), d'(t))`. Error where `|ω|` is a nonzero multiple of `2π`.
+#[inline]
+fn se3_dexp_inv_transpose(x: &Vector6<f64>, mu: &Vector6<f64>) -> Result<Vector6<f64>> {
+    let (w, v) = se3::split(x);
+    let (pi, p) = se3::split(mu);
+    let t = w.norm_squared();
+    let (d, d1, _) = dexp_inv_coefficients2(t)?;
+    let (wp, wv, vp) = (w.dot(&p), w.dot(&v), v.dot(&p));
+    let m_p = w * wp - p * t;
+    let m_pi = w * w.dot(&pi) - pi * t;
+    let dm_v = v * wp + w * vp - p * (2.0 * wv);
+    let top = pi + (w.cross(&pi) + v.cross(&p)) * 0.5 + (m_pi + dm_v) * d + m_p * (2.0 * d1 * wv);
+    let bottom = p + w.cross(&p) * 0.5 + m_p * d;
+    Ok(se3::join(&top, &bottom))
+}
+
+/// `D_x[(dexp^{-1}_x)ᵀ μ]` on SE(3), `x = (ω, v)`, `μ = (π, p)` (see the implementation for
+/// [`Se3`]): `[[F(π) + H, F(p)], [F(p), 0]]` with `F(a) = D_ω[J^{-1}(ω)ᵀ a]` and `H` the
+/// second derivative `D_ω(D_ω[J^{-1}(ω)ᵀ p] v)`; with `m = ω (ω·p) - t p`,
+/// `Dm[b] = b (ω·p) + ω (b·p) - 2 (ω·b) p`:
+///
+/// ```text
+///   F(a) = -½ â + d (ω aᵀ + (ω·a) I - 2 a ωᵀ) + 2 d' m_a ωᵀ,
+///   H    = d (v pᵀ + (v·p) I - 2 p vᵀ) + 2 d' (Dm[v] ωᵀ + m vᵀ)
+///          + 2 d' (ω·v) (ω pᵀ + (ω·p) I - 2 p ωᵀ) + 4 d'' (ω·v) m ωᵀ,
+/// ```
+///
+/// assembled as a skew matrix, a diagonal and four rank-one terms (no 3×3 products).
+/// Error where `|ω|` is a nonzero multiple of `2π`.
+#[inline]
+fn se3_dexp_inv_transpose_derivative(x: &Vector6<f64>, mu: &Vector6<f64>) -> Result<Matrix6<f64>> {
+    let (w, v) = se3::split(x);
+    let (pi, p) = se3::split(mu);
+    let t = w.norm_squared();
+    let (d, d1, d2) = dexp_inv_coefficients2(t)?;
+    let (wp, wv, vp, wpi) = (w.dot(&p), w.dot(&v), v.dot(&p), w.dot(&pi));
+    let m_p = w * wp - p * t;
+    let m_pi = w * wpi - pi * t;
+    let dm_v = v * wp + w * vp - p * (2.0 * wv);
+    let (dd1, wv_d1) = (2.0 * d1, 2.0 * d1 * wv);
+    // z = 2d' m - 2d p, the factor of ωᵀ in F(p) and of vᵀ in H
+    let z = m_p * dd1 - p * (2.0 * d);
+    // F(p) = -½ p̂ + d (ω·p) I + d ω pᵀ + z ωᵀ
+    let mut f_p = so3::hat(&p) * (-0.5) + w * (p * d).transpose() + z * w.transpose();
+    f_p[(0, 0)] += d * wp;
+    f_p[(1, 1)] += d * wp;
+    f_p[(2, 2)] += d * wp;
+    // F(π) + H = -½ π̂ + (d (ω·π) + d (v·p) + 2d' (ω·v)(ω·p)) I + a ωᵀ + (d v + 2d' (ω·v) ω) pᵀ
+    //            + d ω πᵀ + z vᵀ,  a = 2d' m_π - 2d π + 2d' Dm[v] - 4d' (ω·v) p + 4d'' (ω·v) m
+    let a = (m_pi + dm_v) * dd1 - pi * (2.0 * d) - p * (2.0 * wv_d1) + m_p * (4.0 * d2 * wv);
+    let mut top =
+        so3::hat(&pi) * (-0.5) + a * w.transpose() + (v * d + w * wv_d1) * p.transpose() + (w * d) * pi.transpose();
+    top += z * v.transpose();
+    let diag = d * (wpi + vp) + wv_d1 * wp;
+    top[(0, 0)] += diag;
+    top[(1, 1)] += diag;
+    top[(2, 2)] += diag;
+    let mut m = Matrix6::zeros();
+    m.fixed_view_mut::<3, 3>(0, 0).copy_from(&top);
+    m.fixed_view_mut::<3, 3>(0, 3).copy_from(&f_p);
+    m.fixed_view_mut::<3, 3>(3, 0).copy_from(&f_p);
+    Ok(m)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,5 +405,38 @@ mod tests {
         assert_eq!(z.unwrap(), SMatrix::<f64, 2, 2>::zeros());
         let two_pi = Vector3::new(2.0 * std::f64::consts::PI, 0.0, 0.0);
         assert!(So3.dtau_inv_transpose_derivative(Chart::Exp, &two_pi, &mu).is_err());
+    }
+    /// `(d, d', d'')` of the SE(3) exp chart against 20-digit values (mpmath, numerical
+    /// differentiation of `d(t) = (1 - (θ/2) cot(θ/2))/t` at 50 digits) at and around the
+    /// switches, with `d'` and `d''` weighted by `t` and `t²` as they enter the SE(3) formulas
+    /// (the unweighted `d''` of the closed form loses up to ~4e-14 near `t = 4` to cancellation).
+    /// Below, `(d, d')` equal the SO(3) coefficients.
+    #[test]
+    fn se3_dexp_inv_coefficients_match_reference_values() {
+        #[allow(clippy::excessive_precision)]
+        const REFERENCE: [(f64, f64, f64, f64); 9] = [
+            (0.3, 0.083752998682300382279, 0.0014089556493034600555, 0.000067648496906381191261),
+            (1.0, 0.084756139143774040366, 0.0014575928456183325112, 0.000071359389271758726074),
+            (2.0, 0.086250351839705822867, 0.0015317977164571556612, 0.0000771517445385044435),
+            (3.999999999, 0.089476846014718088518, 0.0016992357302755486316, 0.000090783168935736173394),
+            (4.0, 0.089476846016417324248, 0.0016992357303663318005, 0.00009078316894333242116),
+            (4.000000001, 0.089476846018116559979, 0.0016992357304571149694, 0.000090783168950928668926),
+            (9.0, 0.099291970394002369646, 0.002269674848916882159, 0.0001426116623548353254),
+            (20.0, 0.13771945573747495193, 0.0054043650640025398332, 0.00054290679443639435248),
+            (35.0, 0.48383089735970451848, 0.099881987304532556463, 0.044535740129297374629),
+        ];
+        for (t, r, r1, r2) in REFERENCE {
+            let (d, d1, d2) = dexp_inv_coefficients2(t).unwrap();
+            let scale = r.max(t * r1).max(t * t * r2);
+            let errors = [(d - r).abs(), t * (d1 - r1).abs(), t * t * (d2 - r2).abs()];
+            assert!(errors.iter().all(|&e| e <= 2e-15 * scale), "t = {t}: {errors:?} (scale {scale:.3})");
+        }
+        for t in [0.0, 1e-6, 0.01, 0.2, 0.249] {
+            let (d, d1, _) = dexp_inv_coefficients2(t).unwrap();
+            let (e, e1) = dexp_inv_coefficient(t).unwrap();
+            assert!((d - e).abs() <= 1e-16 * e && (d1 - e1).abs() <= 1e-15 * e1, "t = {t}");
+        }
+        assert_eq!(dexp_inv_coefficients2(0.0).unwrap(), (1.0 / 12.0, 1.0 / 720.0, 2.0 / 30240.0));
+        assert!(dexp_inv_coefficients2(4.0 * std::f64::consts::PI.powi(2)).is_err());
     }
 }
