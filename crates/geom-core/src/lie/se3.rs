@@ -18,7 +18,7 @@
 //!   `dcay_x^{-1} = [[I - ω̂/2 + ωωᵀ/4, 0], [-v̂/2 + ω̂v̂/4, I - ω̂/2]]` (MATH.md d.2).
 
 use super::series::inv_factorial;
-use super::so3;
+use super::so3::{self, DEXP_INV_D};
 use super::{LieGroup, MEMBERSHIP_TOLERANCE};
 use crate::{Result, Scalar, scalar::series};
 use nalgebra::{Matrix3, Matrix4, Matrix6, Vector3, Vector6};
@@ -39,29 +39,6 @@ const fn alternating<const K: usize>(offset: usize, scale: [f64; K]) -> [f64; K]
 const C3: [f64; 9] = alternating::<9>(4, [1.0; 9]);
 /// `c4 = sum_{k>=0} (-1)^k (k+1)/(2k+5)! θ^{2k}`.
 const C4: [f64; 9] = alternating::<9>(5, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
-
-/// `|B_2k|/(2k)!`, `k = 1..=18`: `d(t) = (1 - (θ/2) cot(θ/2))/θ² = Σ_k DEXP_INV_D[k] t^k`,
-/// `t = θ²` (the first nine as in `so3`; the rest correctly rounded).
-const DEXP_INV_D: [f64; 18] = [
-    1.0 / 12.0,
-    1.0 / 720.0,
-    1.0 / 30240.0,
-    1.0 / 1209600.0,
-    1.0 / 47900160.0,
-    691.0 / 1307674368000.0,
-    1.0 / 74724249600.0,
-    3617.0 / 10670622842880000.0,
-    43867.0 / 5109094217170944000.0,
-    2.174868698558062e-16,
-    5.5090028283602295e-18,
-    1.3954464685812522e-19,
-    3.534707039629467e-21,
-    8.953517427037546e-23,
-    2.267952452337683e-24,
-    5.744790668872202e-26,
-    1.455172475614865e-27,
-    3.6859949406653103e-29,
-];
 
 /// `(k + 1) c_{k+1}`: the coefficients of the derivative of `Σ_k c_k t^k`.
 const fn derivative_coefficients<const K: usize, const M: usize>(c: [f64; K]) -> [f64; M] {

@@ -34,8 +34,11 @@ const fn alternating<const K: usize>(offset: usize) -> [f64; K] {
 const SIN_OVER: [f64; 9] = alternating::<9>(1); // sin θ / θ
 const ONE_MINUS_COS: [f64; 9] = alternating::<9>(2); // (1 - cos θ)/θ^2
 const THETA_MINUS_SIN: [f64; 9] = alternating::<9>(3); // (θ - sin θ)/θ^3
-/// `(1 - (θ/2) cot(θ/2))/θ^2 = sum_{k>=1} |B_2k|/(2k)! θ^{2k-2}`.
-const DEXP_INV_D: [f64; 9] = [
+/// `d(t) = (1 - (θ/2) cot(θ/2))/θ² = Σ_{k>=1} |B_2k|/(2k)! t^{k-1}`, `t = θ²`: the
+/// coefficients `|B_2k|/(2k)!`, `k = 1..=18` (the first nine exact ratios, the rest correctly
+/// rounded). The one table of the workspace for `dexp⁻¹` on SO(3) and SE(3): nine terms reach
+/// round-off for `t < 1/4`, eighteen for `t < 4`.
+pub const DEXP_INV_D: [f64; 18] = [
     1.0 / 12.0,
     1.0 / 720.0,
     1.0 / 30240.0,
@@ -45,6 +48,15 @@ const DEXP_INV_D: [f64; 9] = [
     1.0 / 74724249600.0,
     3617.0 / 10670622842880000.0,
     43867.0 / 5109094217170944000.0,
+    2.174868698558062e-16,
+    5.5090028283602295e-18,
+    1.3954464685812522e-19,
+    3.534707039629467e-21,
+    8.953517427037546e-23,
+    2.267952452337683e-24,
+    5.744790668872202e-26,
+    1.455172475614865e-27,
+    3.6859949406653103e-29,
 ];
 
 /// The skew matrix `hat(x)`, `hat(x) y = x × y`.
@@ -102,7 +114,7 @@ pub fn dexp<S: Scalar>(x: &Vector3<S>) -> Matrix3<S> {
 pub fn dexp_inv<S: Scalar>(x: &Vector3<S>) -> Result<Matrix3<S>> {
     let t = x.norm_squared();
     let d = if t.re() < SERIES_T {
-        series(t, &DEXP_INV_D)
+        series(t, &DEXP_INV_D[..9])
     } else {
         let half = t.sqrt() * S::from(0.5);
         let s = half.sin();
@@ -221,7 +233,7 @@ pub fn log_with_dexp_inv<S: Scalar>(r: &Matrix3<S>) -> Result<(Vector3<S>, Matri
     };
     let t = x.norm_squared();
     let d = if t.re() < SERIES_T {
-        series(t, &DEXP_INV_D)
+        series(t, &DEXP_INV_D[..9])
     } else {
         (S::from(1.0) - t.sqrt() * sin / (S::from(2.0) * (S::from(1.0) - c))) / t
     };

@@ -22,6 +22,7 @@
 //!   its second derivative, through `-J^{-1} Q J^{-1} = D_ω J^{-1}(ω)[v]`);
 //! * `R^n`: `dτ^{-1} = I`, derivative 0.
 
+use geom_core::lie::so3::DEXP_INV_D;
 use geom_core::lie::{Chart, Gl, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2, se3, so3};
 use geom_core::{GeomError, Result};
 use nalgebra::{Const, Matrix3, Matrix6, SMatrix, SVector, U1, Vector3, Vector6};
@@ -151,26 +152,13 @@ impl<const N: usize> ChartDerivative<N> for Rn<N> {
     }
 }
 
-/// `|B_2k|/(2k)!`, `k = 1..`: `d(t) = Σ_k DEXP_INV_D[k] t^k` (as in `geom_core::lie::so3`).
-const DEXP_INV_D: [f64; 9] = [
-    1.0 / 12.0,
-    1.0 / 720.0,
-    1.0 / 30240.0,
-    1.0 / 1209600.0,
-    1.0 / 47900160.0,
-    691.0 / 1307674368000.0,
-    1.0 / 74724249600.0,
-    3617.0 / 10670622842880000.0,
-    43867.0 / 5109094217170944000.0,
-];
-
 /// `(d(t), d'(t))` of `d(t) = (1 - (θ/2) cot(θ/2))/θ²`, `t = θ²`: series for `t < 1/4`, closed
 /// form otherwise (`g(θ) = 1 - (θ/2)cot(θ/2)`, `d = g/t`, `d' = g'(θ)/(2θt) - g/t²`,
 /// `g' = -½ cot(θ/2) + (θ/4)/sin²(θ/2)`); error where `sin(θ/2) = 0`.
 fn dexp_inv_coefficient(t: f64) -> Result<(f64, f64)> {
     if t < 0.25 {
-        let d = DEXP_INV_D.iter().rev().fold(0.0, |acc, &c| acc * t + c);
-        let dd = DEXP_INV_D.iter().enumerate().skip(1).rev().fold(0.0, |acc, (k, &c)| acc * t + k as f64 * c);
+        let d = DEXP_INV_D[..9].iter().rev().fold(0.0, |acc, &c| acc * t + c);
+        let dd = DEXP_INV_D[..9].iter().enumerate().skip(1).rev().fold(0.0, |acc, (k, &c)| acc * t + k as f64 * c);
         Ok((d, dd))
     } else {
         let theta = t.sqrt();
@@ -228,29 +216,6 @@ fn so3_dexp_inv_transpose_derivative(x: &Vector3<f64>, mu: &Vector3<f64>) -> Res
         + w * x.transpose() * (2.0 * dd))
 }
 
-/// `d(t) = Σ_k DEXP_INV_D18[k] t^k` to 18 terms, `|B_2k|/(2k)!` for `k = 1..=18` (the first
-/// nine are [`DEXP_INV_D`]; the rest correctly rounded), for the SE(3) exp chart's `(d, d', d'')`.
-const DEXP_INV_D18: [f64; 18] = [
-    1.0 / 12.0,
-    1.0 / 720.0,
-    1.0 / 30240.0,
-    1.0 / 1209600.0,
-    1.0 / 47900160.0,
-    691.0 / 1307674368000.0,
-    1.0 / 74724249600.0,
-    3617.0 / 10670622842880000.0,
-    43867.0 / 5109094217170944000.0,
-    2.174868698558062e-16,
-    5.5090028283602295e-18,
-    1.3954464685812522e-19,
-    3.534707039629467e-21,
-    8.953517427037546e-23,
-    2.267952452337683e-24,
-    5.744790668872202e-26,
-    1.455172475614865e-27,
-    3.6859949406653103e-29,
-];
-
 /// Below this `t = |ω|²` (`θ < 2`) [`dexp_inv_coefficients2`] sums power series.
 const DEXP_INV_SERIES2_T: f64 = 4.0;
 
@@ -279,9 +244,9 @@ fn horner2(c: &[f64], t: f64) -> (f64, f64, f64) {
 #[inline(always)]
 fn dexp_inv_coefficients2(t: f64) -> Result<(f64, f64, f64)> {
     if t < 0.25 {
-        Ok(horner2(&DEXP_INV_D18[..9], t))
+        Ok(horner2(&DEXP_INV_D[..9], t))
     } else if t < DEXP_INV_SERIES2_T {
-        Ok(horner2(&DEXP_INV_D18, t))
+        Ok(horner2(&DEXP_INV_D, t))
     } else {
         let theta = t.sqrt();
         let (s, c) = (0.5 * theta).sin_cos();
