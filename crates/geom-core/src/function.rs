@@ -12,8 +12,9 @@
 //! [`ScalarDerivatives<N>`] (`value`, `gradient`, `hessian` at `f64`). [`AutoDiff`] implements them
 //! for any model through `num-dual`:
 //!
-//! * gradient: two forward passes with `DualSVec64<N>`, one seeded in `q` (with `p` lifted as a
-//!   constant), one seeded in `p`: `∂f/∂q`, `∂f/∂p`;
+//! * gradient: `∂f/∂q` seeded in `q` (with `p` lifted as a constant) and `∂f/∂p` seeded in `p`,
+//!   each by `N` one-direction `Dual64` passes for `N <= 4` ([`DIRECTIONAL_GRADIENT_MAX`]: no
+//!   optional derivative storage, the independent passes overlap) or one `DualSVec64<N>` pass;
 //! * Hessian: `num_dual::hessian` (`Dual2SVec64<N>`) in `q` and in `p` for the diagonal blocks
 //!   `∂²f/∂q²`, `∂²f/∂p²`, and `num_dual::partial_hessian` (`HyperDualSVec64<N, N>`) for the mixed
 //!   block `∂²f/∂q∂p`. A `2N`-sized dual type is not expressible with const generics on stable
@@ -264,8 +265,9 @@ pub trait ScalarDerivatives<const N: usize>: Send + Sync {
 /// when `f: PhaseSpaceFunction<N>` and [`ScalarDerivatives<N>`] when `f: ScalarFunction<N>`, with
 /// derivatives exact to round-off (forward-mode dual numbers, see the module documentation).
 ///
-/// Cost, relative to one `f64` evaluation `c`: value `c`; gradient two `DualSVec64<N>` passes;
-/// Hessian two `Dual2SVec64<N>` passes and one `HyperDualSVec64<N, N>` pass.
+/// Cost, relative to one `f64` evaluation `c`: value `c`; gradient `2N` one-direction `Dual64`
+/// passes for `N <= DIRECTIONAL_GRADIENT_MAX`, two `DualSVec64<N>` passes above; Hessian two
+/// `Dual2SVec64<N>` passes and one `HyperDualSVec64<N, N>` pass.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct AutoDiff<F>(pub F);
 
@@ -382,8 +384,9 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Auto
 
 /// A model `H(q, p)` declared separable, `H = T(p) + V(q)`, with AD derivatives; built by
 /// [`AutoDiff::separable`]. Derivatives as [`AutoDiff`], except that
-/// `∂H/∂q` (one `DualSVec64<N>` pass seeded in `q`, `p` held constant) and `∂H/∂p` (seeded in
-/// `p`) are taken separately, the mixed block `∂²H/∂q∂p` is zero, and
+/// `∂H/∂q` (seeded in `q`, `p` held constant) and `∂H/∂p` (seeded in `p`) are taken
+/// separately (as [`AutoDiff`]'s, see [`DIRECTIONAL_GRADIENT_MAX`]), the mixed block
+/// `∂²H/∂q∂p` is zero, and
 /// [`PhaseSpaceDerivatives::is_separable`] is `true`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct SeparableAutoDiff<F>(pub F);
