@@ -366,10 +366,24 @@ where
                                     Some(dm) => dm,
                                     None => self.ad_momentum_jacobian(&state.g, x)?,
                                 };
-                            let a = LieGroup::<f64, D>::dtau_inv(group, chart, &hx)?;
-                            let dchart = group.dtau_inv_transpose_derivative(chart, &hx, &m)?;
-                            out[0][0] = (a.tr_mul(&dm) + dchart * h) * inv_scale;
-                            Ok([(a.tr_mul(&m) - state.pi) * inv_scale])
+                            let pulled = group.dtau_inv_transpose(chart, &hx, &m)?;
+                            let dchart_dx = group.dtau_inv_transpose_derivative(chart, &hx, &m)?;
+                            // (dτ⁻¹)ᵀ Dm: for D <= 3, D applications of the vector form to the
+                            // columns of Dm (cheaper than forming dτ⁻¹ and a matrix product);
+                            // above, the matrix (measured: SO(3) 10% faster per step, SE(3)
+                            // 10% slower with columns)
+                            let adm = if D <= 3 {
+                                let mut adm = nalgebra::SMatrix::<f64, D, D>::zeros();
+                                for j in 0..D {
+                                    let col = group.dtau_inv_transpose(chart, &hx, &dm.column(j).into_owned())?;
+                                    adm.set_column(j, &col);
+                                }
+                                adm
+                            } else {
+                                LieGroup::<f64, D>::dtau_inv(group, chart, &hx)?.tr_mul(&dm)
+                            };
+                            out[0][0] = (adm + dchart_dx * h) * inv_scale;
+                            Ok([(pulled - state.pi) * inv_scale])
                         }
                     }
                 },
