@@ -1,6 +1,7 @@
-//! ns per step of HP Störmer–Verlet on Kirchhoff's underwater vehicle (SE(3), MATH.md d.6) with
-//! the exponential chart against the same integrator with the Cayley chart, interleaved in one
-//! process (`common::ratio`), target 1.5:
+//! ns per step of HP Störmer–Verlet on Kirchhoff's underwater vehicle on SE(3) (Bou-Rabee and
+//! Marsden, "Hamilton–Pontryagin integrators on Lie groups", 2009) with the exponential chart
+//! against the same integrator with the Cayley chart, interleaved in one process
+//! (`common::ratio`), target 1.5:
 //!
 //! ```text
 //!   ratio vehicle_sv_exp_vs_cayley <exp ns/step> <cayley ns/step> <ratio> 1.5

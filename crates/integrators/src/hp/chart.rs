@@ -10,8 +10,9 @@
 //! every group, and in closed form for SO(3), SE(3) (both charts) and `R^n`, where the whole
 //! Jacobian then costs a few 3×3 products — this is the "specialised Jacobian" that keeps the
 //! generic step within a small factor of a hand-written loop (benches/hp.rs) and the exp chart
-//! within a small factor of Cayley (benches/vehicle.rs). The closed forms (MATH.md d.2, [D]
-//! here) are checked against AD in the tests below (SE(3): also tests/hp_se3_chart.rs):
+//! within a small factor of Cayley (benches/vehicle.rs). The closed forms (from the block forms
+//! of `dτ⁻¹` in Bou-Rabee and Marsden, "Hamilton–Pontryagin integrators on Lie groups", 2009)
+//! are checked against AD in the tests below (SE(3): also tests/hp_se3_chart.rs):
 //!
 //! * SO(3), Cayley: `(dcay^{-1}_x)* μ = μ + ½ x×μ + ¼ (x·μ) x`, derivative
 //!   `-½ μ̂ + ¼ (x μᵀ + (x·μ) I)`;
@@ -70,7 +71,7 @@ impl ChartDerivative<3> for Se2 {}
 
 /// SE(3), `x = (ω, y)`, `μ = (π, p)`, both charts in closed form (no 6×6 matrix is formed):
 ///
-/// * Cayley (from the block form of MATH.md d.2):
+/// * Cayley (from the block form of `dcay⁻¹` on SE(3)):
 ///   `(dcay^{-1}_x)* μ = (π + ½ ω×π + ¼ (ω·π) ω + ½ y×p + ¼ y×(ω×p), p + ½ ω×p)`, with derivative
 ///   `[[-½ π̂ + ¼ (ω πᵀ + (ω·π) I) - ¼ ŷ p̂, -½ p̂ - ¼ (ω×p)^], [-½ p̂, 0]]`;
 /// * exp: `dexp^{-1}_x = [[J^{-1}, 0], [-J^{-1} Q J^{-1}, J^{-1}]]` (`J` = dexp of SO(3) at `ω`,
@@ -152,30 +153,6 @@ impl<const N: usize> ChartDerivative<N> for Rn<N> {
     }
 }
 
-/// `(d(t), d'(t))` of `d(t) = (1 - (θ/2) cot(θ/2))/θ²`, `t = θ²`: series for `t < 1/4`, closed
-/// form otherwise (`g(θ) = 1 - (θ/2)cot(θ/2)`, `d = g/t`, `d' = g'(θ)/(2θt) - g/t²`,
-/// `g' = -½ cot(θ/2) + (θ/4)/sin²(θ/2)`); error where `sin(θ/2) = 0`.
-fn dexp_inv_coefficient(t: f64) -> Result<(f64, f64)> {
-    if t < 0.25 {
-        let d = DEXP_INV_D[..9].iter().rev().fold(0.0, |acc, &c| acc * t + c);
-        let dd = DEXP_INV_D[..9].iter().enumerate().skip(1).rev().fold(0.0, |acc, (k, &c)| acc * t + k as f64 * c);
-        Ok((d, dd))
-    } else {
-        let theta = t.sqrt();
-        let (s, c) = (0.5 * theta).sin_cos();
-        if s.abs() < 1e-8 {
-            return Err(GeomError::OutsideDomain {
-                map: "dexp^-1 on SO(3)",
-                reason: "|x| is a nonzero multiple of 2 pi",
-            });
-        }
-        let cot = c / s;
-        let g = 1.0 - 0.5 * theta * cot;
-        let dg = -0.5 * cot + 0.25 * theta / (s * s);
-        Ok((g / t, dg / (2.0 * theta * t) - g / (t * t)))
-    }
-}
-
 impl ChartDerivative<3> for So3 {
     #[inline(always)]
     fn dtau_inv_transpose(&self, chart: Chart, x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Vector3<f64>> {
@@ -200,7 +177,7 @@ impl ChartDerivative<3> for So3 {
 #[inline(never)]
 fn so3_dexp_inv_transpose(x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Vector3<f64>> {
     let t = x.norm_squared();
-    let (d, _) = dexp_inv_coefficient(t)?;
+    let (d, _, _) = dexp_inv_coefficients(t)?;
     Ok(mu + x.cross(mu) * 0.5 + (x * x.dot(mu) - mu * t) * d)
 }
 
@@ -209,15 +186,15 @@ fn so3_dexp_inv_transpose(x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Vector3
 fn so3_dexp_inv_transpose_derivative(x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Matrix3<f64>> {
     let xm = x.dot(mu);
     let t = x.norm_squared();
-    let (d, dd) = dexp_inv_coefficient(t)?;
+    let (d, dd, _) = dexp_inv_coefficients(t)?;
     let w = x * xm - mu * t;
     Ok(so3::hat(mu) * (-0.5)
         + (x * mu.transpose() + Matrix3::from_diagonal_element(xm) - mu * x.transpose() * 2.0) * d
         + w * x.transpose() * (2.0 * dd))
 }
 
-/// Below this `t = |ω|²` (`θ < 2`) [`dexp_inv_coefficients2`] sums power series.
-const DEXP_INV_SERIES2_T: f64 = 4.0;
+/// Below this `t = |ω|²` (`θ < 2`) [`dexp_inv_coefficients`] sums power series.
+const DEXP_INV_SERIES_T: f64 = 4.0;
 
 /// `(Σ c_k t^k, Σ k c_k t^{k-1}, Σ k(k-1) c_k t^{k-2})` (Horner).
 #[inline(always)]
@@ -232,7 +209,7 @@ fn horner2(c: &[f64], t: f64) -> (f64, f64, f64) {
     (f, f1, f2)
 }
 
-/// `(d, d', d'')` of `d(t) = (1 - (θ/2) cot(θ/2))/θ²`, `t = θ²`, for the SE(3) exp chart. Power
+/// `(d, d', d'')` of `d(t) = (1 - (θ/2) cot(θ/2))/θ²`, `t = θ²`, for the SO(3) and SE(3) exp charts. Power
 /// series below `t = 4` (9 terms for `t < 1/4`, 18 up to 4: truncation below 1e-16 relative),
 /// closed form above, from `g(θ) = 1 - (θ/2) cot(θ/2)`,
 /// `g' = -½ cot(θ/2) + (θ/4)/sin²(θ/2)`, `g'' = (½ - (θ/4) cot(θ/2))/sin²(θ/2)`, `G(t) = g(θ)`,
@@ -242,10 +219,10 @@ fn horner2(c: &[f64], t: f64) -> (f64, f64, f64) {
 /// `|m| ≤ t|p|`): there the absolute error is `≲ 12 ε/t · d`, ≲ 2e-15 relative at the switch
 /// `t = 4`. Error where `sin(θ/2) = 0` (`|x|` a nonzero multiple of `2π`).
 #[inline(always)]
-fn dexp_inv_coefficients2(t: f64) -> Result<(f64, f64, f64)> {
+fn dexp_inv_coefficients(t: f64) -> Result<(f64, f64, f64)> {
     if t < 0.25 {
         Ok(horner2(&DEXP_INV_D[..9], t))
-    } else if t < DEXP_INV_SERIES2_T {
+    } else if t < DEXP_INV_SERIES_T {
         Ok(horner2(&DEXP_INV_D, t))
     } else {
         let theta = t.sqrt();
@@ -283,7 +260,7 @@ fn se3_dexp_inv_transpose(x: &Vector6<f64>, mu: &Vector6<f64>) -> Result<Vector6
     let (w, v) = se3::split(x);
     let (pi, p) = se3::split(mu);
     let t = w.norm_squared();
-    let (d, d1, _) = dexp_inv_coefficients2(t)?;
+    let (d, d1, _) = dexp_inv_coefficients(t)?;
     let (wp, wv, vp) = (w.dot(&p), w.dot(&v), v.dot(&p));
     let m_p = w * wp - p * t;
     let m_pi = w * w.dot(&pi) - pi * t;
@@ -311,7 +288,7 @@ fn se3_dexp_inv_transpose_derivative(x: &Vector6<f64>, mu: &Vector6<f64>) -> Res
     let (w, v) = se3::split(x);
     let (pi, p) = se3::split(mu);
     let t = w.norm_squared();
-    let (d, d1, d2) = dexp_inv_coefficients2(t)?;
+    let (d, d1, d2) = dexp_inv_coefficients(t)?;
     let (wp, wv, vp, wpi) = (w.dot(&p), w.dot(&v), v.dot(&p), w.dot(&pi));
     let m_p = w * wp - p * t;
     let m_pi = w * wpi - pi * t;
@@ -391,17 +368,12 @@ mod tests {
             (35.0, 0.48383089735970451848, 0.099881987304532556463, 0.044535740129297374629),
         ];
         for (t, r, r1, r2) in REFERENCE {
-            let (d, d1, d2) = dexp_inv_coefficients2(t).unwrap();
+            let (d, d1, d2) = dexp_inv_coefficients(t).unwrap();
             let scale = r.max(t * r1).max(t * t * r2);
             let errors = [(d - r).abs(), t * (d1 - r1).abs(), t * t * (d2 - r2).abs()];
             assert!(errors.iter().all(|&e| e <= 2e-15 * scale), "t = {t}: {errors:?} (scale {scale:.3})");
         }
-        for t in [0.0, 1e-6, 0.01, 0.2, 0.249] {
-            let (d, d1, _) = dexp_inv_coefficients2(t).unwrap();
-            let (e, e1) = dexp_inv_coefficient(t).unwrap();
-            assert!((d - e).abs() <= 1e-16 * e && (d1 - e1).abs() <= 1e-15 * e1, "t = {t}");
-        }
-        assert_eq!(dexp_inv_coefficients2(0.0).unwrap(), (1.0 / 12.0, 1.0 / 720.0, 2.0 / 30240.0));
-        assert!(dexp_inv_coefficients2(4.0 * std::f64::consts::PI.powi(2)).is_err());
+        assert_eq!(dexp_inv_coefficients(0.0).unwrap(), (1.0 / 12.0, 1.0 / 720.0, 2.0 / 30240.0));
+        assert!(dexp_inv_coefficients(4.0 * std::f64::consts::PI.powi(2)).is_err());
     }
 }
