@@ -43,7 +43,9 @@ fn leapfrog(s: &mut PhaseState<2>, h: f64) {
     *s = PhaseState::new(q1, p_half - grad_v(&q1) * (0.5 * h));
 }
 
-fn run_method(m: &dyn OneStep<PhaseState<2>>, s: &mut PhaseState<2>, n: usize) {
+/// `n` steps of `m` (statically dispatched unless `M` is itself a trait object).
+#[inline]
+fn run_method<M: OneStep<PhaseState<2>> + ?Sized>(m: &M, s: &mut PhaseState<2>, n: usize) {
     for _ in 0..n {
         m.step(black_box(s), black_box(H)).unwrap();
     }
@@ -66,17 +68,7 @@ fn main() {
         }
     };
     let (mut s1, mut s2) = (initial(), initial());
-    report.case(
-        "kepler_sv_step",
-        1.2,
-        STEPS,
-        |n| {
-            for _ in 0..n {
-                sv.step(black_box(&mut s1), black_box(H)).unwrap();
-            }
-        },
-        |n| hand(n, &mut s2),
-    );
+    report.case("kepler_sv_step", 1.2, STEPS, |n| run_method(&sv, &mut s1, n), |n| hand(n, &mut s2));
     let driver = Driver::new(H).unwrap().sample_every(STEPS).unwrap();
     let (mut s1, mut s2) = (initial(), initial());
     report.case(
@@ -108,11 +100,7 @@ fn main() {
             case,
             1.2,
             STEPS / gammas.len(),
-            |n| {
-                for _ in 0..n {
-                    comp.step(black_box(&mut s1), black_box(H)).unwrap();
-                }
-            },
+            |n| run_method(&comp, &mut s1, n),
             |n| {
                 for _ in 0..n {
                     for g in &gammas {
@@ -152,11 +140,7 @@ fn main() {
         "kepler_kahan_li8_verlet_composition",
         1.2,
         STEPS / gammas.len(),
-        |n| {
-            for _ in 0..n {
-                merged.step(black_box(&mut s1), black_box(H)).unwrap();
-            }
-        },
+        |n| run_method(&merged, &mut s1, n),
         |n| {
             for _ in 0..n {
                 merged_by_hand(black_box(&mut s2), black_box(H));
@@ -168,32 +152,14 @@ fn main() {
         "kepler_kahan_li8_merged_vs_plain_composition",
         0.6,
         STEPS / gammas.len(),
-        |n| {
-            for _ in 0..n {
-                merged.step(black_box(&mut s1), black_box(H)).unwrap();
-            }
-        },
-        |n| {
-            for _ in 0..n {
-                plain.step(black_box(&mut s2), black_box(H)).unwrap();
-            }
-        },
+        |n| run_method(&merged, &mut s1, n),
+        |n| run_method(&plain, &mut s2, n),
     );
 
     let ad = StormerVerlet::new(AutoDiff::separable(KeplerModel));
     assert!(ad.name().contains("explicit"));
     let (mut s1, mut s2) = (initial(), initial());
-    report.case(
-        "kepler_sv_autodiff_separable",
-        1.5,
-        STEPS,
-        |n| {
-            for _ in 0..n {
-                ad.step(black_box(&mut s1), black_box(H)).unwrap();
-            }
-        },
-        |n| hand(n, &mut s2),
-    );
+    report.case("kepler_sv_autodiff_separable", 1.5, STEPS, |n| run_method(&ad, &mut s1, n), |n| hand(n, &mut s2));
     let split = StormerVerlet::new(Separable::new(KeplerKinetic, KeplerPotential));
     assert!(split.name().contains("explicit"));
     let (mut s1, mut s2) = (initial(), initial());
@@ -201,11 +167,7 @@ fn main() {
         "kepler_sv_autodiff_separable_t_v",
         1.5,
         STEPS,
-        |n| {
-            for _ in 0..n {
-                split.step(black_box(&mut s1), black_box(H)).unwrap();
-            }
-        },
+        |n| run_method(&split, &mut s1, n),
         |n| hand(n, &mut s2),
     );
     report.print("explicit methods on Kepler (h = 0.01, e = 0.6): ratio case project_ns reference_ns ratio target");

@@ -370,16 +370,32 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Auto
         q: &SVector<f64, N>,
         p: &SVector<f64, N>,
     ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
-        let pd = p.map(Dual2SVec64::<N>::from_re);
-        let (_, gq, qq) = num_dual::hessian(|qd: SVector<Dual2SVec64<N>, N>| self.0.eval(&qd, &pd), q);
-        let qd = q.map(Dual2SVec64::<N>::from_re);
-        let (_, gp, pp) = num_dual::hessian(|pd: SVector<Dual2SVec64<N>, N>| self.0.eval(&qd, &pd), p);
+        let ((gq, gp), (qq, pp)) = diagonal_blocks(&self.0, q, p);
         let (_, _, _, qp) = num_dual::partial_hessian(
             |(qh, ph): (SVector<HyperDualSVec64<N, N>, N>, SVector<HyperDualSVec64<N, N>, N>)| self.0.eval(&qh, &ph),
             (q, p),
         );
         ((gq, gp), Hessian { qq, qp, pp })
     }
+}
+
+/// `((∂f/∂q, ∂f/∂p), (∂²f/∂q², ∂²f/∂p²))`.
+type GradientAndDiagonal<const N: usize> =
+    ((SVector<f64, N>, SVector<f64, N>), (SMatrix<f64, N, N>, SMatrix<f64, N, N>));
+
+/// `((∂f/∂q, ∂f/∂p), (∂²f/∂q², ∂²f/∂p²))` of a model by one `Dual2SVec64<N>` pass in `q` (with
+/// `p` constant) and one in `p`: the diagonal Hessian blocks shared by [`AutoDiff`] and
+/// [`SeparableAutoDiff`].
+fn diagonal_blocks<F: PhaseSpaceFunction<N>, const N: usize>(
+    f: &F,
+    q: &SVector<f64, N>,
+    p: &SVector<f64, N>,
+) -> GradientAndDiagonal<N> {
+    let pd = p.map(Dual2SVec64::<N>::from_re);
+    let (_, gq, qq) = num_dual::hessian(|qd: SVector<Dual2SVec64<N>, N>| f.eval(&qd, &pd), q);
+    let qd = q.map(Dual2SVec64::<N>::from_re);
+    let (_, gp, pp) = num_dual::hessian(|pd: SVector<Dual2SVec64<N>, N>| f.eval(&qd, &pd), p);
+    ((gq, gp), (qq, pp))
 }
 
 /// A model `H(q, p)` declared separable, `H = T(p) + V(q)`, with AD derivatives; built by
@@ -432,10 +448,7 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Sepa
         q: &SVector<f64, N>,
         p: &SVector<f64, N>,
     ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
-        let pd = p.map(Dual2SVec64::<N>::from_re);
-        let (_, gq, qq) = num_dual::hessian(|qd: SVector<Dual2SVec64<N>, N>| self.0.eval(&qd, &pd), q);
-        let qd = q.map(Dual2SVec64::<N>::from_re);
-        let (_, gp, pp) = num_dual::hessian(|pd: SVector<Dual2SVec64<N>, N>| self.0.eval(&qd, &pd), p);
+        let ((gq, gp), (qq, pp)) = diagonal_blocks(&self.0, q, p);
         ((gq, gp), Hessian { qq, qp: SMatrix::zeros(), pp })
     }
 }

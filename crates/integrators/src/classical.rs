@@ -426,6 +426,11 @@ macro_rules! splitting_common {
                 Ok(())
             }
         }
+        impl<H: PhaseSpaceDerivatives<N>, const N: usize> Increment<N> for $ty<H> {
+            fn increment(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError> {
+                checked(state, self.delta(state, h)?)
+            }
+        }
     };
 }
 
@@ -446,71 +451,38 @@ impl<H> StormerVerlet<H> {
     const SYMMETRIC: bool = true;
 }
 
-impl<H> SymplecticEulerA<H> {
-    /// The increment, not yet checked for finiteness (the callers check the new state once).
-    #[inline]
-    fn delta<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError>
-    where
-        H: PhaseSpaceDerivatives<N>,
-    {
-        check_step(h)?;
-        if self.hamiltonian.is_separable() {
-            return Ok(euler_a_explicit(&self.hamiltonian, state, h));
+/// `delta` (the increment, not yet checked for finiteness: the callers check the new state once)
+/// and `advance` (the new state) of a symplectic Euler method: the explicit form for a separable
+/// `H`, Newton otherwise.
+macro_rules! euler_steps {
+    ($ty:ident, $explicit:ident, $implicit:ident) => {
+        impl<H> $ty<H> {
+            #[inline]
+            fn delta<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError>
+            where
+                H: PhaseSpaceDerivatives<N>,
+            {
+                check_step(h)?;
+                if self.hamiltonian.is_separable() {
+                    return Ok($explicit(&self.hamiltonian, state, h));
+                }
+                Ok($implicit(&self.hamiltonian, &state.q, &state.p, h, &self.newton)?.0)
+            }
+
+            #[inline]
+            fn advance<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<PhaseState<N>, GeomError>
+            where
+                H: PhaseSpaceDerivatives<N>,
+            {
+                let (dq, dp) = self.delta(state, h)?;
+                Ok(PhaseState::new(state.q + dq, state.p + dp))
+            }
         }
-        Ok(euler_a(&self.hamiltonian, &state.q, &state.p, h, &self.newton)?.0)
-    }
+    };
 }
 
-impl<H> SymplecticEulerA<H> {
-    /// The new state, not yet checked for finiteness.
-    #[inline]
-    fn advance<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<PhaseState<N>, GeomError>
-    where
-        H: PhaseSpaceDerivatives<N>,
-    {
-        let (dq, dp) = self.delta(state, h)?;
-        Ok(PhaseState::new(state.q + dq, state.p + dp))
-    }
-}
-
-impl<H: PhaseSpaceDerivatives<N>, const N: usize> Increment<N> for SymplecticEulerA<H> {
-    fn increment(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError> {
-        checked(state, self.delta(state, h)?)
-    }
-}
-
-impl<H> SymplecticEulerB<H> {
-    /// The increment, not yet checked for finiteness (the callers check the new state once).
-    #[inline]
-    fn delta<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError>
-    where
-        H: PhaseSpaceDerivatives<N>,
-    {
-        check_step(h)?;
-        if self.hamiltonian.is_separable() {
-            return Ok(euler_b_explicit(&self.hamiltonian, state, h));
-        }
-        Ok(euler_b(&self.hamiltonian, &state.q, &state.p, h, &self.newton)?.0)
-    }
-}
-
-impl<H> SymplecticEulerB<H> {
-    /// The new state, not yet checked for finiteness.
-    #[inline]
-    fn advance<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<PhaseState<N>, GeomError>
-    where
-        H: PhaseSpaceDerivatives<N>,
-    {
-        let (dq, dp) = self.delta(state, h)?;
-        Ok(PhaseState::new(state.q + dq, state.p + dp))
-    }
-}
-
-impl<H: PhaseSpaceDerivatives<N>, const N: usize> Increment<N> for SymplecticEulerB<H> {
-    fn increment(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError> {
-        checked(state, self.delta(state, h)?)
-    }
-}
+euler_steps!(SymplecticEulerA, euler_a_explicit, euler_a);
+euler_steps!(SymplecticEulerB, euler_b_explicit, euler_b);
 
 /// The two halves of implicit Störmer–Verlet: `(Δ, P after SE-A, intermediate state, Q after SE-B)`.
 type VerletHalves<const N: usize> = (Delta<N>, Vector<N>, PhaseState<N>, Vector<N>);
@@ -556,12 +528,6 @@ impl<H> StormerVerlet<H> {
         }
         let (dq, dp) = verlet(&self.hamiltonian, state, h, &self.newton)?.0;
         Ok(PhaseState::new(state.q + dq, state.p + dp))
-    }
-}
-
-impl<H: PhaseSpaceDerivatives<N>, const N: usize> Increment<N> for StormerVerlet<H> {
-    fn increment(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError> {
-        checked(state, self.delta(state, h)?)
     }
 }
 
