@@ -1,8 +1,9 @@
-//! Example 4 of seed 000 (MATH.md a.6): GL(n) acting linearly on R^n, `x ↦ M x`, cotangent lift
-//! `(x, p) ↦ (M x, M^{-T} p)`, momentum map `J_m(x, p) = pᵀ m x` for `m ∈ gl(n)` — all of them at
-//! once: `J = p xᵀ` (geom-core's `LinearAction<3, 9>`, `J = vec(p xᵀ)`). Every θ-map is
-//! GL(n)-equivariant, hence (Theorem 2) its cotangent-lift integrator conserves every `J_m` that
-//! is a first integral, to round-off.
+//! Example 4 of Barbero-Liñán, Marrero & Martín de Diego, *From retraction maps to
+//! symplectic-momentum numerical integrators*, 2024, arXiv:2401.14800 (docs/math.md §A.6): GL(n)
+//! acting linearly on R^n, `x ↦ M x`, cotangent lift `(x, p) ↦ (M x, M^{-T} p)`, momentum map
+//! `J_m(x, p) = pᵀ m x` for `m ∈ gl(n)` — all of them at once: `J = p xᵀ` (geom-core's
+//! `LinearAction<3, 9>`, `J = vec(p xᵀ)`). Every θ-map is GL(n)-equivariant, hence (Theorem 2) its
+//! cotangent-lift integrator conserves every `J_m` that is a first integral, to round-off.
 //!
 //! 1. `H(x, p) = f(xᵀp)`, `f(s) = s²/2 + cos(s)/10`, is invariant under the whole GL(3) action,
 //!    so all nine `J_m` are first integrals (`ẋ = f' x`, `ṗ = -f' p`: `x` shrinks, `p` grows,
@@ -160,7 +161,9 @@ fn drift(
 fn main() -> Result<(), GeomError> {
     let start = PhaseState::new(Vector3::new(1.0, 0.5, -0.3), Vector3::new(0.3, -0.4, 0.5));
     let s0 = start.q.dot(&start.p);
-    println!("Example 4 of seed 000: GL(3) acting on R^3, J_m(x, p) = p^T m x for all m in gl(3), i.e. J = p x^T");
+    println!(
+        "Example 4 of Barbero-Liñán et al. 2024: GL(3) acting on R^3, J_m(x, p) = p^T m x for all m in gl(3), i.e. J = p x^T"
+    );
     println!("H(x, p) = f(x.p), f(s) = s^2/2 + cos(s)/10 (GL(3)-invariant: every J_m is a first integral)");
     println!(
         "x_0 = ({}, {}, {}), p_0 = ({}, {}, {}), s = x.p = {s0}, f'(s) = {:.4}",

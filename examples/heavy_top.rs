@@ -1,4 +1,4 @@
-//! The heavy top on SO(3) (MATH.md d.1: Π̇ = Π×Ω + mgl Γ×χ) with Hamilton–Pontryagin
+//! The heavy top on SO(3) (docs/math.md §D.1: Π̇ = Π×Ω + mgl Γ×χ) with Hamilton–Pontryagin
 //! Störmer–Verlet and symplectic Euler A (both charts), and RKMK4 on SO(3) × R^3.
 //!
 //! Run: `cargo run --release --example heavy_top`.

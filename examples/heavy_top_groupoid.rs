@@ -1,5 +1,5 @@
-//! The heavy top on the action groupoid `S² × SO(3) ⇉ S²` (MATH.md c.1–c.3, action groupoid rows):
-//! discrete Euler–Poincaré with the advected parameter `Γ = Rᵀe_3`, `Γ · W = WᵀΓ`, for
+//! The heavy top on the action groupoid `S² × SO(3) ⇉ S²` (docs/math.md §C.1–C.3, action groupoid
+//! rows): discrete Euler–Poincaré with the advected parameter `Γ = Rᵀe_3`, `Γ · W = WᵀΓ`, for
 //! `L(Γ, W) = (1/h) tr((I − W) J_d) − (h/2)(V(Γ) + V(WᵀΓ))`, `V(Γ) = m g l χ·Γ`.
 //!
 //! Printed: the vertical spatial angular momentum `e_3·(R_kΠ_k) = Γ_k·Π_k` (conserved to round-off:

@@ -1,13 +1,15 @@
 //! The Kepler problem `H = |p|²/2 - 1/|q|` (eccentricity 0.6) integrated by the symplectic
-//! methods that seed 000 builds from discretization maps (MATH.md b.1, b.3):
+//! methods that Barbero-Liñán, Marrero & Martín de Diego (*From retraction maps to
+//! symplectic-momentum numerical integrators*, 2024, arXiv:2401.14800) build from discretization
+//! maps (docs/math.md §B.1, B.3):
 //!
 //! * the cotangent lifts of the θ-maps θ = 0 (symplectic Euler), 1/2 (implicit midpoint), 1;
 //! * symplectic Euler composed with its adjoint (Störmer–Verlet), McLachlan's order-4 scheme;
 //! * compositions of the midpoint rule: triple jump (4), Yoshida 6, Kahan–Li 8.
 //!
-//! For each: the largest energy and angular-momentum errors over 10^5 steps of h = 0.01
-//! (about 160 orbits) — the angular momentum is conserved to round-off by every method
-//! (Theorem 2 of seed 000: the θ-maps are rotation-equivariant), the energy error is bounded —
+//! For each: the largest energy and angular-momentum errors over 10^5 steps of h = 0.01 (about 160
+//! orbits) — the angular momentum is conserved to round-off by every method (Theorem 2 of
+//! Barbero-Liñán et al. 2024: the θ-maps are rotation-equivariant), the energy error is bounded —
 //! and an order table against the exact solution from Kepler's equation.
 //!
 //! Run: `cargo run --release --example kepler`.

@@ -1,7 +1,8 @@
-//! The plate-ball system (MATH.md c.6.3; seed 001 §6): a unit ball rolled without slipping by a
-//! plate, `Ṙ Rᵀ = hat(−u2, u1, 0)`, `ẋ = u1`, `ẏ = u2`, cost `∫ ½(u1² + u2²) dt`. Discretised on the
-//! pair groupoid of `Q = R² × SO(3)` ([`PairOfGroup`], left-trivialized chart) with
-//! `L̂ = ((x1 − x0)² + (y1 − y0)²)/(2h)` and three rolling constraints
+//! The plate-ball system (docs/math.md §C.6.3; Marrero, Martín de Diego & Stern, *Symplectic
+//! groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250, §6): a unit
+//! ball rolled without slipping by a plate, `Ṙ Rᵀ = hat(−u2, u1, 0)`, `ẋ = u1`, `ẏ = u2`, cost
+//! `∫ ½(u1² + u2²) dt`. Discretised on the pair groupoid of `Q = R² × SO(3)` ([`PairOfGroup`],
+//! left-trivialized chart) with `L̂ = ((x1 − x0)² + (y1 − y0)²)/(2h)` and three rolling constraints
 //! `φ = log(R1 R0ᵀ) − (−(y1 − y0), x1 − x0, 0) = 0` (a regular constrained system, `M = 5 + 3`).
 //!
 //! * The straight roll: the discrete flow reproduces the exact rolling, `R_N = exp(hat(d⊥)) R_0`,

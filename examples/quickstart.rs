@@ -45,7 +45,7 @@ fn main() -> Result<(), GeomError> {
     println!("  SE(3)  |log(exp x) - x|                 = {se3_roundtrip:.2e}");
     println!("  SE(3)  |dexp dexp^-1 - I|               = {dexp_inv_err:.2e}");
     for chart in [Chart::Exp, Chart::Cayley] {
-        // tau(-x) = tau(x)^-1 and dtau_{-x} = Ad_{tau(-x)} dtau_x (MATH.md d.2)
+        // tau(-x) = tau(x)^-1 and dtau_{-x} = Ad_{tau(-x)} dtau_x (docs/math.md §D.2)
         let t = So3.tau(chart, &x)?;
         let tm = So3.tau(chart, &(-x))?;
         let key = (So3.dtau(chart, &(-x))? - So3.adjoint(&tm) * So3.dtau(chart, &x)?).norm();

@@ -1,5 +1,6 @@
-//! The free rigid body on SO(3) with Hamilton–Pontryagin Störmer–Verlet (seed 002, MATH.md d.5;
-//! both charts) and, as the non-variational baseline, RKMK4 on SO(3) × R^3.
+//! The free rigid body on SO(3) with Hamilton–Pontryagin Störmer–Verlet (Bou-Rabee & Marsden,
+//! *Hamilton–Pontryagin integrators on Lie groups, Part I*, 2009, arXiv:0801.0996; docs/math.md
+//! §D.5; both charts) and, as the non-variational baseline, RKMK4 on SO(3) × R^3.
 //!
 //! Run: `cargo run --release --example rigid_body`.
 

@@ -1,8 +1,11 @@
-//! The free rigid body as discrete Euler–Poincaré on SO(3) ⇉ {e} (MATH.md c.3, Lie group row)
+//! The free rigid body as discrete Euler–Poincaré on SO(3) ⇉ {e} (docs/math.md §C.3, Lie group row)
 //! with the Moser–Veselov discrete Lagrangian `L(W) = (1/h) tr((I − W) J_d)`,
-//! `J_d = ½ tr(I) Id − I` (Moser–Veselov 1991; Lee–Leok–McClamroch), and the same system
-//! unreduced on the pair groupoid SO(3) × SO(3), mapped down by `(R_0, R_1) ↦ R_0ᵀR_1`
-//! (seed 001 §4).
+//! `J_d = ½ tr(I) Id − I` (Moser & Veselov, *Discrete versions of some classical integrable systems
+//! and factorization of matrix polynomials*, 1991; Lee, Leok & McClamroch, *Lie group variational
+//! integrators for the full body problem*, 2007), and the same system unreduced on the pair
+//! groupoid SO(3) × SO(3), mapped down by `(R_0, R_1) ↦ R_0ᵀR_1` (Marrero, Martín de Diego & Stern,
+//! *Symplectic groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250,
+//! §4).
 //!
 //! Printed: the conserved quantities at the nodes (`Π_k = F^+L(W_k)`): energy `½ΠᵀI^{-1}Π`,
 //! Casimir `|Π|`, spatial momentum `R_kΠ_k` (all exact up to round-off for Moser–Veselov), the

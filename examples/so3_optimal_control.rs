@@ -1,7 +1,9 @@
-//! Discrete optimal control on SO(3) (MATH.md c.6.2; seed 001 §6): `ġ = g u`, cost `∫ ½|u|² dt`,
-//! discretised on SO(3) as a groupoid with `W_k = τ(h ξ_k)`, `L(W) = (h/2)|τ^{-1}(W)/h|²`, and the
-//! product `W_1 ⋯ W_N = g_0^{-1} g_N` fixed: a boundary-value problem, solved by shooting on the first
-//! step (and its multiplier) with Newton and the exact tangent-map Jacobian ([`Shooting`]).
+//! Discrete optimal control on SO(3) (docs/math.md §C.6.2; Marrero, Martín de Diego & Stern,
+//! *Symplectic groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250,
+//! §6): `ġ = g u`, cost `∫ ½|u|² dt`, discretised on SO(3) as a groupoid with `W_k = τ(h ξ_k)`,
+//! `L(W) = (h/2)|τ^{-1}(W)/h|²`, and the product `W_1 ⋯ W_N = g_0^{-1} g_N` fixed: a boundary-value
+//! problem, solved by shooting on the first step (and its multiplier) with Newton and the exact
+//! tangent-map Jacobian ([`Shooting`]).
 //!
 //! * Fully actuated: the discrete geodesic, `ξ_k ≡ log(g_0^{-1} g_N)/(N h)` (for `τ = exp` and for
 //!   Cayley, where the `W_k` are the same group elements).

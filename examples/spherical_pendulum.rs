@@ -1,6 +1,7 @@
-//! The spherical pendulum by Lagrange multipliers on the pair groupoid of R³ (MATH.md c.4, c.6.1;
-//! seed 001 §6): `L̂ = |q1 − q0|²/(2h) − (h/2)(V(q0) + V(q1))`, `V = g e3·q`, constraint
-//! `c(q) = ½(|q|² − 1)`.
+//! The spherical pendulum by Lagrange multipliers on the pair groupoid of R³ (docs/math.md §C.4,
+//! C.6.1; Marrero, Martín de Diego & Stern, *Symplectic groupoids and discrete constrained
+//! Lagrangian mechanics*, 2015, arXiv:1103.6250, §6):
+//! `L̂ = |q1 − q0|²/(2h) − (h/2)(V(q0) + V(q1))`, `V = g e3·q`, constraint `c(q) = ½(|q|² − 1)`.
 //!
 //! Imposed as `N = S × S` the system is not regular (the step Jacobian is singular: only the node
 //! multiplier `Λ_k` is determined), so it is integrated in the SHAKE/RATTLE form
@@ -32,7 +33,7 @@ fn main() -> Result<(), GeomError> {
     let q0 = Vector3::new(0.6, 0.0, -0.8);
     let mut g = (q0, (q0 + Vector3::new(0.0, 1.2, 0.0) * h).normalize());
 
-    // the naive formulation is refused with a typed error (MATH.md c.4 warning)
+    // the naive formulation is refused with a typed error (docs/math.md §C.4 warning)
     let naive = ConstrainedFlow::<_, _, _, 5>::new(PairGroupoid::<3>, Pendulum { h }, BothEnds);
     let refused = naive.step(&SigmaPoint::new(g, SVector::zeros())).err();
 

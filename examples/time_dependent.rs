@@ -1,6 +1,8 @@
-//! Time-dependent mechanics on the extended configuration space `Q × R` (MATH.md c.6.4; seed 001
-//! §6): the pair groupoid of `R^{n+1}` (last coordinate = time) with
-//! `L̂ = (t1 − t0) L((q0 + q1)/2, (q1 − q0)/(t1 − t0))` and the discrete energy `E_k = −∂L̂/∂t1(g_k)`.
+//! Time-dependent mechanics on the extended configuration space `Q × R` (docs/math.md §C.6.4;
+//! Marrero, Martín de Diego & Stern, *Symplectic groupoids and discrete constrained Lagrangian
+//! mechanics*, 2015, arXiv:1103.6250, §6): the pair groupoid of `R^{n+1}` (last coordinate = time)
+//! with `L̂ = (t1 − t0) L((q0 + q1)/2, (q1 − q0)/(t1 − t0))` and the discrete energy
+//! `E_k = −∂L̂/∂t1(g_k)`.
 //!
 //! * Fixed step, `N = {t1 − t0 − h = 0}` (pendulum `L = ½v² − (1 − cos q)`): the multiplier of the
 //!   time constraint is the energy up to a constant, `λ_k − E_k = const`, while `E_k` itself varies.

@@ -6,7 +6,7 @@
 //! `θ ∈ [-π, π)^N` to `wrap(θ + u)`, and remembers the displacement `u ∈ R^N` — including the
 //! number of turns, which the pair groupoid `T^N × T^N` would forget, so that the discrete
 //! Lagrangian `L(θ, u) = ½ uᵀ I u / h - (h/2)(V(θ) + V(θ + u))` is well defined for a periodic `V`.
-//! It is the action groupoid of `R^N` acting on `T^N` by translation (MATH.md c.1).
+//! It is the action groupoid of `R^N` acting on `T^N` by translation (docs/math.md §C.1).
 //!
 //! Then, without touching any crate:
 //!
@@ -121,8 +121,8 @@ impl<S: Scalar, const N: usize> GroupoidLift<S, N> for TorusGroupoid<N> {
 // ------------------------------------------------------------------------------------------
 
 /// `L(θ, u) = ½ uᵀ I u / h - (h/2)(V(θ) + V(θ + u))` (trapezoidal; `V` periodic): its discrete
-/// Euler–Lagrange equations are Störmer–Verlet for `H = ½ pᵀ I^{-1} p + V(θ)` (MATH.md c.3, pair
-/// row: `p_k = -D_1 L`, `p_{k+1} = D_2 L`).
+/// Euler–Lagrange equations are Störmer–Verlet for `H = ½ pᵀ I^{-1} p + V(θ)` (docs/math.md §C.3,
+/// pair row: `p_k = -D_1 L`, `p_{k+1} = D_2 L`).
 #[derive(Debug, Clone, Copy)]
 struct Trapezoidal<V, const N: usize> {
     h: f64,
@@ -156,7 +156,7 @@ impl ScalarFunction<2> for Coupling {
     }
 }
 
-/// A gear `φ(θ, u) = u_1 - ρ u_2 = 0` on the arrows (one multiplier per step, MATH.md c.4);
+/// A gear `φ(θ, u) = u_1 - ρ u_2 = 0` on the arrows (one multiplier per step, docs/math.md §C.4);
 /// invariant under the diagonal rotation (it only sees `u`).
 #[derive(Debug, Clone, Copy)]
 struct Gear(f64);

@@ -14,7 +14,7 @@
 //!    Lagrangian) and for a particle in a harmonic trap (`AutoDiff(KineticPotential)` with a
 //!    potential given by its value only): the Casimir `Π_3`, the spatial momentum and the energy;
 //!    the free case is compared with the Lie-group discrete Euler–Poincaré step of
-//!    `discretization` (MATH.md b.2: the two coincide for `τ = exp`).
+//!    `discretization` (docs/math.md §B.2: the two coincide for `τ = exp`).
 //!
 //! Run: `cargo run --release --example tutorial_lie_group`.
 
@@ -339,7 +339,7 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     }
     println!("   (cay = exp on H(3), so the two charts agree: |Δg| = {:.1e})", (ends[0].g - ends[1].g).amax());
 
-    // the same free particle through the Lie-group midpoint discrete Lagrangian (MATH.md b.2)
+    // the same free particle through the Lie-group midpoint discrete Lagrangian (docs/math.md §B.2)
     let dep = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(Heisenberg, Chart::Exp, ReducedLagrangian { inertia });
     let mut a = LieState::new(s0.g, s0.pi);
     let mut b = LieGroupState::new(s0.g, s0.pi);

@@ -1,4 +1,4 @@
-//! Kirchhoff's neutrally buoyant ellipsoidal underwater vehicle on SE(3) (MATH.md d.6) with
+//! Kirchhoff's neutrally buoyant ellipsoidal underwater vehicle on SE(3) (docs/math.md §D.6) with
 //! Hamilton–Pontryagin Störmer–Verlet, both charts.
 //!
 //! Run: `cargo run --release --example underwater_vehicle`.

@@ -501,7 +501,7 @@ fn compare(args: CompareArgs, quiet: bool) -> Result<(), WorkbenchError> {
 
 // --- showcase -----------------------------------------------------------------------------------
 
-/// The free rigid body with Hamilton–Pontryagin Störmer–Verlet (variational, seed 002) and
+/// The free rigid body with Hamilton–Pontryagin Störmer–Verlet (variational; docs/math.md §D.5) and
 /// classical RK4 on the matrix entries side by side: the Casimir `|Π|²` and the distance from
 /// SO(3) stay at round-off for the first and drift for the second.
 fn showcase(out: &Path, quiet: bool) -> Result<(), WorkbenchError> {

@@ -1,10 +1,10 @@
 //! Cross-crate test (issue "groupoid", tests that must exist): for a discrete Lagrangian built
 //! from a θ discretization map, `L_d(q_0, q_1) = h L(R_d^{-1}(q_0, q_1)/h)` with
-//! `R_d^{-1}(q_0, q_1) = ((1−θ) q_0 + θ q_1, q_1 − q_0)` (MATH.md a.2, b.1 "Lagrangian version"),
-//! the discrete Euler–Lagrange flow on the pair groupoid `R^N × R^N` (groupoid crate,
+//! `R_d^{-1}(q_0, q_1) = ((1−θ) q_0 + θ q_1, q_1 − q_0)` (docs/math.md §A.2, B.1 "Lagrangian
+//! version"), the discrete Euler–Lagrange flow on the pair groupoid `R^N × R^N` (groupoid crate,
 //! `DiscreteFlow`) reproduces the `discretization` crate's `CotangentLiftIntegrator` with the same
 //! `ThetaMap` for the Legendre-related Hamiltonian: the same trajectory to round-off, compared
-//! through `q_k = β(g_{k−1})` and `p_k = F^+L(g_{k−1})` (MATH.md c.3).
+//! through `q_k = β(g_{k−1})` and `p_k = F^+L(g_{k−1})` (docs/math.md §C.3).
 //!
 //! Why they agree (mechanical `L = ½vᵀMv − V`, `H = ½pᵀM^{-1}p + V`): with `v = (q_1 − q_0)/h` and
 //! `q̄ = (1−θ)q_0 + θq_1`, `p_k = −D_1L_d = Mv + (1−θ)h∇V(q̄)` and `p_{k+1} = D_2L_d = Mv − θh∇V(q̄)`,

@@ -7,7 +7,7 @@
 //! ```
 //!
 //! with `ad*_ξ = (ad_ξ)ᵀ` (geom-core's convention), i.e. Euler's `Π̇ = Π × Ω + τ` on SO(3) and
-//! Kirchhoff's `Π̇ = Π × Ω + P × v`, `Ṗ = P × Ω` on SE(3) (MATH.md d.1, d.6).
+//! Kirchhoff's `Π̇ = Π × Ω + P × v`, `Ṗ = P × Ω` on SE(3) (docs/math.md §D.1, D.6).
 
 use discretization::OneStep;
 use geom_core::GeomError;

@@ -24,12 +24,17 @@ use nalgebra::SMatrix;
 #[serde(rename_all = "kebab-case")]
 pub enum Structure {
     /// Symplectic on `T*R^n`; conserves the momentum maps of symmetries it is equivariant under
-    /// (seed 000, Theorem 2) and quadratic invariants where stated.
+    /// (Barbero-Liñán, Marrero & Martín de Diego, *From retraction maps to symplectic-momentum
+    /// numerical integrators*, 2024, arXiv:2401.14800, Theorem 2) and quadratic invariants where
+    /// stated.
     Symplectic,
-    /// Variational on `T*G` (Hamilton–Pontryagin, seed 002): symplectic, momentum-preserving,
-    /// Lie–Poisson Casimirs conserved for left-invariant `ℓ`.
+    /// Variational on `T*G` (Bou-Rabee & Marsden, *Hamilton–Pontryagin integrators on Lie groups,
+    /// Part I*, 2009, arXiv:0801.0996): symplectic, momentum-preserving, Lie–Poisson Casimirs
+    /// conserved for left-invariant `ℓ`.
     Variational,
-    /// A discrete Lagrangian flow on a groupoid (seed 001): symplectic and Noether-conserving.
+    /// A discrete Lagrangian flow on a groupoid (Marrero, Martín de Diego & Stern, *Symplectic
+    /// groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250):
+    /// symplectic and Noether-conserving.
     DiscreteLagrangian,
     /// Preserves the group (the state stays on `G`) but is not symplectic.
     GroupOnly,
@@ -61,7 +66,7 @@ use Structure as St;
 
 /// Every method of the workbench. The first row of each family is its default.
 pub const METHODS: &[MethodInfo] = &[
-    m("stormer-verlet", C, 2, St::Symplectic, "Störmer–Verlet (symplectic Euler A ∘ B at h/2; MATH.md b.3)"),
+    m("stormer-verlet", C, 2, St::Symplectic, "Störmer–Verlet (symplectic Euler A ∘ B at h/2; docs/math.md §B.3)"),
     m(
         "symplectic-euler-a",
         C,
@@ -70,16 +75,16 @@ pub const METHODS: &[MethodInfo] = &[
         "symplectic Euler, q implicit / p explicit (cotangent lift of θ = 0)",
     ),
     m("symplectic-euler-b", C, 1, St::Symplectic, "symplectic Euler, the adjoint of A (θ = 1)"),
-    m("midpoint", C, 2, St::Symplectic, "implicit midpoint: cotangent lift of the θ = ½ map (seed 000, MATH.md a.3)"),
+    m("midpoint", C, 2, St::Symplectic, "implicit midpoint: cotangent lift of the θ = ½ map (docs/math.md §A.2, §B.1)"),
     m("gauss2", C, 4, St::Symplectic, "Gauss–Legendre collocation, 2 stages (conserves quadratic invariants)"),
     m("gauss3", C, 6, St::Symplectic, "Gauss–Legendre collocation, 3 stages"),
     m("lobatto3", C, 4, St::Symplectic, "Lobatto IIIA–IIIB partitioned RK, 3 stages"),
-    m("triple-jump", C, 4, St::Symplectic, "triple-jump composition of Störmer–Verlet (MATH.md b.3)"),
+    m("triple-jump", C, 4, St::Symplectic, "triple-jump composition of Störmer–Verlet (docs/math.md §B.3)"),
     m("yoshida6", C, 6, St::Symplectic, "Yoshida's 7-stage composition of Störmer–Verlet"),
     m("kahan-li8", C, 8, St::Symplectic, "Kahan and Li's 17-stage order-8 composition of Störmer–Verlet"),
     m("rk4", C, 4, St::None, "classical explicit Runge–Kutta 4 (not symplectic)"),
     m("explicit-euler", C, 1, St::None, "explicit Euler (not symplectic)"),
-    m("hp-sv", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, Cayley chart (seed 002, MATH.md d.5)"),
+    m("hp-sv", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, Cayley chart (docs/math.md §D.5)"),
     m("hp-sv-exp", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, exponential chart"),
     m("hp-euler-a", L, 1, St::Variational, "Hamilton–Pontryagin symplectic Euler A, Cayley chart"),
     m("hp-euler-b", L, 1, St::Variational, "Hamilton–Pontryagin symplectic Euler B, Cayley chart"),
@@ -88,14 +93,20 @@ pub const METHODS: &[MethodInfo] = &[
         L,
         2,
         St::Variational,
-        "HP RKMK, 2-stage Gauss tableau, exp chart (order 2: q = 0 truncation, seed 002)",
+        "HP RKMK, 2-stage Gauss tableau, exp chart (order 2: q = 0 truncation, docs/math.md §D.2)",
     ),
     m("rkmk4", L, 4, St::GroupOnly, "Runge–Kutta–Munthe-Kaas 4 on SO(3) × R^3 (stays on the group, not symplectic)"),
     m("rk4-embedded", L, 4, St::None, "classical RK4 on the matrix entries of g and on Π (leaves the group)"),
     m("rk2-embedded", L, 2, St::None, "classical RK2 (Heun) on the matrix entries of g and on Π (leaves the group)"),
-    m("del", Gd, 2, St::DiscreteLagrangian, "discrete Euler–Lagrange flow of L_d on the groupoid (seed 001)"),
+    m("del", Gd, 2, St::DiscreteLagrangian, "discrete Euler–Lagrange flow of L_d on the groupoid (docs/math.md §C.3)"),
     m("del-cayley", Gd, 2, St::DiscreteLagrangian, "discrete Euler–Lagrange flow, fibre chart τ = cay"),
-    m("rattle", Gd, 2, St::DiscreteLagrangian, "holonomic DEL with a node multiplier (SHAKE/RATTLE form, MATH.md c.4)"),
+    m(
+        "rattle",
+        Gd,
+        2,
+        St::DiscreteLagrangian,
+        "holonomic DEL with a node multiplier (SHAKE/RATTLE form, docs/math.md §C.4)",
+    ),
 ];
 
 /// The registry row called `name`.

@@ -91,7 +91,10 @@ pub mod error;
 pub mod general;
 pub mod hamiltonian;
 pub mod lagrangian;
+pub mod lie_function;
 pub mod lie_group;
+pub mod lie_hamiltonian;
+pub mod lie_map;
 pub mod map;
 pub mod one_step;
 pub mod retraction;
@@ -112,7 +115,10 @@ pub use lagrangian::{
     DiscreteEulerLagrange, DiscreteLagrangianOf, LieGroupDiscreteEulerLagrange, LieGroupDiscreteLagrangian,
     LieGroupState,
 };
+pub use lie_function::{AdLieFunction, AdLieGroup, LieAutoDiff, LieFunction, LieFunctionDerivatives};
 pub use lie_group::LieGroupThetaMap;
+pub use lie_hamiltonian::{LieCotangentLiftIntegrator, LieLagrangianIntegrator, LieState};
+pub use lie_map::{LieAutoDiffMap, LieGroupMap, LieMapModel, LieRetractionModel};
 pub use map::{CovectorHessian, DiscretizationMap, EuclideanMap, MapJacobian};
 pub use one_step::{OneStep, PhaseState, check_step};
 pub use retraction::{

@@ -89,3 +89,42 @@ pub trait EuclideanMap<const N: usize>: DiscretizationMap<Point = SVector<f64, N
         None
     }
 }
+
+/// A boxed map is a map (so that `Box<dyn DiscretizationMap<..>>` drives the integrators).
+impl<M: DiscretizationMap + ?Sized> DiscretizationMap for Box<M> {
+    type Point = M::Point;
+    type Tangent = M::Tangent;
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn apply(&self, x: &Self::Point, v: &Self::Tangent) -> Result<(Self::Point, Self::Point), GeomError> {
+        (**self).apply(x, v)
+    }
+    fn inverse(&self, q0: &Self::Point, q1: &Self::Point) -> Result<(Self::Point, Self::Tangent), GeomError> {
+        (**self).inverse(q0, q1)
+    }
+    fn distance(&self, a: &Self::Point, b: &Self::Point) -> f64 {
+        (**self).distance(a, b)
+    }
+    fn is_symmetric(&self) -> bool {
+        (**self).is_symmetric()
+    }
+}
+
+impl<M: EuclideanMap<N> + ?Sized, const N: usize> EuclideanMap<N> for Box<M> {
+    fn jacobian(&self, x: &SVector<f64, N>, v: &SVector<f64, N>) -> MapJacobian<N> {
+        (**self).jacobian(x, v)
+    }
+    fn covector_hessian(
+        &self,
+        x: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        p0: &SVector<f64, N>,
+        p1: &SVector<f64, N>,
+    ) -> CovectorHessian<N> {
+        (**self).covector_hessian(x, v, p0, p1)
+    }
+    fn theta(&self) -> Option<f64> {
+        (**self).theta()
+    }
+}

@@ -1,5 +1,7 @@
 //! Left group actions `Φ: G × Q -> Q`, their lifts to `TQ` and `T*Q`, and momentum maps
-//! (MATH.md a.6; seed 000, Def. 1, Thm 2 and Example 4).
+//! (docs/math.md §A.6; Barbero-Liñán, Marrero & Martín de Diego, *From retraction maps to
+//! symplectic-momentum numerical integrators*, 2024, arXiv:2401.14800, Def. 1, Thm 2 and Example
+//! 4).
 //!
 //! For a left action `Φ_g: Q -> Q` (`Φ_e = id`, `Φ_g ∘ Φ_h = Φ_{gh}`):
 //!
@@ -7,7 +9,7 @@
 //! * the tangent lift is `TΦ_g: (q, v) ↦ (Φ_g q, DΦ_g(q) v)`;
 //! * the cotangent lift is `T*Φ_{g^{-1}}: (q, p) ↦ (Φ_g q, (DΦ_g(q))^{-T} p)`, a left action on
 //!   `T*Q` that preserves the pairing, `<T*Φ p, TΦ v> = <p, v>`;
-//! * the momentum map `J: T*Q -> g*` is `J(q, p)(ξ) = <p, ξ_Q(q)>` (MATH.md a.6), in `g*`
+//! * the momentum map `J: T*Q -> g*` is `J(q, p)(ξ) = <p, ξ_Q(q)>` (docs/math.md §A.6), in `g*`
 //!   coordinates `J_i = <p, (e_i)_Q(q)>`. It is equivariant,
 //!   `J(T*Φ_{g^{-1}}(q, p)) = Ad*_{g^{-1}} J(q, p)` with `Ad*_g = (Ad_g)ᵀ` (the conventions of
 //!   [`crate::lie`]).
@@ -33,7 +35,7 @@ use nalgebra::{Matrix3, Matrix4, SMatrix, SVector, Vector3, Vector6};
 pub type ElementOf<A, S, const D: usize> = <<A as GroupAction<S, D>>::Group as LieGroup<S, D>>::Element;
 
 /// A smooth **left** action `Φ: G × Q -> Q` of a `D`-dimensional Lie group, with its tangent and
-/// cotangent lifts and its momentum map (MATH.md a.6, seed 000 Def. 1).
+/// cotangent lifts and its momentum map (docs/math.md §A.6; Barbero-Liñán et al. 2024, Def. 1).
 ///
 /// Object-safe: `Box<dyn GroupAction<f64, 3, Group = So3, Point = Vector3<f64>, Tangent =
 /// Vector3<f64>, Covector = Vector3<f64>>>` holds [`RotationAction`] or [`SphereRotation`].
@@ -56,7 +58,7 @@ pub trait GroupAction<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
     fn group(&self) -> &Self::Group;
     /// The left action `Φ_g(q)`: `Φ_e = id`, `Φ_g ∘ Φ_h = Φ_{gh}`.
     fn act(&self, g: &ElementOf<Self, S, D>, q: &Self::Point) -> Self::Point;
-    /// The infinitesimal generator `ξ_Q(q) = d/dt Φ_{exp tξ}(q)|_{t=0}` (MATH.md a.6).
+    /// The infinitesimal generator `ξ_Q(q) = d/dt Φ_{exp tξ}(q)|_{t=0}` (docs/math.md §A.6).
     fn infinitesimal_generator(&self, xi: &SVector<S, D>, q: &Self::Point) -> Self::Tangent;
     /// The tangent lift `TΦ_g: (q, v) ↦ (Φ_g q, DΦ_g(q) v)`.
     fn tangent_lift(
@@ -65,9 +67,9 @@ pub trait GroupAction<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
         q: &Self::Point,
         v: &Self::Tangent,
     ) -> (Self::Point, Self::Tangent);
-    /// The cotangent lift `T*Φ_{g^{-1}}: (q, p) ↦ (Φ_g q, (DΦ_g(q))^{-T} p)` (seed 000 Example 4);
-    /// a left action on `T*Q` that preserves [`pairing`](GroupAction::pairing) against
-    /// [`tangent_lift`](GroupAction::tangent_lift).
+    /// The cotangent lift `T*Φ_{g^{-1}}: (q, p) ↦ (Φ_g q, (DΦ_g(q))^{-T} p)` (Barbero-Liñán et al.
+    /// 2024, Ex. 4); a left action on `T*Q` that preserves [`pairing`](GroupAction::pairing)
+    /// against [`tangent_lift`](GroupAction::tangent_lift).
     fn cotangent_lift(
         &self,
         g: &ElementOf<Self, S, D>,
@@ -77,7 +79,7 @@ pub trait GroupAction<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
     /// The natural pairing `<p, v>` of `T*_qQ` with `T_qQ`.
     fn pairing(&self, p: &Self::Covector, v: &Self::Tangent) -> S;
 
-    /// The momentum map `J(q, p) ∈ g*`, `<J(q, p), ξ> = <p, ξ_Q(q)>` (MATH.md a.6), in `g*`
+    /// The momentum map `J(q, p) ∈ g*`, `<J(q, p), ξ> = <p, ξ_Q(q)>` (docs/math.md §A.6), in `g*`
     /// coordinates. The default evaluates the definition on the basis,
     /// [`momentum_map_from_generators`]; instances override it with closed forms.
     fn momentum_map(&self, q: &Self::Point, p: &Self::Covector) -> SVector<S, D> {
@@ -91,8 +93,8 @@ fn basis<S: Scalar, const D: usize>(i: usize) -> SVector<S, D> {
 }
 
 /// The momentum map from its definition, `J_i(q, p) = <p, (e_i)_Q(q)>` for the basis `e_i` of
-/// `g = R^D` (MATH.md a.6): the default of [`GroupAction::momentum_map`], and the reference the
-/// closed forms are tested against.
+/// `g = R^D` (docs/math.md §A.6): the default of [`GroupAction::momentum_map`], and the reference
+/// the closed forms are tested against.
 pub fn momentum_map_from_generators<S, const D: usize, A>(action: &A, q: &A::Point, p: &A::Covector) -> SVector<S, D>
 where
     S: Scalar,
@@ -104,7 +106,7 @@ where
 // ---------------------------------------------------------------------------------------------
 
 /// A Lie group acting on itself by left multiplication, `L_h(g) = h g`, with tangent vectors and
-/// covectors in **left-trivialized** coordinates (MATH.md, "Conventions"): `v = g ξ` is stored as
+/// covectors in **left-trivialized** coordinates (docs/math.md §0): `v = g ξ` is stored as
 /// `ξ ∈ R^D` and `p ∈ T*_gG` as `μ = g^{-1} p ∈ g*`, paired by `<μ, ξ>`.
 ///
 /// * generator: `ξ_G(g) = ξ g = g (Ad_{g^{-1}} ξ)`, i.e. `Ad_{g^{-1}} ξ` left-trivialized;
@@ -173,19 +175,19 @@ const fn linear_dims<const N: usize, const D: usize>() {
     const { assert!(N * N == D, "LinearAction<N, D> requires D = N * N") }
 }
 
-/// GL(n) acting linearly on `R^n`, `Φ_M(x) = M x` (seed 000 Example 4; MATH.md a.6), with
-/// `D = N·N` and algebra coordinates the column-major `vec(m)` of `m ∈ gl(n)` (as in
+/// GL(n) acting linearly on `R^n`, `Φ_M(x) = M x` (Barbero-Liñán et al. 2024, Ex. 4; docs/math.md
+/// §A.6), with `D = N·N` and algebra coordinates the column-major `vec(m)` of `m ∈ gl(n)` (as in
 /// [`Gl`]). Tangent vectors and covectors are vectors of `R^n`, paired by `pᵀ v`.
 ///
 /// * generator `m_Q(x) = m x`; tangent lift `(x, v) ↦ (M x, M v)`;
-/// * cotangent lift `(x, p) ↦ (M x, M^{-T} p)` (seed 000 Example 4), computed by an LU solve of
-///   `Mᵀ y = p` ([`crate::linalg`]). `M` is trusted to be invertible: for a singular or
+/// * cotangent lift `(x, p) ↦ (M x, M^{-T} p)` (Barbero-Liñán et al. 2024, Ex. 4), computed by an
+///   LU solve of `Mᵀ y = p` ([`crate::linalg`]). `M` is trusted to be invertible: for a singular or
 ///   non-finite `M` the trait method returns a covector of NaNs (never panics); the fallible
 ///   [`LinearAction::try_cotangent_lift`] reports [`crate::GeomError::SingularMatrix`] or
 ///   [`crate::GeomError::NonFinite`] instead;
 /// * momentum map `J(x, p)(m) = <p, m x> = pᵀ m x`, i.e. `J = vec(p xᵀ)`, `J[r + N c] = p_r x_c`.
-///   The seed prints `J_m(x, p) = xᵀ m p`, which is `J_{mᵀ}` in this convention (the definition
-///   of MATH.md a.6 gives `pᵀ m x`); the two agree up to sign on skew `m`, where
+///   The paper prints `J_m(x, p) = xᵀ m p`, which is `J_{mᵀ}` in this convention (the definition
+///   of docs/math.md §A.6 gives `pᵀ m x`); the two agree up to sign on skew `m`, where
 ///   `m = E_ij - E_ji` gives the angular momentum `p_i x_j - p_j x_i`.
 ///
 /// `N·N = D` is checked at compile time:
@@ -287,7 +289,8 @@ impl<S: Scalar, const N: usize, const D: usize> GroupAction<S, D> for LinearActi
 
 // ---------------------------------------------------------------------------------------------
 
-/// SO(3) rotating `R^3`, `Φ_R(x) = R x` (seed 000 Example 4 restricted to SO(3) ⊂ GL(3)).
+/// SO(3) rotating `R^3`, `Φ_R(x) = R x` (Barbero-Liñán et al. 2024, Ex. 4, restricted to SO(3) ⊂
+/// GL(3)).
 ///
 /// Generator `ω_Q(x) = ω × x`; tangent and cotangent lifts `(x, v) ↦ (R x, R v)`,
 /// `(x, p) ↦ (R x, R p)` (`R^{-T} = R`); momentum map `J(x, p) = x × p`, the angular momentum.
@@ -338,8 +341,8 @@ impl<S: Scalar> GroupAction<S, 3> for RotationAction {
 /// Points are unit vectors, tangent vectors `v ⊥ x` and covectors are ambient vectors `p ∈ R^3`
 /// acting on `T_xS^2` by `pᵀ v` (so `p` and `p + λ x` are the same covector). The cotangent lift
 /// returns the tangent representative, `(x, p) ↦ (R x, R P_x p)` with `P_x = I - x xᵀ/|x|^2`
-/// ([`crate::manifold::Manifold::project_tangent`], MATH.md a.4). Generator `ω × x`, tangent lift
-/// `(R x, R v)`, momentum map `J(x, p) = x × p` (independent of the normal part of `p`).
+/// ([`crate::manifold::Manifold::project_tangent`], docs/math.md §A.4). Generator `ω × x`, tangent
+/// lift `(R x, R v)`, momentum map `J(x, p) = x × p` (independent of the normal part of `p`).
 ///
 /// ```
 /// use geom_core::action::{GroupAction, SphereRotation};
@@ -514,7 +517,7 @@ const fn diagonal_dims<const M: usize, const K: usize, const N: usize>() {
 /// ones.
 ///
 /// Generator, lifts and pairing act blockwise; the momentum map is the total momentum
-/// `J(q, p) = Σ_k J_A(q_k, p_k)` (MATH.md a.6, since `<p, ξ_Q(q)> = Σ_k <p_k, ξ_Q(q_k)>`).
+/// `J(q, p) = Σ_k J_A(q_k, p_k)` (docs/math.md §A.6, since `<p, ξ_Q(q)> = Σ_k <p_k, ξ_Q(q_k)>`).
 ///
 /// ```compile_fail
 /// use geom_core::action::{Diagonal, RotationAction};
@@ -751,7 +754,8 @@ mod tests {
         let j = RotationAction.momentum_map(&q, &p);
         assert_relative_eq!(j, q.cross(&p));
         assert_relative_eq!(j, momentum_map_from_generators(&RotationAction, &q, &p), epsilon = 1e-15);
-        // The seed's GL(n) special case: J_m for m = E_ij - E_ji is q_i p_j - q_j p_i up to sign.
+        // The GL(n) special case of Barbero-Liñán et al. 2024, Ex. 4: J_m for m = E_ij - E_ji is
+        // q_i p_j - q_j p_i up to sign.
         assert_relative_eq!(j[2], q[0] * p[1] - q[1] * p[0], epsilon = 1e-15);
         assert_eq!(GroupAction::<f64, 3>::name(&RotationAction), "SO(3) on R^3");
     }
@@ -940,13 +944,13 @@ mod tests {
             assert_relative_eq!(j, momentum_map_from_generators(&a, &x, &p), epsilon = 1e-15);
             let pxt = p * x.transpose();
             assert_relative_eq!(j, SVector::<f64, 9>::from_column_slice(pxt.as_slice()), epsilon = 1e-15);
-            // J(x, p)(m) = pᵀ m x; the seed's printed xᵀ m p is J(x, p)(mᵀ).
+            // J(x, p)(m) = pᵀ m x; the paper's printed xᵀ m p is J(x, p)(mᵀ).
             let m = Matrix3::from_column_slice(xi(0.9).as_slice());
             let vec = |m: &Matrix3<f64>| SVector::<f64, 9>::from_column_slice(m.as_slice());
             assert_relative_eq!(j.dot(&vec(&m)), p.dot(&(m * x)), epsilon = 1e-15);
             assert_relative_eq!(j.dot(&vec(&m.transpose())), x.dot(&(m * p)), epsilon = 1e-15);
-            // Skew m = E_01 - E_10: the angular momentum p_0 x_1 - p_1 x_0 (the seed's special case,
-            // up to sign), and for m = hat(ω) the rotation momentum ω·(x × p).
+            // Skew m = E_01 - E_10: the angular momentum p_0 x_1 - p_1 x_0 (the paper's special
+            // case, up to sign), and for m = hat(ω) the rotation momentum ω·(x × p).
             let mut skew = Matrix3::zeros();
             skew[(0, 1)] = 1.0;
             skew[(1, 0)] = -1.0;

@@ -1,7 +1,7 @@
 //! Functions on phase space (and on a vector space) with exact first and second derivatives.
 //!
-//! A model is written **once**, generic over the [`Scalar`] (DESIGN.md, "Derivatives: one model
-//! function, many number types"):
+//! A model is written **once**, generic over the [`Scalar`] (docs/architecture.md,
+//! "Derivatives: one model function, many number types"):
 //!
 //! * [`PhaseSpaceFunction<N>`]: `f(q, p)` with `q, p ∈ R^N` — a Hamiltonian `H(q, p)`, a Lagrangian
 //!   `L(q, v)` (read `p` as the velocity `v`), or a discrete Lagrangian `L_d(q_0, q_1)` (read `q, p`

@@ -20,7 +20,7 @@
 //!    `dexp`/`dexp^{-1}`, `dcay^{-1}`; [`lie::Chart`] picks $\tau = \exp$ or Cayley.
 //! 3. [`action::GroupAction<S, D>`](action::GroupAction) (a **left** action): generators,
 //!    tangent and cotangent lifts and the momentum map
-//!    $J(q, p)(\xi) = \langle p, \xi\_Q(q) \rangle$ (MATH.md a.6) of
+//!    $J(q, p)(\xi) = \langle p, \xi\_Q(q) \rangle$ (docs/math.md §A.6) of
 //!    [`action::RotationAction`], [`action::LinearAction`], [`action::LeftMultiplication`], ...
 //! 4. [`function::PhaseSpaceFunction<N>`](function::PhaseSpaceFunction) (a Hamiltonian
 //!    $H(q, p)$, a Lagrangian, a discrete Lagrangian) and [`function::ScalarFunction<N>`](function::ScalarFunction),
@@ -53,7 +53,7 @@
 //! # Ok::<(), geom_core::GeomError>(())
 //! ```
 //!
-//! # Conventions (MATH.md, "Conventions"; they hold in every crate)
+//! # Conventions (docs/math.md §0; they hold in every crate)
 //!
 //! * Algebra elements are coordinate vectors in $\mathbb{R}^D$, `hat`/`vee` map them to and
 //!   from the matrix representation, and $\mathrm{ad}\_x y = [x, y]$ is the matrix commutator.
@@ -64,7 +64,7 @@
 //! * Chart derivatives are **right-trivialized**:
 //!   $(D\tau(x) \cdot y) \tau(x)^{-1} = d\tau\_x y$, hence
 //!   $d\exp\_x = \sum\_{k \ge 0} \mathrm{ad}\_x^k / (k+1)!$; the left-trivialized derivative is
-//!   $d\tau\_{-x} = \mathrm{Ad}\_{\tau(-x)} d\tau\_x$ (MATH.md d.2).
+//!   $d\tau\_{-x} = \mathrm{Ad}\_{\tau(-x)} d\tau\_x$ (docs/math.md §D.2).
 //! * Phase space is **left-trivialized**: $v\_g = g \xi$ and $\mu = g^{-1} p \in \mathfrak{g}^{\ast}$
 //!   (body momentum); the momentum map of left multiplication is the spatial momentum
 //!   $\mathrm{Ad}^{\ast}\_{g^{-1}} \mu$ ($R \Pi$ on SO(3)).

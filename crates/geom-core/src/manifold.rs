@@ -5,7 +5,7 @@
 //! projection, and the orthogonal projection `P_x: R^N -> T_xM` (Euclidean metric of `R^N`).
 //!
 //! * [`Euclidean<N>`]: `M = R^N`, `P_x = I`.
-//! * [`Sphere2`]: `S^2 = {x ∈ R^3 : |x| = 1}`, `P_x = I - x xᵀ` (MATH.md a.4), distance
+//! * [`Sphere2`]: `S^2 = {x ∈ R^3 : |x| = 1}`, `P_x = I - x xᵀ` (docs/math.md §A.4), distance
 //!   `||x| - 1|`, nearest point `x/|x|`.
 //! * [`ProductManifold<A, B, NA, NB>`]: `A × B ⊂ R^NA × R^NB = R^N`, block-diagonal projections;
 //!   `N = NA + NB` is checked at compile time.
@@ -49,7 +49,7 @@ pub trait Manifold<S: Scalar, const N: usize>: fmt::Debug + Send + Sync {
     /// origin for `S^2`).
     fn project_point(&self, x: &SVector<S, N>) -> Result<SVector<S, N>>;
     /// The orthogonal projection `P_x v` of `v ∈ R^N` onto `T_xM` (e.g. `P_x = I - x xᵀ` on `S^2`,
-    /// MATH.md a.4). `P_x` is idempotent and symmetric.
+    /// docs/math.md §A.4). `P_x` is idempotent and symmetric.
     fn project_tangent(&self, x: &SVector<S, N>, v: &SVector<S, N>) -> SVector<S, N>;
 
     /// How far `v` is from `T_xM`: `|v - P_x v|` on the real part; `+inf` if an entry of `x` or
@@ -133,11 +133,11 @@ impl<S: Scalar, const N: usize> Manifold<S, N> for Euclidean<N> {
     }
 }
 
-/// The unit sphere `S^2 = {x ∈ R^3 : |x| = 1}` (MATH.md a.4).
+/// The unit sphere `S^2 = {x ∈ R^3 : |x| = 1}` (docs/math.md §A.4).
 ///
 /// * distance `||x| - 1|`, nearest point `x/|x|` (undefined at the origin);
-/// * `T_xS^2 = x^⊥`, `P_x = I - x xᵀ/|x|^2`, which is `I - x xᵀ` on the sphere (MATH.md a.4) and
-///   stays an orthogonal projection (onto `x^⊥`) for `x` slightly off it. At `x = 0` the
+/// * `T_xS^2 = x^⊥`, `P_x = I - x xᵀ/|x|^2`, which is `I - x xᵀ` on the sphere (docs/math.md §A.4)
+///   and stays an orthogonal projection (onto `x^⊥`) for `x` slightly off it. At `x = 0` the
 ///   projection is not defined and returns non-finite entries.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Sphere2;
@@ -324,7 +324,7 @@ mod tests {
     fn sphere_projection_is_idempotent_symmetric_and_kills_x() {
         let x = unit(Vector3::new(0.3, -1.2, 0.7));
         let p = projection_matrix(&Sphere2, &x);
-        // P_x = I - x xᵀ on the sphere (MATH.md a.4).
+        // P_x = I - x xᵀ on the sphere (docs/math.md §A.4).
         assert_relative_eq!(p, Matrix3::identity() - x * x.transpose(), epsilon = 1e-15);
         assert_relative_eq!(p * p, p, epsilon = 1e-15);
         assert_relative_eq!(p, p.transpose(), epsilon = 1e-15);

@@ -10,8 +10,9 @@
 //! The user writes the **scalar** pair function `φ_ij(r)` once, generic over the [`Scalar`]
 //! ([`PairFunction`]). Automatic differentiation is applied to that one-variable function only
 //! (one [`Dual64`] evaluation per pair for the gradient, one [`Dual2_64`] for the Hessian) and
-//! the chain rule through `r_ij = |q_i − q_j|` gives the derivatives of `V` (HLW §I.2.4 for the
-//! model; the formulas are those of any molecular-dynamics code):
+//! the chain rule through `r_ij = |q_i − q_j|` gives the derivatives of `V` (Hairer, Lubich &
+//! Wanner, *Geometric Numerical Integration*, 2006, §I.2.4 for the model; the formulas are those
+//! of any molecular-dynamics code):
 //!
 //! ```text
 //!   V(q)        = Σ_{i<j} φ_ij(r_ij),                 r_ij = |q_i − q_j|

@@ -3,7 +3,8 @@
 //! A [`Scalar`] is `f64` or any first-level dual number of `num-dual` (`Dual64`, `DualSVec64<N>`,
 //! `Dual2SVec64<N>`, `HyperDualSVec64<M, N>`). Every Lie-group formula, action and model function
 //! is written once over `S: Scalar`, so that exact first and second derivatives come from
-//! evaluating the same code on dual numbers (DESIGN.md, "one model function, many number types").
+//! evaluating the same code on dual numbers (docs/architecture.md, "Derivatives: one model
+//! function, many number types").
 //! Nested duals are not `nalgebra::RealField` and are therefore not scalars.
 //!
 //! Method calls such as `x.sin()` on a value resolve to `nalgebra::ComplexField`; `x.re()` gives

@@ -1,4 +1,4 @@
-//! The action groupoid `M × H ⇉ M` of a right action `x · h` (MATH.md c.1, c.2, c.3).
+//! The action groupoid `M × H ⇉ M` of a right action `x · h` (docs/math.md §C.1, C.2, C.3).
 //!
 //! `geom-core` actions are **left** actions `Φ: H × M → M` ([`GroupAction`]); the right action is
 //! built from them as
@@ -7,10 +7,10 @@
 //!     x · h := Φ(h^{-1}, x),      (x · h) · h' = x · (h h').
 //! ```
 //!
-//! Groupoid data (c.1): elements `(x, h)`, `α(x, h) = x`, `β(x, h) = x · h`, `ε(x) = (x, e)`,
+//! Groupoid data (§C.1): elements `(x, h)`, `α(x, h) = x`, `β(x, h) = x · h`, `ε(x) = (x, e)`,
 //! `i(x, h) = (x · h, h^{-1})`, `(x, h)(x · h, h') = (x, h h')`.
 //!
-//! Algebroid (c.2): `A_xG = h` (rank `D = dim H`), fibre chart `exp_x(ξ) = (x, τ(ξ))` with
+//! Algebroid (§C.2): `A_xG = h` (rank `D = dim H`), fibre chart `exp_x(ξ) = (x, τ(ξ))` with
 //! `τ = exp` or Cayley, anchor `ρ_x(ξ) = Tβ(0_x, ξ) = ξ_M(x)` where
 //!
 //! ```text
@@ -19,10 +19,10 @@
 //!
 //! is the generator of the **right** action (the negative of the left action's generator). The
 //! invariant vector fields are `X^←(x, h) = (0_x, hξ)` (curve `(x, h τ(tξ))`) and
-//! `X^→(x, h) = (−ξ_M(x), ξh)` (curve `(x · τ(−tξ), τ(−tξ)^{-1} h)`), as in the c.2 table with
+//! `X^→(x, h) = (−ξ_M(x), ξh)` (curve `(x · τ(−tξ), τ(−tξ)^{-1} h)`), as in the §C.2 table with
 //! `ξ_M` read as the right-action generator.
 //!
-//! DEL (c.3): with `g_k = (x_k, h_k)`, `x_{k+1} = x_k · h_k`,
+//! DEL (§C.3): with `g_k = (x_k, h_k)`, `x_{k+1} = x_k · h_k`,
 //! `l*_{h_k} D_hL(x_k, h_k) − r*_{h_{k+1}} D_hL(x_{k+1}, h_{k+1}) + ⟨D_xL(x_{k+1}, h_{k+1}), ξ_M(x_{k+1})⟩ = 0`
 //! for all `ξ`: the discrete Euler–Poincaré equations with advected parameters. For the heavy top
 //! `M = S²` (or `R³`) with `H = SO(3)` acting by rotation: `x = Γ = Rᵀe_3`, `x · W = Wᵀ Γ`
@@ -233,7 +233,7 @@ mod tests {
 
     #[test]
     fn invariant_fields_match_the_table() {
-        // X^←(x, h) = (0_x, hξ), X^→(x, h) = (−ξ_M(x), ξh) with ξ_M(x) = d/dt x·exp(tξ) (c.2)
+        // X^←(x, h) = (0_x, hξ), X^→(x, h) = (−ξ_M(x), ξh) with ξ_M(x) = d/dt x·exp(tξ) (§C.2)
         let ag = ActionGroupoid::new(RotationAction, Chart::Cayley);
         let (x, hm) = (Vector3::new(0.3, -1.2, 0.5), rot(0.4, 0.1, -0.7));
         let xi = Vector3::new(0.2, 0.5, -0.3);

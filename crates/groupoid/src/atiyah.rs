@@ -1,15 +1,15 @@
 //! The trivialized Atiyah groupoid `(M × M) × G ⇉ M` of the trivial principal bundle
-//! `R^M × G → R^M` (MATH.md c.1, c.2 last rows, c.3).
+//! `R^M × G → R^M` (docs/math.md §C.1, §C.2 last rows, §C.3).
 //!
-//! Groupoid data (c.1): elements `(x, y, g)`, `α = x`, `β = y`, `ε(x) = (x, x, e)`,
+//! Groupoid data (§C.1): elements `(x, y, g)`, `α = x`, `β = y`, `ε(x) = (x, x, e)`,
 //! `i(x, y, g) = (y, x, g^{-1})`, `(x, y, g)(y, z, h) = (x, z, g h)`.
 //!
-//! Algebroid (c.2): `A_x = T_xM × g = R^M × R^D`, fibre coordinates `(v, ξ) ∈ R^{M+D}` (the `v`
+//! Algebroid (§C.2): `A_x = T_xM × g = R^M × R^D`, fibre coordinates `(v, ξ) ∈ R^{M+D}` (the `v`
 //! block first), fibre chart `exp_x(v, ξ) = (x, x + v, τ(ξ))` with `τ = exp` or Cayley, anchor
 //! `(v, ξ) ↦ v`; `X^←(x, y, g) = (0_x, X(y), gξ)` (curve `(x, y + tv, g τ(tξ))`) and
 //! `X^→(x, y, g) = (−X(x), 0_y, ξg)` (curve `(x − tv, y, τ(−tξ)^{-1} g)`).
 //!
-//! DEL (c.3, discrete Lagrange–Poincaré), `g_k = (x_{k−1}, x_k, w_k)`:
+//! DEL (§C.3, discrete Lagrange–Poincaré), `g_k = (x_{k−1}, x_k, w_k)`:
 //! `D_2L(x_{k−1}, x_k, w_k) + D_1L(x_k, x_{k+1}, w_{k+1}) = 0` and
 //! `l*_{w_k} D_3L(x_{k−1}, x_k, w_k) = r*_{w_{k+1}} D_3L(x_k, x_{k+1}, w_{k+1})`.
 //! A discrete Lagrangian on `Q × Q`, `Q = R^M × G`, invariant under the left multiplication of
@@ -193,7 +193,7 @@ mod tests {
             let d = max_defect::<_, 5>(&at, &g, &h, &k, &a, dist);
             assert!(d < 1e-14, "{chart:?}: axiom defect {d:e}");
             assert!(refused::<_, 5>(&at, &g, &k));
-            // X^← = (0_x, X(y), gξ), X^→ = (−X(x), 0_y, ξg) (MATH.md c.2)
+            // X^← = (0_x, X(y), gξ), X^→ = (−X(x), 0_y, ξg) (docs/math.md §C.2)
             let gd = (g.0.map(Dual64::from), g.1.map(Dual64::from), g.2.map(Dual64::from));
             let t = a.map(|v| Dual64::new(0.0, v));
             let l = LieGroupoid::<Dual64, 5>::left_curve(&at, &gd, &t);

@@ -1,5 +1,7 @@
 //! Boundary-value problems of discrete (constrained) Lagrangian systems: discrete optimal control
-//! with fixed endpoints, solved by shooting (issue 6 item 6; MATH.md c.6.2, c.6.3; seed 001 §5–6).
+//! with fixed endpoints, solved by shooting (issue 6 item 6; docs/math.md §C.6.2, C.6.3; Marrero,
+//! Martín de Diego & Stern, *Symplectic groupoids and discrete constrained Lagrangian mechanics*,
+//! 2015, arXiv:1103.6250, §5–6).
 //!
 //! Given `n ≥ 2` and a target arrow `g` (the fixed product, e.g. `(q_0, q_n)` on a pair groupoid or
 //! `g_0^{-1} g_n` on a Lie group), find a solution `(g_1, λ_1), …, (g_n, λ_n)` of
@@ -31,7 +33,7 @@
 //! `DE = [∂/∂ζ_n fibre_log(i(g)·g_1⋯g_n·e_n) · δζ_n ; ∂φ(g_1)/∂ξ_1 δξ_1]`. Newton therefore converges
 //! quadratically ([`BvpSolution::iterates`] records the iterates to check it).
 //!
-//! **Limits of shooting** (measured on the examples of MATH.md c.6). The outer Newton is not
+//! **Limits of shooting** (measured on the examples of docs/math.md §C.6). The outer Newton is not
 //! globalized: it needs a guess in the basin of the solution (continuation in the target helps,
 //! see `examples/so3_optimal_control.rs`). Where the solution is not isolated, `DE` is singular:
 //! every straight roll of the plate-ball system solves its BVP with the multipliers

@@ -1,4 +1,6 @@
-//! Discrete constrained Lagrangian systems `(G, N, L)` (MATH.md c.4; seed 001 §3).
+//! Discrete constrained Lagrangian systems `(G, N, L)` (docs/math.md §C.4; Marrero, Martín de Diego
+//! & Stern, *Symplectic groupoids and discrete constrained Lagrangian mechanics*, 2015,
+//! arXiv:1103.6250, §3).
 //!
 //! The constraint submanifold is `N = {g ∈ G : φ^a(g) = 0, a = 1..K}` with the `dφ^a` independent on
 //! `N`, and `L = L̂|_N` for a discrete Lagrangian `L̂` on `G`. The Lagrangian submanifold
@@ -22,9 +24,10 @@
 //!   [`newton_blocks`] with a single block of size `M` (a plain `M × M` LU), whose callback is
 //!   told when no Jacobian is needed (the warm-start test): those evaluations use first-order
 //!   duals (`DualSVec64<R>`) only.
-//! * Regularity (S1; MATH.md c.4): `(G, N, L)` is regular iff `F^-L: Σ_L → A*G` is a local
-//!   diffeomorphism, iff the step Jacobian in `(g_{k+1}, λ_{k+1})` is nonsingular;
-//!   [`ConstrainedFlow::regularity`] measures it (and the `F^+L` counterpart, seed 001 Thm 2.16).
+//! * Regularity (Marrero et al. 2015, §3; docs/math.md §C.4): `(G, N, L)` is regular iff
+//!   `F^-L: Σ_L → A*G` is a local diffeomorphism, iff the step Jacobian in `(g_{k+1}, λ_{k+1})` is
+//!   nonsingular; [`ConstrainedFlow::regularity`] measures it (and the `F^+L` counterpart, Marrero
+//!   et al. 2015, Thm 2.16).
 //!
 //! **Why a third const parameter `M`.** The step has `R + K` unknowns, and stable Rust cannot
 //! write `SVector<f64, {R + K}>`. [`ConstrainedFlow`] and [`HolonomicFlow`] therefore carry
@@ -35,9 +38,10 @@
 //! `newton_blocks` needs blocks of equal size (`R ≠ K` in general; here it is used with one block
 //! of size `M`), and `newton_dyn` allocates on every iteration.
 //!
-//! **The non-regular holonomic case** (MATH.md c.4 warning). Holonomic constraints `c(x) = 0` on the
-//! base imposed as `N = S × S` (`φ = (c∘α, c∘β)`) are *not* regular: only the node combination
-//! `Λ_k = λ²_k + λ¹_{k+1}` is determined. [`HolonomicFlow`] solves the SHAKE/RATTLE form directly,
+//! **The non-regular holonomic case** (docs/math.md §C.4 warning). Holonomic constraints `c(x) = 0`
+//! on the base imposed as `N = S × S` (`φ = (c∘α, c∘β)`) are *not* regular: only the node
+//! combination `Λ_k = λ²_k + λ¹_{k+1}` is determined. [`HolonomicFlow`] solves the SHAKE/RATTLE
+//! form directly,
 //!
 //! ```text
 //! X^←(g_k)(L̂ + Λ_k·(c∘β)) − X^→(g_{k+1})(L̂) = 0,     c(β(g_{k+1})) = 0,
@@ -66,8 +70,9 @@ pub(crate) type ElementAt<Gd, const R: usize, S> = <Gd as GroupoidFamily<R>>::El
 /// ([`GeomError::OffManifold`], `what = "arrow off the constraint submanifold N"`).
 pub const CONSTRAINT_TOLERANCE: f64 = 1e-8;
 
-/// Constraint functions `φ = (φ^1, …, φ^K): G → R^K` defining `N = {φ = 0}` (MATH.md c.4), written
-/// once and generic over the scalar like [`DiscreteLagrangian`] (exact derivatives by num-dual).
+/// Constraint functions `φ = (φ^1, …, φ^K): G → R^K` defining `N = {φ = 0}` (docs/math.md §C.4),
+/// written once and generic over the scalar like [`DiscreteLagrangian`] (exact derivatives by
+/// num-dual).
 ///
 /// ```
 /// use geom_core::Scalar;
@@ -91,8 +96,8 @@ pub trait Constraints<Gd: GroupoidFamily<R>, const R: usize, const K: usize>: Se
 }
 
 /// No constraints (`K = 0`, `N = G`): the constrained machinery then reduces to the unconstrained
-/// discrete Euler–Lagrange equations (seed 001 §3: for `N = G`, `Σ_L = dL(G)` and the dynamics are
-/// those of its Thm 2.13).
+/// discrete Euler–Lagrange equations (Marrero et al. 2015, §3: for `N = G`, `Σ_L = dL(G)` and the
+/// dynamics are those of its Thm 2.13).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct NoConstraints;
 
@@ -102,7 +107,7 @@ impl<Gd: GroupoidFamily<R>, const R: usize> Constraints<Gd, R, 0> for NoConstrai
     }
 }
 
-/// A point `(g, λ)` of `Σ_L`: the covector `dL̂(g) + λ_a dφ^a(g)` over `g ∈ N` (MATH.md c.4).
+/// A point `(g, λ)` of `Σ_L`: the covector `dL̂(g) + λ_a dφ^a(g)` over `g ∈ N` (docs/math.md §C.4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SigmaPoint<E, const K: usize> {
     /// The arrow `g ∈ N`.
@@ -146,7 +151,8 @@ where
     }
 }
 
-/// `F^-L(g, λ)_a = X_a^→(g)(L̂ + λ·φ)` (MATH.md c.4), components in the fibre basis at `α(g)`.
+/// `F^-L(g, λ)_a = X_a^→(g)(L̂ + λ·φ)` (docs/math.md §C.4), components in the fibre basis at
+/// `α(g)`.
 pub fn legendre_minus_constrained<Gd, L, C, const R: usize, const K: usize>(
     groupoid: &Gd,
     lagrangian: &L,
@@ -161,7 +167,8 @@ where
     crate::lagrangian::legendre_minus(groupoid, &Augmented::new(lagrangian, constraints, point.lambda), &point.g)
 }
 
-/// `F^+L(g, λ)_a = X_a^←(g)(L̂ + λ·φ)` (MATH.md c.4), components in the fibre basis at `β(g)`.
+/// `F^+L(g, λ)_a = X_a^←(g)(L̂ + λ·φ)` (docs/math.md §C.4), components in the fibre basis at
+/// `β(g)`.
 pub fn legendre_plus_constrained<Gd, L, C, const R: usize, const K: usize>(
     groupoid: &Gd,
     lagrangian: &L,
@@ -374,7 +381,7 @@ pub(crate) fn jacobian_at_zero<const R: usize, const K: usize>(
 }
 
 /// The step Jacobians of `(G, N, L)` at a point `(g, λ)` of `Σ_L` and their conditioning
-/// (MATH.md c.4, seed 001 Thm 2.16 and §3).
+/// (docs/math.md §C.4; Marrero et al. 2015, Thm 2.16 and §3).
 ///
 /// * `minus`: the derivative of `(F^-L, φ)` with respect to `(ζ, λ)` along the `α`-fibre
 ///   `g · exp_{β(g)}(ζ)`, i.e. the Jacobian of the forward step system in `(g_{k+1}, λ_{k+1})`:
@@ -382,8 +389,8 @@ pub(crate) fn jacobian_at_zero<const R: usize, const K: usize>(
 /// * `plus`: the same for `(F^+L, φ)` along the `β`-fibre `i(exp_{α(g)}(−η)) · g` (the backward step):
 ///   `[[∂_η X^←(L̂+λφ), X^←φ], [∂_η φ, 0]]`.
 ///
-/// `(G, N, L)` is regular at `(g, λ)` iff `minus` is nonsingular, iff `plus` is (seed 001 Thm 2.16:
-/// `F^-L` is a local diffeomorphism iff `F^+L` is).
+/// `(G, N, L)` is regular at `(g, λ)` iff `minus` is nonsingular, iff `plus` is (Marrero et al.
+/// 2015, Thm 2.16: `F^-L` is a local diffeomorphism iff `F^+L` is).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepRegularity<const M: usize> {
     /// The forward step Jacobian (`F^-L`).
@@ -400,7 +407,8 @@ pub struct StepRegularity<const M: usize> {
 pub const STEP_MAX_CONDITION: f64 = 1e12;
 
 /// The constrained discrete Lagrangian flow `(g_k, λ_k) ↦ (g_{k+1}, λ_{k+1})` of `(G, N, L)`
-/// (MATH.md c.4; seed 001 §3). `M = R + K` is checked at compile time (module documentation).
+/// (docs/math.md §C.4; Marrero et al. 2015, §3). `M = R + K` is checked at compile time (module
+/// documentation).
 ///
 /// ```
 /// use geom_core::Scalar;
@@ -504,9 +512,9 @@ impl<Gd, L, C, const M: usize> ConstrainedFlow<Gd, L, C, M> {
     }
 
     /// [`ConstrainedFlow::step`] from an explicit warm start: `xi_guess` are the fibre coordinates
-    /// of the guess for `g_{k+1}` at `β(g_k)` and `lambda_guess` the guess for `λ_{k+1}` (e.g. from a
-    /// predictor, where the default warm start `(fibre_log(g_k), λ_k)` is poor: the adaptive time
-    /// step of MATH.md c.6.4, whose step Jacobian has a singular value `O(h)`). Same errors.
+    /// of the guess for `g_{k+1}` at `β(g_k)` and `lambda_guess` the guess for `λ_{k+1}` (e.g. from
+    /// a predictor, where the default warm start `(fibre_log(g_k), λ_k)` is poor: the adaptive time
+    /// step of docs/math.md §C.6.4, whose step Jacobian has a singular value `O(h)`). Same errors.
     pub fn step_with_guess<const R: usize, const K: usize>(
         &self,
         point: &SigmaPoint<Arrow<Gd, R>, K>,
@@ -627,10 +635,11 @@ impl<Gd, L, C, const M: usize> ConstrainedFlow<Gd, L, C, M> {
         Ok((minus, plus))
     }
 
-    /// Regularity of `(G, N, L)` at `(g, λ)` (MATH.md c.4): both step Jacobians and their 1-norm
-    /// condition numbers. [`GeomError::SingularMatrix`] (`what = "constrained step Jacobian (the
-    /// system is not regular)"`) if the forward one (`F^-L`) has a vanishing pivot or a condition
-    /// number above [`STEP_MAX_CONDITION`]; a singular `plus` is reported as `condition_plus = +∞`.
+    /// Regularity of `(G, N, L)` at `(g, λ)` (docs/math.md §C.4): both step Jacobians and their
+    /// 1-norm condition numbers. [`GeomError::SingularMatrix`]
+    /// (`what = "constrained step Jacobian (the system is not regular)"`) if the forward one
+    /// (`F^-L`) has a vanishing pivot or a condition number above [`STEP_MAX_CONDITION`]; a
+    /// singular `plus` is reported as `condition_plus = +∞`.
     pub fn regularity<const R: usize, const K: usize>(
         &self,
         point: &SigmaPoint<Arrow<Gd, R>, K>,
@@ -654,15 +663,15 @@ impl<Gd, L, C, const M: usize> ConstrainedFlow<Gd, L, C, M> {
 // ---------------------------------------------------------------------------------------------
 
 /// Holonomic constraints on the base, `c = (c^1, …, c^K): Q → R^K`, `S = {c = 0} ⊂ Q`, written once
-/// over the scalar (MATH.md c.4 warning, c.6.1).
+/// over the scalar (docs/math.md §C.4, warning, and §C.6.1).
 pub trait BaseConstraints<Gd: GroupoidFamily<R>, const R: usize, const K: usize>: Send + Sync {
     /// `c(x) ∈ R^K`.
     fn eval<S: Scalar>(&self, groupoid: &Gd, x: &Gd::Base<S>) -> SVector<S, K>;
 }
 
-/// The SHAKE/RATTLE form of holonomic constraints (MATH.md c.4 warning and c.6.1): the arrows stay
-/// in `N = S × S` (pair groupoid; in general `α^{-1}(S) ∩ β^{-1}(S)`) and the node multiplier
-/// `Λ_k ∈ R^K` is solved for together with `g_{k+1}`,
+/// The SHAKE/RATTLE form of holonomic constraints (docs/math.md §C.4, warning, and §C.6.1): the
+/// arrows stay in `N = S × S` (pair groupoid; in general `α^{-1}(S) ∩ β^{-1}(S)`) and the node
+/// multiplier `Λ_k ∈ R^K` is solved for together with `g_{k+1}`,
 ///
 /// ```text
 /// X^←(g_k)(L̂ + Λ_k·(c∘β)) − X^→(g_{k+1})(L̂) = 0,    c(β(g_{k+1})) = 0,
@@ -811,7 +820,7 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
     /// [`HolonomicFlow::constraint_normals`] (Euclidean in the fibre coordinates). It does not
     /// depend on the multiplier split: `F^-L̂(g_{k+1}) = μ + n Λ_k` has the same projection. On the
     /// pair groupoid of `R^n` it is `(I − ∇c(∇cᵀ∇c)^{-1}∇cᵀ) p_k`, `p_k = D_2L̂(q_{k−1}, q_k)`: the
-    /// RATTLE momentum in `T*S` (MATH.md c.6.1). Error: [`GeomError::SingularMatrix`] if the
+    /// RATTLE momentum in `T*S` (docs/math.md §C.6.1). Error: [`GeomError::SingularMatrix`] if the
     /// normals are dependent (`dc` not of full rank at the node).
     pub fn projected_momentum<const R: usize, const K: usize>(&self, g: &Arrow<Gd, R>) -> Result<SVector<f64, R>>
     where
@@ -861,7 +870,7 @@ mod tests {
 
     #[test]
     fn legendre_transforms_on_the_pair_groupoid() {
-        // MATH.md c.4: F^-L(g, λ) = −D_1(L̂ + λφ), F^+L(g, λ) = D_2(L̂ + λφ)
+        // docs/math.md §C.4: F^-L(g, λ) = −D_1(L̂ + λφ), F^+L(g, λ) = D_2(L̂ + λφ)
         let g: P = (Vector2::new(0.4, 0.3), Vector2::new(0.5, 0.6));
         let point = SigmaPoint::new(g, SVector::from([1.7]));
         let minus = legendre_minus_constrained(&PairGroupoid::<2>, &Lhat, &Phi, &point);
@@ -872,7 +881,8 @@ mod tests {
 
     #[test]
     fn constrained_step_solves_the_pair_groupoid_equations() {
-        // D_2(L̂ + λ_k φ)(g_k) + D_1(L̂ + λ_{k+1} φ)(g_{k+1}) = 0, φ(g_{k+1}) = 0 (MATH.md c.4)
+        // D_2(L̂ + λ_k φ)(g_k) + D_1(L̂ + λ_{k+1} φ)(g_{k+1}) = 0, φ(g_{k+1}) = 0 (docs/math.md
+        // §C.4)
         let flow = ConstrainedFlow::<_, _, _, 3>::new(PairGroupoid::<2>, Lhat, Phi);
         // an initial arrow on N: q1_y = q0_y + 0.3 (q1_x² − q0_x²)
         let (q0, x1) = (Vector2::new(0.4, 0.3), 0.45);
@@ -887,7 +897,7 @@ mod tests {
             assert_eq!(next.g.0, p.g.1); // composable: β(g_k) = α(g_{k+1})
             p = next;
         }
-        // regular here, both Jacobians (seed 001 Thm 2.16)
+        // regular here, both Jacobians (Marrero et al. 2015, Thm 2.16)
         let reg = flow.regularity(&p).unwrap();
         assert!(reg.condition_minus.is_finite() && reg.condition_plus.is_finite());
         // off N, or with NaN multipliers: typed errors, no panic

@@ -1,4 +1,4 @@
-//! Lie groupoids `G ⇉ Q` behind one object-safe trait, [`LieGroupoid`] (MATH.md c.1–c.2).
+//! Lie groupoids `G ⇉ Q` behind one object-safe trait, [`LieGroupoid`] (docs/math.md §C.1–C.2).
 //!
 //! A groupoid has source `α`, target `β`, identities `ε(x)`, inversion `i` and a partial
 //! multiplication `g h` defined when `β(g) = α(h)`. Its Lie algebroid `A_x G = ker T_{ε(x)} α` is
@@ -11,8 +11,8 @@
 //!   (`X^→(g) = -T(r_g ∘ i) X(α(g))`),
 //!
 //! so that on the pair groupoid `X^←(x, y) = (0, X(y))`, `X^→(x, y) = (-X(x), 0)`, and on a Lie
-//! group `X^← = gξ`, `X^→ = ξg` (MATH.md c.2 table). Every method is generic over the scalar, so
-//! these derivatives are exact (num-dual).
+//! group `X^← = gξ`, `X^→ = ξg` (docs/math.md §C.2 table). Every method is generic over the scalar,
+//! so these derivatives are exact (num-dual).
 
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::SVector;

@@ -1,11 +1,13 @@
 //! Discrete Lagrangians `L: G -> R` on a Lie groupoid, their Legendre transforms, regularity and
-//! the discrete Euler–Lagrange flow (MATH.md c.3; seed 001 §2–3).
+//! the discrete Euler–Lagrange flow (docs/math.md §C.3; Marrero, Martín de Diego & Stern,
+//! *Symplectic groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250,
+//! §2–3).
 //!
 //! * `F^-L(g) ∈ A*_{α(g)} G`, `F^-L(g)(X) = X^→(g)(L)`; `F^+L(g) ∈ A*_{β(g)} G`,
 //!   `F^+L(g)(X) = X^←(g)(L)` — components in the basis `e_a` of the fibre chart.
 //! * DEL: for composable `(g_k, g_{k+1})`, `F^+L(g_k) = F^-L(g_{k+1})`.
 //! * Regularity: the pairing matrix `P_ab = X_a^← Y_b^→ L` (mixed second derivative) is
-//!   nonsingular; then `F^-L` and `F^+L` are local diffeomorphisms (seed 001 Thm 2.16).
+//!   nonsingular; then `F^-L` and `F^+L` are local diffeomorphisms (Marrero et al. 2015, Thm 2.16).
 //!
 //! All derivatives are exact: `L` is written once over the scalar and evaluated along the
 //! curves `g · exp(ξ)` and `i(exp(-η)) · g` at dual numbers.
@@ -112,7 +114,7 @@ pub fn pairing_matrix<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: 
     mixed
 }
 
-/// Regularity of `L` at `g` (MATH.md c.3): the pairing matrix and its condition number.
+/// Regularity of `L` at `g` (docs/math.md §C.3): the pairing matrix and its condition number.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Regularity<const R: usize> {
     /// `P_ab = X_a^← Y_b^→ L(g)`.
@@ -194,9 +196,9 @@ impl<Gd, L> DiscreteFlow<Gd, L> {
 }
 
 /// `(F^-L)^{-1}`: the arrow `g = exp_x(ξ)` with source `x` and `F^-L(g) = μ` (`μ ∈ A*_x G`), by
-/// Newton on the fibre coordinates `ξ` from `guess`, with the exact Jacobian
-/// `∂/∂ξ F^-L(exp_x ξ)` (mixed second derivative of `L(i(exp(-η)) · exp_x(ξ))`). Defined where
-/// `L` is regular (seed 001 Thm 2.16); errors: Newton non-convergence or a singular Jacobian.
+/// Newton on the fibre coordinates `ξ` from `guess`, with the exact Jacobian `∂/∂ξ F^-L(exp_x ξ)`
+/// (mixed second derivative of `L(i(exp(-η)) · exp_x(ξ))`). Defined where `L` is regular (Marrero
+/// et al. 2015, Thm 2.16); errors: Newton non-convergence or a singular Jacobian.
 pub fn invert_legendre_minus<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: usize>(
     gd: &Gd,
     lagrangian: &L,
@@ -244,7 +246,7 @@ pub fn invert_legendre_minus<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, co
     Ok((LieGroupoid::<f64, R>::fibre_exp(gd, x, &xi), report))
 }
 
-/// The discrete Hamiltonian flow on `A*G`, `F^+L ∘ (F^-L)^{-1}` (MATH.md c.3, a Poisson map):
+/// The discrete Hamiltonian flow on `A*G`, `F^+L ∘ (F^-L)^{-1}` (docs/math.md §C.3, a Poisson map):
 /// `(x, μ) ∈ A*_x G ↦ (β(g), F^+L(g))` with `g = (F^-L)^{-1}(x, μ)`.
 #[derive(Debug, Clone)]
 pub struct DiscreteHamiltonianFlow<Gd, L> {

@@ -1,7 +1,8 @@
 //! # groupoid
 //!
-//! Seed 001 (*Symplectic groupoids and discrete constrained Lagrangian mechanics*) made
-//! executable; MATH.md section (c) is the specification.
+//! Marrero, Martín de Diego & Stern, *Symplectic groupoids and discrete constrained Lagrangian
+//! mechanics* (2015, arXiv:1103.6250) made executable; its formulas are written out in
+//! `docs/math.md` §C.
 //!
 //! * [`groupoid`]: the object-safe [`LieGroupoid`] trait (source, target, identity, inversion,
 //!   multiplication with a composability check, the fibre chart of the Lie algebroid, the curves
@@ -12,18 +13,19 @@
 //!   right action built from a `geom-core` left action, [`ActionGroupoid`]; [`atiyah`]: the
 //!   trivialized Atiyah groupoid `(M × M) × G ⇉ M`, [`TrivialAtiyah`];
 //! * [`morphism`]: groupoid morphisms carrying `N` and `L` along, and the reductions they give
-//!   (discrete Euler–Poincaré, Lagrange–Poincaré, advected parameters; seed 001 §4);
+//!   (discrete Euler–Poincaré, Lagrange–Poincaré, advected parameters; Marrero et al. 2015, §4);
 //! * [`lagrangian`]: discrete Lagrangians, Legendre transforms `F^±L`, regularity, the discrete
 //!   Euler–Lagrange flow.
 //! * [`constraints`]: constrained systems `(G, N, L)` with `N = {φ = 0}`: points `(g, λ)` of `Σ_L`,
 //!   the Legendre transforms `F^±L(g, λ)`, the constrained step [`ConstrainedFlow`] and its
-//!   regularity, and the SHAKE/RATTLE form of holonomic constraints [`HolonomicFlow`] (MATH.md c.4);
+//!   regularity, and the SHAKE/RATTLE form of holonomic constraints [`HolonomicFlow`] (docs/math.md
+//!   §C.4);
 //! * [`noether`]: symmetries by groupoid automorphisms, the discrete momentum map
-//!   `J(g, λ)(ξ) = F^+L(g, λ)(X_ξ)` and its conservation (MATH.md c.5);
+//!   `J(g, λ)(ξ) = F^+L(g, λ)(X_ξ)` and its conservation (docs/math.md §C.5);
 //! * [`variational`]: the discrete action sum with fixed endpoints and its gradient over
-//!   admissible variations, with and without multipliers (seed 001 §5);
+//!   admissible variations, with and without multipliers (Marrero et al. 2015, §5);
 //! * [`bvp`]: fixed-endpoint boundary-value problems (discrete optimal control) by shooting with
-//!   the exact tangent-map Jacobian [`Shooting`] (MATH.md c.6.2–c.6.3).
+//!   the exact tangent-map Jacobian [`Shooting`] (docs/math.md §C.6.2–C.6.3).
 //!
 //! # Guided tour
 //!
@@ -66,7 +68,7 @@
 //! # Ok::<(), geom_core::GeomError>(())
 //! ```
 //!
-//! # Conventions (MATH.md c.1–c.3)
+//! # Conventions (docs/math.md §C.1–C.3)
 //!
 //! * The fibre chart $\exp\_x: \mathbb{R}^R \to \alpha^{-1}(x)$ fixes the basis of sections; all
 //!   covectors (Legendre transforms, momenta) are components in that basis.
@@ -182,7 +184,7 @@ mod tests {
             let mut w = so3::exp(&Vector3::new(0.05, -0.02, 0.04));
             let mut r = Matrix3::<f64>::identity();
             let mu0 = legendre_minus(&gd, flow.lagrangian(), &w);
-            // node k: R_k = W_1 ... W_k, body momentum Π_k = F^+L(W_k); spatial R_k Π_k (c.5)
+            // node k: R_k = W_1 ... W_k, body momentum Π_k = F^+L(W_k); spatial R_k Π_k (§C.5)
             let spatial0 = r * w * legendre_plus(&gd, flow.lagrangian(), &w);
             for _ in 0..500 {
                 let mu_k = legendre_minus(&gd, flow.lagrangian(), &w);
@@ -190,7 +192,8 @@ mod tests {
                 r *= w;
                 let mu_next = legendre_minus(&gd, flow.lagrangian(), &next);
                 // DEL F^+L(W_k) = F^-L(W_{k+1}) with F^+L = Ad*_W F^-L: the discrete Lie-Poisson
-                // map mu_{k+1} = Ad*_{W_k} mu_k = W_kᵀ mu_k (MATH.md c.3, indices shifted by one)
+                // map mu_{k+1} = Ad*_{W_k} mu_k = W_kᵀ mu_k (docs/math.md §C.3, indices shifted by
+                // one)
                 assert!((mu_next - LieGroup::<f64, 3>::coadjoint(&So3, &w, &mu_k)).norm() < 1e-12);
                 w = next;
                 // Casimir |mu| and spatial momentum R_k F^+L(W_k) are exact

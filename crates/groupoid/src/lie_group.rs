@@ -1,8 +1,8 @@
-//! A Lie group as a groupoid `G ⇉ {e}` (MATH.md c.1): every pair is composable, `α = β = e`,
+//! A Lie group as a groupoid `G ⇉ {e}` (docs/math.md §C.1): every pair is composable, `α = β = e`,
 //! algebroid `g` with the fibre chart `exp_e = τ` (`exp` or Cayley). The discrete Euler–Lagrange
-//! equations are the discrete Euler–Poincaré equations `l*_{g_k} dL(g_k) = r*_{g_{k+1}} dL(g_{k+1})`,
-//! i.e. with `μ_k = F^-L(g_{k+1})` the discrete Lie–Poisson map `μ_{k+1} = Ad*_{g_{k+1}} μ_k`
-//! (MATH.md c.3).
+//! equations are the discrete Euler–Poincaré equations
+//! `l*_{g_k} dL(g_k) = r*_{g_{k+1}} dL(g_{k+1})`, i.e. with `μ_k = F^-L(g_{k+1})` the discrete
+//! Lie–Poisson map `μ_{k+1} = Ad*_{g_{k+1}} μ_k` (docs/math.md §C.3).
 
 use crate::groupoid::LieGroupoid;
 use geom_core::lie::{Chart, LieGroup};

@@ -1,5 +1,6 @@
 //! Morphisms of discrete (constrained) Lagrangian systems and the reductions they give
-//! (seed 001 §4; MATH.md c.1–c.3).
+//! (Marrero, Martín de Diego & Stern, *Symplectic groupoids and discrete constrained Lagrangian
+//! mechanics*, 2015, arXiv:1103.6250, §4; docs/math.md §C.1–C.3).
 //!
 //! A **Lie groupoid morphism** `Ψ: G → G'` over `ψ: Q → Q'` satisfies
 //! `α' ∘ Ψ = ψ ∘ α`, `β' ∘ Ψ = ψ ∘ β` and `Ψ(g h) = Ψ(g) Ψ(h)` for composable `(g, h)`
@@ -19,7 +20,7 @@
 //!
 //! Hence, when `AΨ` is a fibrewise isomorphism (every reduction below), `(g_k)` solves the DEL of
 //! `L' ∘ Ψ` iff `(Ψ(g_k))` solves the DEL of `L'`: the image of an unreduced trajectory is the
-//! reduced trajectory. This is **reduction** (seed 001 §4):
+//! reduced trajectory. This is **reduction** (Marrero et al. 2015, §4):
 //!
 //! | morphism | `G → G'` | `Ψ` | reduced equations |
 //! | --- | --- | --- | --- |
@@ -73,7 +74,8 @@ pub trait GroupoidMorphism<const R: usize, const R2: usize>: Send + Sync {
 /// The pull-back `F ∘ Ψ` of a function on `G'` along a morphism `Ψ: G → G'`: for a discrete
 /// Lagrangian `L'` it is the [`DiscreteLagrangian`] `L = L' ∘ Ψ` on `G`, for constraints `φ'` the
 /// [`Constraints`] `φ = φ' ∘ Ψ` (so `N = Ψ^{-1}(N')`). `Ψ` is then a morphism of discrete
-/// constrained Lagrangian systems `(G, Ψ^{-1}(N'), L' ∘ Ψ) → (G', N', L')` (seed 001 §4).
+/// constrained Lagrangian systems `(G, Ψ^{-1}(N'), L' ∘ Ψ) → (G', N', L')` (Marrero et al. 2015,
+/// §4).
 ///
 /// `R2` is the rank of `G'` (the morphism's second rank parameter; usually inferred).
 #[derive(Debug, Clone, Copy)]
@@ -229,7 +231,7 @@ where
 /// by the diagonal left action `h · (g_0, g_1) = (h g_0, h g_1)`. A left-invariant discrete
 /// Lagrangian `L(g_0, g_1) = ℓ(g_0^{-1} g_1)` reduces to `ℓ` on the group, and the DEL on `G × G`
 /// to the discrete Euler–Poincaré equations `l*_{W_k} dℓ(W_k) = r*_{W_{k+1}} dℓ(W_{k+1})`
-/// (MATH.md c.3) for `W_k = g_{k−1}^{-1} g_k`. Both groupoids use the same chart `τ`, and
+/// (docs/math.md §C.3) for `W_k = g_{k−1}^{-1} g_k`. Both groupoids use the same chart `τ`, and
 /// `Ψ(g, g τ(ξ)) = τ(ξ)`: `AΨ = Id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LeftTrivialization<G> {
@@ -288,10 +290,10 @@ left_trivialization!(geom_core::lie::Su2, 3);
 /// `Ψ: Q × Q → (R^M × R^M) × G` for `Q = R^M × G`,
 /// `((x_0, g_0), (x_1, g_1)) ↦ (x_0, x_1, g_0^{-1} g_1)`, over `(x, g) ↦ x`: the quotient of the
 /// pair groupoid by the free left action `h · (x, g) = (x, h g)` of `G` on the `G` factor, onto
-/// the trivialized Atiyah groupoid of `Q → Q/G = R^M` (MATH.md c.1). A `G`-invariant `L` reduces
-/// to `L'(x_0, x_1, w) = L((x_0, e), (x_1, w))`, and its DEL to the discrete Lagrange–Poincaré
-/// equations (MATH.md c.3). Fibre coordinates `(v, ξ)` match on both sides: `AΨ = Id`.
-/// Rank `R = M + D` (checked at compile time by both groupoids).
+/// the trivialized Atiyah groupoid of `Q → Q/G = R^M` (docs/math.md §C.1). A `G`-invariant `L`
+/// reduces to `L'(x_0, x_1, w) = L((x_0, e), (x_1, w))`, and its DEL to the discrete
+/// Lagrange–Poincaré equations (docs/math.md §C.3). Fibre coordinates `(v, ξ)` match on both sides:
+/// `AΨ = Id`. Rank `R = M + D` (checked at compile time by both groupoids).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AtiyahQuotient<G, const M: usize, const D: usize> {
     pair: PairOfGroup<Product<Rn<M>, G, M, D>>,
@@ -357,7 +359,7 @@ atiyah_quotient!(geom_core::lie::Se2, 3);
 /// [`ActionGroupoid`] (`A` = [`RotationAction`] or [`SphereRotation`]). A discrete Lagrangian
 /// invariant under the isotropy group of `a` (rotations about `a`) that is of the form
 /// `L(R_0, R_1) = ℓ(R_0ᵀ a, R_0ᵀ R_1)` reduces to `ℓ` on the action groupoid: for the heavy top
-/// with `a = e_3`, `Γ_k = R_kᵀ e_3` is the advected parameter (MATH.md c.3, action groupoid).
+/// with `a = e_3`, `Γ_k = R_kᵀ e_3` is the advected parameter (docs/math.md §C.3, action groupoid).
 /// `Ψ(R, R τ(ξ)) = (a · R, τ(ξ))`: `AΨ = Id`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AdvectedReduction<A> {

@@ -1,5 +1,6 @@
 //! The discrete Noether theorem for (constrained) discrete Lagrangian systems on Lie groupoids
-//! (MATH.md c.5; seed 001 §4).
+//! (docs/math.md §C.5; Marrero, Martín de Diego & Stern, *Symplectic groupoids and discrete
+//! constrained Lagrangian mechanics*, 2015, arXiv:1103.6250, §4).
 //!
 //! A Lie group `K` (algebra `k = R^D`) acts on `G ⇉ Q` by groupoid automorphisms (for the pair
 //! groupoid: diagonally, `(x, y) ↦ (Φ_k x, Φ_k y)`), and `X_ξ` is the induced section of `AG` for
@@ -34,7 +35,7 @@ use nalgebra::{SMatrix, SVector};
 use num_dual::DualSVec64;
 
 /// The infinitesimal sections `X_ξ`, `ξ ∈ k = R^D`, of a symmetry acting by groupoid
-/// automorphisms (MATH.md c.5).
+/// automorphisms (docs/math.md §C.5).
 pub trait InfinitesimalSymmetry<Gd: GroupoidFamily<R>, const R: usize, const D: usize>: Send + Sync {
     /// `X_{e_i}(x)` for the basis `e_i` of `k`, as the columns of an `R × D` matrix in the fibre
     /// coordinates at `x` (the basis `e_a` of [`LieGroupoid::fibre_exp`] at `x`).
@@ -102,8 +103,8 @@ where
     }
 }
 
-/// The discrete momentum map of an unconstrained `L`, `J(g)_i = F^+L(g)(X_{e_i}) = ⟨F^+L(g), X_{e_i}(β(g))⟩`
-/// (MATH.md c.5).
+/// The discrete momentum map of an unconstrained `L`,
+/// `J(g)_i = F^+L(g)(X_{e_i}) = ⟨F^+L(g), X_{e_i}(β(g))⟩` (docs/math.md §C.5).
 pub fn momentum_map<Gd, L, Y, const R: usize, const D: usize>(
     groupoid: &Gd,
     lagrangian: &L,
@@ -138,7 +139,7 @@ where
 }
 
 /// The constrained discrete momentum map `J(g, λ)(ξ) = F^+L(g, λ)(X_ξ) = X_ξ^←(g)(L̂ + λ·φ)`
-/// (MATH.md c.5).
+/// (docs/math.md §C.5).
 pub fn constrained_momentum_map<Gd, L, C, Y, const R: usize, const K: usize, const D: usize>(
     groupoid: &Gd,
     lagrangian: &L,
@@ -156,7 +157,8 @@ where
 }
 
 /// `max_i |(X_{e_i}^← − X_{e_i}^→)(L)(g)|`: the derivative of `L` along the generators of the
-/// induced action on `G` (MATH.md c.5); zero at every `g` iff `L` is infinitesimally invariant.
+/// induced action on `G` (docs/math.md §C.5); zero at every `g` iff `L` is infinitesimally
+/// invariant.
 pub fn invariance_defect<Gd, L, Y, const R: usize, const D: usize>(
     groupoid: &Gd,
     lagrangian: &L,
@@ -173,7 +175,8 @@ where
 }
 
 /// `max_{a, i} |(X_{e_i}^← − X_{e_i}^→)(φ^a)(g)|`: the invariance defect of each constraint
-/// function (zero for `K`-invariant `φ`; MATH.md c.5 asks for invariant `φ^a`, or at least `N`).
+/// function (zero for `K`-invariant `φ`; docs/math.md §C.5 asks for invariant `φ^a`, or at least
+/// `N`).
 pub fn constraint_invariance_defect<Gd, C, Y, const R: usize, const K: usize, const D: usize>(
     groupoid: &Gd,
     constraints: &C,
@@ -212,8 +215,8 @@ pub struct Conservation<const D: usize> {
 }
 
 /// Evaluate the constrained momentum map along `trajectory` (a solution of
-/// [`crate::constraints::ConstrainedFlow`]) and measure its drift (MATH.md c.5). For an unconstrained
-/// system pass [`crate::constraints::NoConstraints`] and zero-length multipliers.
+/// [`crate::constraints::ConstrainedFlow`]) and measure its drift (docs/math.md §C.5). For an
+/// unconstrained system pass [`crate::constraints::NoConstraints`] and zero-length multipliers.
 pub fn check_conservation<Gd, L, C, Y, const R: usize, const K: usize, const D: usize>(
     groupoid: &Gd,
     lagrangian: &L,

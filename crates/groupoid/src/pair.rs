@@ -1,11 +1,11 @@
-//! The pair groupoid `Q × Q ⇉ Q` of `Q = R^N` (MATH.md c.1): `α(x, y) = x`, `β(x, y) = y`,
+//! The pair groupoid `Q × Q ⇉ Q` of `Q = R^N` (docs/math.md §C.1): `α(x, y) = x`, `β(x, y) = y`,
 //! `ε(x) = (x, x)`, `i(x, y) = (y, x)`, `(x, y)(y, z) = (x, z)`; algebroid `TQ` with fibre chart
 //! `exp_x(v) = (x, x + v)`. Its discrete Euler–Lagrange equations are the standard variational
 //! integrator `D_2 L(q_{k-1}, q_k) + D_1 L(q_k, q_{k+1}) = 0` (Marsden–West).
 //!
 //! Time-dependent mechanics lives on the pair groupoid of the extended configuration space
-//! `Q × R = R^{N+1}`: `PairGroupoid<{N + 1}>` with the last coordinate the time (MATH.md c.6.4;
-//! `examples/time_dependent.rs`).
+//! `Q × R = R^{N+1}`: `PairGroupoid<{N + 1}>` with the last coordinate the time (docs/math.md
+//! §C.6.4; `examples/time_dependent.rs`).
 
 use crate::groupoid::LieGroupoid;
 use geom_core::{Result, Scalar};

@@ -1,4 +1,4 @@
-//! Pair groupoids `Q × Q ⇉ Q` of curved configuration spaces (MATH.md c.1, c.2 first row):
+//! Pair groupoids `Q × Q ⇉ Q` of curved configuration spaces (docs/math.md §C.1, C.2 first row):
 //! a Lie group `Q = G` ([`PairOfGroup`]) and the sphere `Q = S²` ([`SpherePair`]).
 //!
 //! Both have the pair-groupoid structure `α(x, y) = x`, `β(x, y) = y`, `ε(x) = (x, x)`,
@@ -7,17 +7,17 @@
 //! `exp_x: R^R ≅ T_xQ → α^{-1}(x) = {x} × Q`:
 //!
 //! * Lie group: `exp_g(ξ) = (g, g τ(ξ))` with `τ = exp` or Cayley, i.e. `T_gG` in
-//!   left-trivialized coordinates `v = g ξ` (MATH.md "Conventions"), so `X^←(g_0, g_1) = (0, g_1ξ)`
+//!   left-trivialized coordinates `v = g ξ` (docs/math.md §0), so `X^←(g_0, g_1) = (0, g_1ξ)`
 //!   and `X^→(g_0, g_1) = (−g_0ξ, 0)`; `fibre_log(g_0, g_1) = τ^{-1}(g_0^{-1} g_1)`.
 //! * Sphere: `exp_x(ξ) = (x, N(x + E(x) ξ))` with the normalisation retraction `N(y) = y/|y|`
-//!   (MATH.md a.4) and an orthonormal tangent frame `E(x) = [e_1(x) e_2(x)]` of `T_xS²`
+//!   (docs/math.md §A.4) and an orthonormal tangent frame `E(x) = [e_1(x) e_2(x)]` of `T_xS²`
 //!   ([`SpherePair::frame`]); `fibre_log(x, y) = E(x)ᵀ (y/(x·y) − x)` for `x·y > 0`.
 //!
 //! A `G`-invariant discrete Lagrangian on `G × G` reduces to `G` through
 //! `(g_0, g_1) ↦ g_0^{-1} g_1` ([`crate::morphism::LeftTrivialization`]; discrete
 //! Euler–Poincaré), and `PairOfGroup<Product<Rn<M>, G, M, D>>` (e.g. `Q = R² × SO(3)`, the
-//! plate-ball configuration space of MATH.md c.6.3) reduces to the trivialized Atiyah groupoid
-//! ([`crate::morphism::AtiyahQuotient`]).
+//! plate-ball configuration space of docs/math.md §C.6.3) reduces to the trivialized Atiyah
+//! groupoid ([`crate::morphism::AtiyahQuotient`]).
 
 use crate::groupoid::{COMPOSABILITY_TOLERANCE, LieGroupoid};
 use crate::lagrangian::{GroupoidFamily, GroupoidLift};
@@ -64,8 +64,8 @@ pub(crate) fn group_distance<S: Scalar, const D: usize, G: LieGroup<S, D>>(
 ///
 /// Its discrete Euler–Lagrange equations are the standard variational integrator on `G`,
 /// `l*_{g_k}(D_2 L(g_{k−1}, g_k)) + l*_{g_k}(D_1 L(g_k, g_{k+1})) = 0` in left-trivialized form
-/// (MATH.md c.3, pair groupoid), with `F^-L(g_0, g_1) = −g_0^{-1} D_1L` and
-/// `F^+L(g_0, g_1) = g_1^{-1} D_2L` (left-trivialized covectors, MATH.md "Conventions").
+/// (docs/math.md §C.3, pair groupoid), with `F^-L(g_0, g_1) = −g_0^{-1} D_1L` and
+/// `F^+L(g_0, g_1) = g_1^{-1} D_2L` (left-trivialized covectors, docs/math.md §0).
 ///
 /// ```
 /// use geom_core::lie::{Chart, So3};
@@ -200,7 +200,7 @@ pair_family!([] geom_core::lie::So3xR3, 6, (nalgebra::Matrix3<S>, nalgebra::Vect
 // ---------------------------------------------------------------------------------------------
 
 /// The pair groupoid `S² × S² ⇉ S²` of the unit sphere, algebroid `TS²` (rank 2), with the fibre
-/// chart of the normalisation retraction (MATH.md a.4):
+/// chart of the normalisation retraction (docs/math.md §A.4):
 /// `exp_x(ξ) = (x, N(x + E(x) ξ))`, `N(y) = y/|y|`, `E(x)` the tangent frame [`SpherePair::frame`];
 /// `T_0 exp_x = (0, P_x E(x)) = (0, E(x))`. Inverse: `fibre_log(x, y) = E(x)ᵀ(y/(x·y) − x)`,
 /// defined for `x·y > 0` (else [`GeomError::OutsideDomain`]).
@@ -353,7 +353,7 @@ pub(crate) mod axiom_checks {
     use crate::groupoid::LieGroupoid;
     use nalgebra::SVector;
 
-    /// The largest defect of the groupoid axioms (MATH.md c.1) on the composable triple
+    /// The largest defect of the groupoid axioms (docs/math.md §C.1) on the composable triple
     /// `(g, h, k)` and the fibre chart at `α(g)` along `xi`, with `dist` a distance of elements and
     /// `bdist` of base points. Also asserts that `compose(h, g)` is refused when `(h, g)` is not
     /// composable (`swapped_refused`).
@@ -428,7 +428,7 @@ mod tests {
             let d = max_defect(&pg, &(a, b), &(b, c), &(c, e), &Vector3::new(0.2, -0.1, 0.3), dist);
             assert!(d < 1e-14, "{chart:?}: axiom defect {d:e}");
             assert!(refused(&pg, &(a, b), &(c, e)));
-            // X^←(g0, g1) = (0, g1 ξ) and X^→(g0, g1) = (−g0 ξ, 0) (MATH.md c.2, pair row)
+            // X^←(g0, g1) = (0, g1 ξ) and X^→(g0, g1) = (−g0 ξ, 0) (docs/math.md §C.2, pair row)
             let xi = Vector3::new(0.3, -0.7, 0.2);
             let gd = (a.map(Dual64::from), b.map(Dual64::from));
             let t = xi.map(|v| Dual64::new(0.0, v));
@@ -442,7 +442,7 @@ mod tests {
 
     #[test]
     fn pair_of_r2_x_so3_axioms() {
-        // the plate-ball configuration space Q = R^2 × SO(3) (MATH.md c.6.3)
+        // the plate-ball configuration space Q = R^2 × SO(3) (docs/math.md §C.6.3)
         let pg = PairOfGroup::new(Product::<Rn<2>, So3, 2, 3>::new(Rn, So3), Chart::Cayley);
         type Q = (nalgebra::Vector2<f64>, Matrix3<f64>);
         let q = |x: f64, y: f64, r: Matrix3<f64>| -> Q { (nalgebra::Vector2::new(x, y), r) };
@@ -492,7 +492,7 @@ mod tests {
         for _ in 0..50 {
             let (next, report) = flow.step(&g).unwrap();
             assert!(report.iterations <= 6);
-            // translation momentum conserved; spatial angular momentum R_k Π_k conserved (c.5)
+            // translation momentum conserved; spatial angular momentum R_k Π_k conserved (§C.5)
             let p = crate::lagrangian::legendre_plus(&pg, flow.lagrangian(), &next);
             assert!((p.fixed_rows::<2>(0) - p0.fixed_rows::<2>(0)).norm() < 1e-13);
             let spatial = |g: &(Q5, Q5), p: &Vector5<f64>| g.1.1 * p.fixed_rows::<3>(2).into_owned();
@@ -534,7 +534,7 @@ mod tests {
             assert!(e1.dot(&p).abs() < 1e-15 && e2.dot(&p).abs() < 1e-15 && e1.dot(&e2).abs() < 1e-15);
             assert!((e1.norm() - 1.0).abs() < 1e-15 && (e1.cross(&e2) - p).norm() < 1e-15);
         }
-        // X^←(x, y) = (0, E(y) ξ), X^→(x, y) = (−E(x) ξ, 0) (MATH.md c.2, pair row)
+        // X^←(x, y) = (0, E(y) ξ), X^→(x, y) = (−E(x) ξ, 0) (docs/math.md §C.2, pair row)
         let gd = (a.map(Dual64::from), b.map(Dual64::from));
         let t = xi.map(|v| Dual64::new(0.0, v));
         let l = LieGroupoid::<Dual64, 2>::left_curve(&SpherePair, &gd, &t);

@@ -1,4 +1,6 @@
-//! The constrained discrete variational principle (seed 001 §5; MATH.md c.4).
+//! The constrained discrete variational principle (Marrero, Martín de Diego & Stern, *Symplectic
+//! groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250, §5;
+//! docs/math.md §C.4).
 //!
 //! For a composable sequence `g_1, …, g_n ∈ N` the **discrete action sum** is
 //! `S(g_1, …, g_n) = Σ_k L̂(g_k)` ([`action_sum`]). Its admissible variations keep the sequence
@@ -16,12 +18,13 @@
 //! ∂S_λ/∂ζ_k = X^←(g_k)(L̂ + λ_k·φ) − X^→(g_{k+1})(L̂ + λ_{k+1}·φ),
 //! ```
 //!
-//! the residual of the constrained dynamics (MATH.md c.4): stationary points of `S` on
+//! the residual of the constrained dynamics (docs/math.md §C.4): stationary points of `S` on
 //! `{g_k ∈ N}` with fixed endpoints are exactly the trajectories of
-//! [`crate::constraints::ConstrainedFlow`] (seed 001 Thm 5.1). The multiplier-free statement is
-//! that the gradient of `S` (without multipliers) is orthogonal to every variation tangent to the
-//! constraint set `{φ(g_k(ζ)) = 0 ∀k}` ([`tangent_gradient`]); it also covers the non-regular
-//! holonomic case of [`crate::constraints::HolonomicFlow`], whose multiplier split is undefined.
+//! [`crate::constraints::ConstrainedFlow`] (Marrero et al. 2015, Thm 5.1). The multiplier-free
+//! statement is that the gradient of `S` (without multipliers) is orthogonal to every variation
+//! tangent to the constraint set `{φ(g_k(ζ)) = 0 ∀k}` ([`tangent_gradient`]); it also covers the
+//! non-regular holonomic case of [`crate::constraints::HolonomicFlow`], whose multiplier split is
+//! undefined.
 
 use crate::constraints::{Augmented, Constraints, SigmaPoint, jacobian_at_zero};
 use crate::groupoid::LieGroupoid;
@@ -35,7 +38,7 @@ use num_dual::DualSVec64;
 /// shared node of `N = S × S`).
 pub const RANK_RTOL: f64 = 1e-10;
 
-/// The discrete action sum `S = Σ_k L̂(g_k)` (seed 001 §1, §5).
+/// The discrete action sum `S = Σ_k L̂(g_k)` (Marrero et al. 2015, §1 and §5).
 pub fn action_sum<Gd, L, const R: usize>(groupoid: &Gd, lagrangian: &L, arrows: &[Arrow<Gd, R>]) -> f64
 where
     Gd: AdGroupoid<R>,
@@ -167,8 +170,8 @@ where
 /// `∂φ^a(g_j)/∂ζ_j = X^←(g_j)(φ^a)` and `∂φ^a(g_j)/∂ζ_{j−1} = −X^→(g_j)(φ^a)`). The projector is
 /// built from the SVD of `A`, singular values below [`RANK_RTOL`]`·σ_max` being treated as zero,
 /// so redundant constraints (the shared nodes of `N = S × S`) are allowed. It vanishes exactly at
-/// the stationary points of `S` restricted to `N` (seed 001 §5). Allocates (dynamic size).
-/// [`GeomError::InvalidParameter`] for fewer than two arrows.
+/// the stationary points of `S` restricted to `N` (Marrero et al. 2015, §5). Allocates (dynamic
+/// size). [`GeomError::InvalidParameter`] for fewer than two arrows.
 pub fn tangent_gradient<Gd, L, C, const R: usize, const K: usize>(
     groupoid: &Gd,
     lagrangian: &L,

@@ -1,8 +1,9 @@
-//! No heap allocation per step in the fixed-size constrained paths (DESIGN.md, "hot loops"):
-//! `ConstrainedFlow::step` (SO(3) with one constraint, the plate-ball pair groupoid of R² × SO(3)
-//! with three), `HolonomicFlow::step` and its projected momentum, the constrained Legendre
-//! transforms, the momentum map and the regularity check, counted with a global allocator (one test
-//! in this binary, so no other test thread allocates meanwhile).
+//! No heap allocation per step in the fixed-size constrained paths (docs/architecture.md, "Two
+//! kinds of dispatch": hot loops are monomorphic): `ConstrainedFlow::step` (SO(3) with one
+//! constraint, the plate-ball pair groupoid of R² × SO(3) with three), `HolonomicFlow::step` and
+//! its projected momentum, the constrained Legendre transforms, the momentum map and the regularity
+//! check, counted with a global allocator (one test in this binary, so no other test thread
+//! allocates meanwhile).
 
 use geom_core::Scalar;
 use geom_core::action::RotationAction;

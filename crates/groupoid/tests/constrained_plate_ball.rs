@@ -1,6 +1,7 @@
-//! The plate-ball system (MATH.md c.6.3): optimal control with nonholonomic rolling constraints on
-//! the pair groupoid of `Q = R² × SO(3)` ([`PairOfGroup`]), solved as a boundary-value problem by
-//! shooting; straight roll, Noether momenta, stationarity of the action sum.
+//! The plate-ball system (docs/math.md §C.6.3): optimal control with nonholonomic rolling
+//! constraints on the pair groupoid of `Q = R² × SO(3)` ([`PairOfGroup`]), solved as a
+//! boundary-value problem by shooting; straight roll, Noether momenta, stationarity of the action
+//! sum.
 
 use geom_core::Scalar;
 use geom_core::lie::{Chart, LieGroup, Product, Rn, So3, so3};
@@ -250,7 +251,7 @@ fn noether_momenta_of_translations_right_multiplication_and_vertical_rotation() 
     let cr = check_conservation(&gd, lag, con, &right, &traj);
     let cv = check_conservation(&gd, lag, con, &vertical, &traj);
     // invariance: L̂ and φ under translations and right multiplication; only N (φ = 0) under the
-    // vertical rotation, where φ is equivariant (φ ↦ R_z φ), which suffices (MATH.md c.5)
+    // vertical rotation, where φ is equivariant (φ ↦ R_z φ), which suffices (docs/math.md §C.5)
     let g = &traj[7].g;
     let inv = [
         invariance_defect(&gd, lag, &translations, g),

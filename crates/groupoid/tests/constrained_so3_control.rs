@@ -1,5 +1,7 @@
-//! Discrete optimal control on SO(3) (MATH.md c.6.2): the fully actuated discrete geodesic BVP and
-//! the underactuated one (no control about body axis 3, one multiplier per step), by shooting.
+//! Discrete optimal control on SO(3) (docs/math.md §C.6.2; Marrero, Martín de Diego & Stern,
+//! *Symplectic groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250,
+//! §6): the fully actuated discrete geodesic BVP and the underactuated one (no control about body
+//! axis 3, one multiplier per step), by shooting.
 
 use geom_core::Scalar;
 use geom_core::lie::{Chart, LieGroup, So3, so3};
@@ -11,7 +13,7 @@ use nalgebra::{Matrix3, SVector, Vector3};
 
 type Gd = GroupAsGroupoid<So3>;
 
-/// `L(W) = (h/2)|τ^{-1}(W)/h|²` (MATH.md c.6.2); `τ` is the groupoid's chart.
+/// `L(W) = (h/2)|τ^{-1}(W)/h|²` (docs/math.md §C.6.2); `τ` is the groupoid's chart.
 #[derive(Clone)]
 struct Control {
     h: f64,
@@ -117,12 +119,13 @@ fn underactuated_bvp_converges_quadratically_and_satisfies_its_constraints() {
             }
         }
         assert!(checked >= 2, "too few iterations to judge the rate: {errors:?}");
-        // the step system is regular along the solution (seed 001 Thm 2.16: both Jacobians)
+        // the step system is regular along the solution (Marrero et al. 2015, Thm 2.16: both
+        // Jacobians)
         for p in &sol.trajectory {
             let reg = flow.regularity(p).unwrap();
             assert!(reg.condition_minus < 1e6 && reg.condition_plus < 1e6, "{reg:?}");
         }
-        // and it is a stationary point of the action sum on N (seed 001 §5)
+        // and it is a stationary point of the action sum on N (Marrero et al. 2015, §5)
         let grad = action_gradient(&gd, flow.lagrangian(), &NoAxis3, &sol.trajectory);
         let max_grad = grad.iter().map(|g| g.amax()).fold(0.0, f64::max);
         let arrows: Vec<_> = sol.trajectory.iter().map(|p| p.g).collect();

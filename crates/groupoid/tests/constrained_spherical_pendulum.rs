@@ -1,6 +1,6 @@
-//! Spherical pendulum by Lagrange multipliers on the pair groupoid of R³ (MATH.md c.4 warning,
-//! c.6.1): the SHAKE/RATTLE node-multiplier form, its well-defined outputs, Noether, energy, and the
-//! non-regularity of the naive `N = S × S`.
+//! Spherical pendulum by Lagrange multipliers on the pair groupoid of R³ (docs/math.md §C.4
+//! warning, §C.6.1): the SHAKE/RATTLE node-multiplier form, its well-defined outputs, Noether,
+//! energy, and the non-regularity of the naive `N = S × S`.
 
 use geom_core::action::RotationAction;
 use geom_core::{GeomError, Scalar};
@@ -12,7 +12,7 @@ use nalgebra::{SVector, Vector3};
 const GRAVITY: f64 = 9.81;
 type Pair = (Vector3<f64>, Vector3<f64>);
 
-/// `L̂ = |q1 − q0|²/(2h) − (h/2)(V(q0) + V(q1))`, `V = g e3·q` (MATH.md c.6.1).
+/// `L̂ = |q1 − q0|²/(2h) − (h/2)(V(q0) + V(q1))`, `V = g e3·q` (docs/math.md §C.6.1).
 struct Pendulum {
     h: f64,
 }
@@ -101,7 +101,8 @@ fn constraint_noether_momentum_and_bounded_energy() {
         g = next;
         let q = g.1;
         max_c = max_c.max((0.5 * (q.norm_squared() - 1.0)).abs());
-        // Noether: J_k = <D_2 L̂, e3 × q_k> through the generic momentum map (MATH.md c.5) ...
+        // Noether: J_k = <D_2 L̂, e3 × q_k> through the generic momentum map (docs/math.md §C.5)
+        // ...
         let j = momentum_map(&PairGroupoid::<3>, flow.lagrangian(), &sym, &g)[2];
         max_dj = max_dj.max((j - j0).abs());
         // ... equals e3·(q_k × P p_k) with the projected (well-defined) momentum
@@ -194,9 +195,9 @@ fn the_full_rotation_group_is_not_a_symmetry_in_gravity() {
 
 #[test]
 fn naive_s_times_s_is_not_regular() {
-    // MATH.md c.4 warning: N = S × S with φ = (c(q0), c(q1)) has a singular step Jacobian (the row
-    // of c(q0) does not depend on the unknowns (q_{k+1}, λ_{k+1})), and so has the F^+L Jacobian
-    // (seed 001 Thm 2.16: both or neither).
+    // docs/math.md §C.4 warning: N = S × S with φ = (c(q0), c(q1)) has a singular step Jacobian
+    // (the row of c(q0) does not depend on the unknowns (q_{k+1}, λ_{k+1})), and so has the F^+L
+    // Jacobian (Marrero, Martín de Diego & Stern 2015, Thm 2.16: both or neither).
     let h = 0.01;
     let flow = ConstrainedFlow::<_, _, _, 5>::new(PairGroupoid::<3>, Pendulum { h }, BothEnds);
     let point = SigmaPoint::new(initial(h), SVector::from([0.0, 0.0]));

@@ -1,6 +1,6 @@
-//! Time-dependent mechanics on the extended space `Q × R` (MATH.md c.6.4): the pair groupoid of
-//! `R^{n+1} = {(q, t)}`, `L̂ = (t1 − t0) L((q0 + q1)/2, (q1 − q0)/(t1 − t0))`. Fixed time step by a
-//! constraint, for the pendulum `L = ½v² − (1 − cos q)` (the multiplier is the energy up to a
+//! Time-dependent mechanics on the extended space `Q × R` (docs/math.md §C.6.4): the pair groupoid
+//! of `R^{n+1} = {(q, t)}`, `L̂ = (t1 − t0) L((q0 + q1)/2, (q1 − q0)/(t1 − t0))`. Fixed time step
+//! by a constraint, for the pendulum `L = ½v² − (1 − cos q)` (the multiplier is the energy up to a
 //! constant); adaptive time step for the Kepler problem `L = ½|v|² + 1/|q|` (the discrete energy is
 //! conserved, the steps vary). (A 1-D system is unsuited to the adaptive step: at its turning
 //! points `v = 0` the energy does not determine `Δt`, `∂E/∂Δt = −Δq²/Δt³ → 0`, and the step
@@ -222,10 +222,11 @@ fn adaptive_step_conserves_the_energy_while_the_steps_vary() {
 
 #[test]
 fn the_inverse_arrow_is_a_spurious_root() {
-    // L̂(g^{-1}) = −L̂(g) (L is even in v), so the DEL residual D_2L̂(g_k) + D_1L̂(g_k^{-1}) vanishes
-    // identically: (q_{k+1}, t_{k+1}) = (q_{k−1}, t_{k−1}) solves the adaptive DEL, with
-    // t_{k+1} < t_k. (MATH.md c.6.4 names the spurious root "t_{k+1} = t_k"; measured, it is this
-    // one.) Newton from the warm start fibre_log(g_k) does not find it; the step check refuses it.
+    // L̂(g^{-1}) = −L̂(g) (L is even in v), so the DEL residual D_2L̂(g_k) + D_1L̂(g_k^{-1})
+    // vanishes identically: (q_{k+1}, t_{k+1}) = (q_{k−1}, t_{k−1}) solves the adaptive DEL, with
+    // t_{k+1} < t_k. (docs/math.md §C.6.4 names the spurious root "t_{k+1} = t_k"; measured, it is
+    // this one.) Newton from the warm start fibre_log(g_k) does not find it; the step check refuses
+    // it.
     let g = first_arrow(0.05);
     let back = (g.1, g.0);
     let none = NoConstraints;

@@ -1,8 +1,10 @@
-//! The constrained discrete variational principle (seed 001 §5): the gradient of the action sum
-//! over admissible variations (fixed product) is the discrete Euler–Lagrange residual, checked
-//! against finite differences of the action sum on three groupoids, and it vanishes along computed
-//! trajectories — with the multipliers (regular systems) and without them, projected on the
-//! tangent space of `N` (also for the non-regular holonomic `N = S × S`).
+//! The constrained discrete variational principle (Marrero, Martín de Diego & Stern, *Symplectic
+//! groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250, §5): the
+//! gradient of the action sum over admissible variations (fixed product) is the discrete
+//! Euler–Lagrange residual, checked against finite differences of the action sum on three
+//! groupoids, and it vanishes along computed trajectories — with the multipliers (regular systems)
+//! and without them, projected on the tangent space of `N` (also for the non-regular holonomic
+//! `N = S × S`).
 
 use geom_core::Scalar;
 use geom_core::lie::{Chart, LieGroup, So3, so3};
@@ -174,7 +176,7 @@ fn unconstrained_and_regular_trajectories_are_stationary() {
 #[test]
 fn shake_trajectory_is_stationary_on_s_times_s() {
     // the non-regular holonomic case: no multiplier split exists, but the projected gradient of the
-    // plain action sum on N = S × S vanishes (seed 001 §5, MATH.md c.4 warning)
+    // plain action sum on N = S × S vanishes (Marrero et al. 2015, §5; docs/math.md §C.4, warning)
     let h = 0.02;
     let flow = HolonomicFlow::<_, _, _, 4>::new(PairGroupoid::<3>, Pendulum { h }, UnitSphere);
     let q0 = Vector3::new(0.6, 0.0, -0.8);

@@ -1,10 +1,10 @@
 //! The heavy top as discrete Euler–Poincaré with an advected parameter on the action groupoid
-//! `S² × SO(3) ⇉ S²` (MATH.md c.1–c.3, action groupoid rows): `Γ = Rᵀ e_3`, `Γ · W = Wᵀ Γ`, and
-//! `L(Γ, W) = (1/h) tr((I − W) J_d) − (h/2) (V(Γ) + V(Wᵀ Γ))`, `V(Γ) = m g l χ·Γ`.
+//! `S² × SO(3) ⇉ S²` (docs/math.md §C.1–C.3, action groupoid rows): `Γ = Rᵀ e_3`, `Γ · W = Wᵀ Γ`,
+//! and `L(Γ, W) = (1/h) tr((I − W) J_d) − (h/2) (V(Γ) + V(Wᵀ Γ))`, `V(Γ) = m g l χ·Γ`.
 //!
 //! Tests: the vertical spatial angular momentum `e_3·(R_k Π_k) = Γ_k·Π_k` is conserved to
 //! round-off (Noether for rotations about the vertical), `|Γ| = 1` to round-off, the energy
-//! `½ Πᵀ I^{-1} Π + V(Γ)` stays bounded; the generic DEL solves the explicit c.3 form
+//! `½ Πᵀ I^{-1} Π + V(Γ)` stays bounded; the generic DEL solves the explicit §C.3 form
 //! `l*_{W_k} D_W L(Γ_k, W_k) − r*_{W_{k+1}} D_W L(Γ_{k+1}, W_{k+1}) + ⟨D_Γ L(Γ_{k+1}, W_{k+1}), ξ_M(Γ_{k+1})⟩ = 0`
 //! with `ξ_M(Γ) = d/dt Γ · exp(tξ) = −ξ × Γ` (right-action generator).
 
@@ -43,7 +43,7 @@ impl DiscreteLagrangian<Top, 3> for HeavyTop {
     }
 }
 
-/// The explicit c.3 residual at the node shared by `g_k` and `g_{k+1}`, computed without the
+/// The explicit §C.3 residual at the node shared by `g_k` and `g_{k+1}`, computed without the
 /// groupoid code: AD of `L` along `W exp(tξ)`, `exp(tξ) W`, and in `Γ`.
 fn c3_residual(top: &HeavyTop, gk: &(Vector3<f64>, Matrix3<f64>), gk1: &(Vector3<f64>, Matrix3<f64>)) -> f64 {
     let lift = |m: &Matrix3<f64>| m.map(DualSVec64::<3>::from_re);
@@ -107,7 +107,7 @@ fn heavy_top_conserves_vertical_momentum_and_solves_the_c3_equations() {
             r *= g.1;
         }
         println!(
-            "{chart:?}: 20000 steps, |Π| = {:.3}: vertical momentum {dj:.2e}, |Γ|-1 {dn:.2e}, energy {de:.2e} (E = {:.3}), c.3 residual {dc3:.2e}, reconstruction {dr:.2e}",
+            "{chart:?}: 20000 steps, |Π| = {:.3}: vertical momentum {dj:.2e}, |Γ|-1 {dn:.2e}, energy {de:.2e} (E = {:.3}), §C.3 residual {dc3:.2e}, reconstruction {dr:.2e}",
             legendre_plus(&ag, top, &g).norm(),
             e0.unwrap()
         );

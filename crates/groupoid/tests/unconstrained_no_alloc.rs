@@ -1,7 +1,7 @@
-//! No heap allocation per step (DESIGN.md, "hot loops"): DEL steps, Legendre transforms and
-//! morphisms on the pair groupoids of SO(3), R² × SO(3) and S², the heavy-top action groupoid and
-//! the trivialized Atiyah groupoid, counted with a global allocator (one test in this binary, so
-//! no other test thread allocates meanwhile).
+//! No heap allocation per step (docs/architecture.md, "Two kinds of dispatch": hot loops are
+//! monomorphic): DEL steps, Legendre transforms and morphisms on the pair groupoids of SO(3), R² ×
+//! SO(3) and S², the heavy-top action groupoid and the trivialized Atiyah groupoid, counted with a
+//! global allocator (one test in this binary, so no other test thread allocates meanwhile).
 
 use geom_core::Scalar;
 use geom_core::action::SphereRotation;

@@ -1,7 +1,7 @@
-//! Pair groupoids (MATH.md c.3, pair row): the DEL on `R^N × R^N` is the standard variational
+//! Pair groupoids (docs/math.md §C.3, pair row): the DEL on `R^N × R^N` is the standard variational
 //! integrator, here for a nonlinear potential, against a closed-form reference; and the DEL on
-//! `S² × S²` (no multipliers: the sphere is the configuration space) conserves the Noether
-//! momentum of the rotations about the vertical (MATH.md c.5, pair groupoid, diagonal action).
+//! `S² × S²` (no multipliers: the sphere is the configuration space) conserves the Noether momentum
+//! of the rotations about the vertical (docs/math.md §C.5, pair groupoid, diagonal action).
 
 use geom_core::Scalar;
 use groupoid::{
@@ -80,7 +80,7 @@ fn spherical_pendulum_on_the_sphere_pair_groupoid_conserves_vertical_momentum() 
     let flow = DiscreteFlow::new(SpherePair, SphericalPendulum { h });
     let x0 = Vector3::new(0.6, 0.0, -0.8);
     let mut g = LieGroupoid::<f64, 2>::fibre_exp(&SpherePair, &x0, &Vector2::new(0.0, 0.02));
-    // Noether (c.5): J = F^+L(g)(X_ξ) with X_ξ(y) = e_3 × y in the frame E(y): J = ⟨F^+L, E(y)ᵀ(e_3 × y)⟩
+    // Noether (§C.5): J = F^+L(g)(X_ξ) with X_ξ(y) = e_3 × y in the frame E(y): J = ⟨F^+L, E(y)ᵀ(e_3 × y)⟩
     let momentum = |g: &(Vector3<f64>, Vector3<f64>)| {
         let pi = legendre_plus(&SpherePair, flow.lagrangian(), g);
         let (e1, e2) = SpherePair::frame(&g.1);

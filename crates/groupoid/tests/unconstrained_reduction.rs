@@ -1,6 +1,7 @@
-//! Reduction by groupoid morphisms (seed 001 §4): the image under `Ψ` of a trajectory computed by
-//! `DiscreteFlow` on the big groupoid is the trajectory computed by `DiscreteFlow` on the reduced
-//! groupoid, to round-off, for
+//! Reduction by groupoid morphisms (Marrero, Martín de Diego & Stern, *Symplectic groupoids and
+//! discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250, §4): the image under `Ψ` of a
+//! trajectory computed by `DiscreteFlow` on the big groupoid is the trajectory computed by
+//! `DiscreteFlow` on the reduced groupoid, to round-off, for
 //!
 //! * `SO(3) × SO(3) → SO(3)`, `(R_0, R_1) ↦ R_0ᵀ R_1` (discrete Euler–Poincaré; Moser–Veselov);
 //! * `(R² × SO(3))² → (R² × R²) × SO(3)`, `((x_0, R_0), (x_1, R_1)) ↦ (x_0, x_1, R_0ᵀ R_1)`
@@ -187,7 +188,7 @@ fn heavy_top_reduction_to_the_action_groupoid() {
     assert!(dist < 1e-11 && dl < 1e-13);
 }
 
-/// `ℓ(W) = (h/2)|cay^{-1}(W)/h|²` (kinematic optimal control, MATH.md c.6.2).
+/// `ℓ(W) = (h/2)|cay^{-1}(W)/h|²` (kinematic optimal control, docs/math.md §C.6.2).
 struct Control;
 impl DiscreteLagrangian<GroupAsGroupoid<So3>, 3> for Control {
     fn eval<S: Scalar>(&self, _: &GroupAsGroupoid<So3>, w: &Matrix3<S>) -> S {
@@ -207,7 +208,7 @@ impl groupoid::constraints::Constraints<GroupAsGroupoid<So3>, 3, 1> for Underact
 #[test]
 fn constrained_systems_reduce_along_the_pulled_back_constraint() {
     // (G × G, Ψ^{-1}(N'), ℓ ∘ Ψ) → (G, N', ℓ) is a morphism of discrete constrained Lagrangian
-    // systems (seed 001 §4): both the Lagrangian and the constraint are pulled back.
+    // systems (Marrero et al. 2015, §4): both the Lagrangian and the constraint are pulled back.
     use groupoid::Pullback;
     use groupoid::constraints::{ConstrainedFlow, SigmaPoint};
     let psi = LeftTrivialization::new(So3, Chart::Cayley);

@@ -1,4 +1,6 @@
-//! Theorem 2.16 of seed 001 (MATH.md c.3, regularity), numerically: `F^-L` is a local
+//! Theorem 2.16 of Marrero, Martín de Diego & Stern, *Symplectic groupoids and discrete
+//! constrained Lagrangian mechanics*, 2015, arXiv:1103.6250 (docs/math.md §C.3, regularity),
+//! numerically: `F^-L` is a local
 //! diffeomorphism at `g` iff `F^+L` is. Since `F^-L` preserves the source (`F^-L(g) ∈ A*_{α(g)}`)
 //! and `F^+L` the target, they are local diffeomorphisms iff their restrictions to the α-fibre,
 //! resp. β-fibre, through `g` are, i.e. iff the Jacobians

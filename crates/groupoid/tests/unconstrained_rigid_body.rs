@@ -1,5 +1,5 @@
-//! The free rigid body as discrete Euler–Poincaré on SO(3) (MATH.md c.3, Lie group row) with the
-//! Moser–Veselov discrete Lagrangian `L(W) = (1/h) tr((I − W) J_d)`, `J_d = ½ tr(I) Id − I`
+//! The free rigid body as discrete Euler–Poincaré on SO(3) (docs/math.md §C.3, Lie group row) with
+//! the Moser–Veselov discrete Lagrangian `L(W) = (1/h) tr((I − W) J_d)`, `J_d = ½ tr(I) Id − I`
 //! (Moser–Veselov 1991; Lee–Leok–McClamroch): exact conservation of the Casimir `|Π|`, the
 //! spatial momentum `R_k Π_k`, and the energy `½ Πᵀ I^{-1} Π`; the discrete Lie–Poisson map
 //! `μ_{k+1} = Ad*_{W_{k+1}} μ_k`; and the explicit Lee–Leok–McClamroch form of the same map.

@@ -345,7 +345,7 @@ fn drift_jacobian<const N: usize>(pp: &Matrix<N>, c: f64) -> PhaseJacobian<N> {
 /// Implicit in `p₁` for a general `H` (one Newton block, matrix `I + h H_qp`); explicit,
 /// `p₁ = p − h V'(q)`, `q₁ = q + h T'(p₁)`, when `H` is separable
 /// ([`PhaseSpaceDerivatives::is_separable`]). It is the integrator induced by the θ = 0
-/// discretization map (MATH.md b.1).
+/// discretization map (docs/math.md §B.1).
 #[derive(Debug, Clone)]
 pub struct SymplecticEulerA<H> {
     hamiltonian: H,
@@ -356,7 +356,7 @@ pub struct SymplecticEulerA<H> {
 /// `q₁ = q + h H_p(q₁, p)`, `p₁ = p − h H_q(q₁, p)`; order 1, symplectic. Implicit in `q₁` for a
 /// general `H` (matrix `I − h H_pq`); explicit, `q₁ = q + h T'(p)`, `p₁ = p − h V'(q₁)`, when
 /// `H` is separable ([`PhaseSpaceDerivatives::is_separable`]). Induced by the θ = 1 map
-/// (MATH.md b.1).
+/// (docs/math.md §B.1).
 #[derive(Debug, Clone)]
 pub struct SymplecticEulerB<H> {
     hamiltonian: H,
@@ -924,7 +924,7 @@ impl<H, const S: usize, const B: usize> LobattoIIIAIIIB<H, S, B> {
 // ------------------------------------------------------------------------------------------------
 // Cotangent-lift integrators of `discretization`
 
-/// The increment of the integrator induced by a discretization map (MATH.md b.1). For the
+/// The increment of the integrator induced by a discretization map (docs/math.md §B.1). For the
 /// θ-maps the reduced system is solved for the offsets `(q̄ − q_k, p̄ − p_k)`,
 /// ```text
 ///   X = θ h H_p(q_k + X, p_k + Y),   Y = −(1−θ) h H_q(q_k + X, p_k + Y),

@@ -9,7 +9,8 @@
 //! the loop allocates nothing (an observer's own closure aside). Time at step `k` is `k h` (not an
 //! accumulated sum), except after a shortened last step of [`Driver::run_to`].
 //!
-//! **Compensated summation** (HLW VIII.5, Algorithm 5.1; Kahan 1965). With the increment
+//! **Compensated summation** (HLW = Hairer, Lubich & Wanner, *Geometric Numerical
+//! Integration*, 2006, VIII.5, Algorithm 5.1; Kahan 1965). With the increment
 //! `δ_k = Φ_h(y_k) − y_k` computed *directly* by the method ([`Increment`]), not as a difference of
 //! states, the driver keeps the running round-off `e` of the sum `y_k = y_0 + Σ δ_j`:
 //! ```text
@@ -122,7 +123,7 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize> Observer<PhaseState<N>> for En
 }
 
 /// One component `J_ξ(q, p) = <J(q, p), ξ> = <p, ξ_Q(q)>` of the momentum map of a group action
-/// on `Q = R^N` (MATH.md a.6; [`GroupAction::momentum_map`]), e.g. the angular momentum for
+/// on `Q = R^N` (docs/math.md §A.6; [`GroupAction::momentum_map`]), e.g. the angular momentum for
 /// [`geom_core::action::RotationAction`] and `ξ = e_3`.
 #[derive(Debug, Clone)]
 pub struct MomentumMap<A, const D: usize> {

@@ -1,8 +1,8 @@
 //! # integrators
 //!
-//! Seed 002 (Bou-Rabee & Marsden, *Hamilton–Pontryagin integrators on Lie groups, Part I*) made
-//! executable, beside the classical symplectic families a user expects to find next to it.
-//! MATH.md section (d) is the specification.
+//! Bou-Rabee & Marsden, *Hamilton–Pontryagin integrators on Lie groups, Part I* (2009,
+//! arXiv:0801.0996) made executable, beside the classical symplectic families a user expects to
+//! find next to it. Its formulas are written out in `docs/math.md` §D.
 //!
 //! * [`tableau`]: validated Butcher tableaux (Gauss–Legendre, Lobatto IIIA/IIIB, explicit RK);
 //! * [`classical`]: symplectic Euler, Störmer–Verlet, Gauss–Legendre collocation, Lobatto
@@ -37,7 +37,7 @@
 //! use nalgebra::{Matrix3, Vector3};
 //!
 //! let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0)?;
-//! let sv = hp::stormer_verlet(So3, body, Chart::Cayley)?; // Lobatto IIIA, s = 2 (MATH.md d.5)
+//! let sv = hp::stormer_verlet(So3, body, Chart::Cayley)?; // Lobatto IIIA, s = 2 (docs/math.md §D.5)
 //! let mut s = LieState::new(Matrix3::identity(), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
 //! let (spatial, casimir) = (s.spatial_momentum(&So3), FreeRigidBody::casimir(&s.pi));
 //! for _ in 0..1000 {

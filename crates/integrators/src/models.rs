@@ -1,5 +1,6 @@
 //! Mechanical systems on Lie groups for the Hamilton–Pontryagin and RKMK integrators
-//! (MATH.md d.1, d.6; seed 002 §6): the free rigid body and the heavy top on SO(3), and
+//! (docs/math.md §D.1, D.6; Bou-Rabee & Marsden, *Hamilton–Pontryagin integrators on Lie groups,
+//! Part I*, 2009, arXiv:0801.0996, §6): the free rigid body and the heavy top on SO(3), and
 //! Kirchhoff's underwater vehicle on SE(3).
 //!
 //! Each model is a left-trivialized Lagrangian ([`Lagrangian`], [`LeftLagrangian`], with
@@ -19,7 +20,7 @@ use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{Matrix3, Matrix6, SVector, Vector3, Vector6};
 
 /// The free rigid body on SO(3): `ℓ(ξ) = ½ ξᵀ I ξ`, `Π = IΩ`, Euler's equation
-/// `Π̇ = Π × Ω` (MATH.md d.1). Left-invariant: the spatial angular momentum `RΠ` and the
+/// `Π̇ = Π × Ω` (docs/math.md §D.1). Left-invariant: the spatial angular momentum `RΠ` and the
 /// Casimir `|Π|²` are conserved, as is the energy `½ Π·I^{-1}Π`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FreeRigidBody {
@@ -107,7 +108,7 @@ impl LieVectorField<So3xR3, 6> for FreeRigidBody {
     }
 }
 
-/// The heavy top on SO(3) (Marsden–Ratiu convention, MATH.md d.1):
+/// The heavy top on SO(3) (Marsden–Ratiu convention, docs/math.md §D.1):
 /// `ℓ(R, ξ) = ½ ξᵀ I ξ - mgl e3·(Rχ)`, with the force `f = mgl Γ × χ`, `Γ = Rᵀ e3`, so
 /// `Π̇ = Π × Ω + mgl Γ × χ`, `Γ̇ = Γ × Ω`. `χ` is the unit vector from the fixed point to the
 /// centre of mass in the body frame, `mgl` the weight times that distance. Invariant under
@@ -209,7 +210,7 @@ impl LieVectorField<So3xR3, 6> for HeavyTop {
 }
 
 /// Kirchhoff's neutrally buoyant underwater vehicle on SE(3), centres of gravity and buoyancy
-/// coinciding (MATH.md d.6; Leonard 1997): `g = (R, x)`, body velocities `ξ = (Ω, v)`,
+/// coinciding (docs/math.md §D.6; Leonard 1997): `g = (R, x)`, body velocities `ξ = (Ω, v)`,
 /// `ℓ = ½ ΩᵀIΩ + ½ vᵀMv` with `I` = body plus added inertia, `M` = mass plus added mass.
 /// Momenta `μ = (Π, P) = (IΩ, Mv)`; Kirchhoff's equations `Π̇ = Π×Ω + P×v`, `Ṗ = P×Ω`
 /// (`μ̇ = ad*_ξ μ`). First integrals: the energy `½Π·Ω + ½P·v`, the Casimirs `|P|²` and

@@ -1,10 +1,12 @@
-//! Runge–Kutta–Munthe-Kaas methods for `ġ = g f(t, g)` on a Lie group (MATH.md d.2–d.3;
-//! seed 002 eqs. (4.1)–(4.2); Hairer–Lubich–Wanner IV.8; Munthe-Kaas 1998): the
+//! Runge–Kutta–Munthe-Kaas methods for `ġ = g f(t, g)` on a Lie group (docs/math.md §D.2–D.3;
+//! Bou-Rabee & Marsden, *Hamilton–Pontryagin integrators on Lie groups, Part I*, 2009,
+//! arXiv:0801.0996, eqs. (4.1)–(4.2); Hairer, Lubich & Wanner, *Geometric Numerical Integration*,
+//! 2006, §IV.8 (HLW); Munthe-Kaas, *Runge–Kutta methods on Lie groups*, 1998): the
 //! non-variational baseline beside [`crate::hp`].
 //!
 //! Writing `g(t) = g_k τ(Θ(t))` turns the equation into `Θ̇ = dτ^{-1}_{-Θ} f(t, g_k τ(Θ))`,
-//! `Θ(t_k) = 0`, on the vector space `g` (left-trivialized, seed 002 eq. (4.2)), and an explicit
-//! `s`-stage tableau is applied to it:
+//! `Θ(t_k) = 0`, on the vector space `g` (left-trivialized, Bou-Rabee & Marsden eq. (4.2)), and an
+//! explicit `s`-stage tableau is applied to it:
 //!
 //! ```text
 //!   Θ^i = h Σ_{j<i} a_ij K^j,   K^i = dτ^{-1}_{-Θ^i} f(t_k + c_i h, g_k τ(Θ^i)),
@@ -15,7 +17,7 @@
 //! ([`geom_core::lie::dexp_inv_series`]); order `p` is kept for `q >= p - 2`
 //! (HLW Thm IV.8.5), so [`rkmk4`] uses RK4 with `q = 2`:
 //! `dexp^{-1}_{-Θ} ≈ I + ½ ad_Θ + (1/12) ad_Θ²`. For `τ = cay`, `dcay^{-1}` is used exactly (its
-//! series terminates, MATH.md d.2).
+//! series terminates, docs/math.md §D.2).
 //!
 //! The rigid body and the heavy top are integrated on the product group `SO(3) × R^3` with
 //! `f(R, Π) = (Ω, Π × Ω + τ)` ([`crate::models`]): RKMK then is RK4 on the Euler equation and a
@@ -29,7 +31,7 @@ use geom_core::{GeomError, Result};
 use nalgebra::SVector;
 
 /// A time-dependent left-trivialized vector field on a Lie group: `ġ = g f(t, g)`,
-/// `f(t, g) ∈ g ≅ R^D` (seed 002 eq. (4.1)).
+/// `f(t, g) ∈ g ≅ R^D` (Bou-Rabee & Marsden 2009, eq. (4.1)).
 pub trait LieVectorField<G: LieGroup<f64, D>, const D: usize>: Send + Sync {
     /// `f(t, g)`.
     fn eval(&self, group: &G, t: f64, g: &G::Element) -> Result<SVector<f64, D>>;

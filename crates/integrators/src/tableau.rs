@@ -3,7 +3,8 @@
 //! A tableau of `s` stages defines `Y_i = y_0 + h Σ_j a_ij f(Y_j)`, `y_1 = y_0 + h Σ_i b_i f(Y_i)`.
 //! [`Tableau::new`] checks sizes, finiteness, the row-sum condition `Σ_j a_ij = c_i`, and the
 //! claimed order `p`:
-//! * for `p <= 4`, the eight rooted-tree conditions of order ≤ 4 (HLW II.1, Table 1.1);
+//! * for `p <= 4`, the eight rooted-tree conditions of order ≤ 4 (HLW = Hairer,
+//!   Lubich & Wanner, *Geometric Numerical Integration*, 2006, II.1, Table 1.1);
 //! * for `p > 4`, Butcher's simplifying assumptions `B(p)`: `Σ b_i c_i^{k-1} = 1/k` (`k <= p`),
 //!   `C(η)`: `Σ_j a_ij c_j^{k-1} = c_i^k/k` (`k <= η`), `D(ζ)`:
 //!   `Σ_i b_i c_i^{k-1} a_ij = b_j (1 - c_j^k)/k` (`k <= ζ`), which give order

@@ -1,6 +1,6 @@
 //! The variational integrator of a discrete Lagrangian `L_d(q₀, q₁)` on the pair groupoid
 //! `Q × Q`, `Q = R^N`, in position–momentum form (Marsden & West, *Discrete mechanics and
-//! variational integrators*, Acta Numerica 2001, §1.5 and §2; MATH.md c.3):
+//! variational integrators*, Acta Numerica 2001, §1.5 and §2; docs/math.md §C.3):
 //!
 //! ```text
 //!   given (q_k, p_k):   solve  p_k = −D₁L_d(q_k, q_{k+1})   for q_{k+1},
@@ -28,7 +28,7 @@
 //! `−h`, so the method is symmetric.
 //!
 //! [`GeneralizedMidpoint`] builds Marsden–West's `L_d^θ = h L((1−θ)q₀ + θq₁, (q₁−q₀)/h)` from a
-//! continuous Lagrangian `L(q, v)` (MATH.md b.1, "Lagrangian version"); for `θ = 1/2` and
+//! continuous Lagrangian `L(q, v)` (docs/math.md §B.1, "Lagrangian version"); for `θ = 1/2` and
 //! `L = ½vᵀMv − V(q)` its integrator is the implicit midpoint rule of `H = ½pᵀM⁻¹p + V(q)`.
 
 use discretization::hamiltonian::integrator_newton_options;
@@ -43,8 +43,8 @@ type Vector<const N: usize> = SVector<f64, N>;
 
 /// Marsden–West's generalized midpoint discrete Lagrangian
 /// `L_d^θ(q₀, q₁) = h L((1−θ)q₀ + θq₁, (q₁ − q₀)/h)` of a Lagrangian `L(q, v)` (a
-/// [`PhaseSpaceFunction<N>`] read as `(q, v)`), for the fixed step `h` (MATH.md b.1). Order 2 for
-/// `θ = 1/2`, 1 otherwise.
+/// [`PhaseSpaceFunction<N>`] read as `(q, v)`), for the fixed step `h` (docs/math.md §B.1). Order 2
+/// for `θ = 1/2`, 1 otherwise.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GeneralizedMidpoint<L> {
     lagrangian: L,
@@ -178,7 +178,7 @@ impl<L> VariationalIntegrator<L> {
     }
 
     /// The discrete Legendre transforms `(F⁻L_d, F⁺L_d)(q₀, q₁) = (−D₁L_d, D₂L_d)`: the momenta at
-    /// both ends of the step `(q₀, q₁)` (MATH.md c.3, pair groupoid).
+    /// both ends of the step `(q₀, q₁)` (docs/math.md §C.3, pair groupoid).
     pub fn legendre_transforms<const N: usize>(&self, q0: &Vector<N>, q1: &Vector<N>) -> (Vector<N>, Vector<N>)
     where
         L: PhaseSpaceFunction<N>,

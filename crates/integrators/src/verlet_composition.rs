@@ -1,4 +1,5 @@
-//! Compositions of Störmer–Verlet with merged kicks (HLW V.3.2, "processing" aside).
+//! Compositions of Störmer–Verlet with merged kicks (HLW = Hairer, Lubich & Wanner, *Geometric
+//! Numerical Integration*, 2006, V.3.2, "processing" aside).
 //!
 //! A composition `Ψ_h = Φ_{γ_s h} ∘ … ∘ Φ_{γ_1 h}` of the kick–drift–kick Störmer–Verlet step
 //! `Φ_τ = K_{τ/2} ∘ D_τ ∘ K_{τ/2}` for a separable `H = T(p) + V(q)`, with the kick

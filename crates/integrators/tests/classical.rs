@@ -314,7 +314,7 @@ fn methods_agree_with_their_equivalents() {
     let a = run(&Gauss1::new(AutoDiff(Mixed)).unwrap(), s0, h, n);
     let b = run(&CotangentLiftIntegrator::new(ThetaMap::midpoint(), AutoDiff(Mixed)), s0, h, n);
     assert!(dist(&a, &b) < tol, "Gauss 1 vs midpoint: {:e}", dist(&a, &b));
-    // symplectic Euler A = theta 0, B = theta 1 (MATH.md b.1)
+    // symplectic Euler A = theta 0, B = theta 1 (docs/math.md §B.1)
     let a = run(&SymplecticEulerA::new(AutoDiff(Mixed)), s0, h, n);
     let b = run(&CotangentLiftIntegrator::new(ThetaMap::new(0.0).unwrap(), AutoDiff(Mixed)), s0, h, n);
     assert!(dist(&a, &b) < tol, "SE-A vs theta 0: {:e}", dist(&a, &b));
@@ -471,11 +471,12 @@ fn planar_angular_momentum(s: &PhaseState<2>) -> f64 {
     s.q[0] * s.p[1] - s.q[1] * s.p[0]
 }
 
-/// **Angular momentum to 1e-12 over 10^4 steps.** Gauss conserves every quadratic invariant
-/// exactly (HLW Thm IV.2.1), Lobatto IIIA–IIIB every `qᵀCp` (HLW Thm IV.2.4); what remains is
-/// round-off, at most one or two ulps of `|L| ≈ 1` per step (≈ 2e-16), i.e. ≤ 2e-12 even if it
-/// grew linearly over 10^4 steps (it grows like a random walk, ~1e-14 measured). RK4 on the same
-/// run drifts by ~1e-6 (asserted > 1e-9), so the test can fail.
+/// **Angular momentum to 1e-12 over 10^4 steps.** Gauss conserves every quadratic invariant exactly
+/// (HLW = Hairer, Lubich & Wanner, *Geometric Numerical Integration*, 2006, Thm IV.2.1), Lobatto
+/// IIIA–IIIB every `qᵀCp` (HLW Thm IV.2.4); what remains is round-off, at most one or two ulps of
+/// `|L| ≈ 1` per step (≈ 2e-16), i.e. ≤ 2e-12 even if it grew linearly over 10^4 steps (it grows
+/// like a random walk, ~1e-14 measured). RK4 on the same run drifts by ~1e-6 (asserted > 1e-9), so
+/// the test can fail.
 #[test]
 fn gauss_conserves_angular_momentum_to_round_off() {
     let h = 0.05;
@@ -614,8 +615,8 @@ impl PhaseSpaceFunction<2> for MidpointKepler {
     }
 }
 
-/// **The midpoint `L_d` reproduces the implicit midpoint rule to round-off** (MATH.md b.1, for
-/// `L = |v|²/2 − V`: `p₀ − p₁ = h V'(q̄)`, `(p₀ + p₁)/2 = (q₁ − q₀)/h`).
+/// **The midpoint `L_d` reproduces the implicit midpoint rule to round-off** (docs/math.md §B.1,
+/// for `L = |v|²/2 − V`: `p₀ − p₁ = h V'(q̄)`, `(p₀ + p₁)/2 = (q₁ − q₀)/h`).
 ///
 /// Compared one step at a time from 400 states along an eccentric Kepler orbit (a trajectory
 /// comparison would measure Kepler's linear phase amplification of round-off, not the map). The
@@ -628,7 +629,8 @@ fn midpoint_discrete_lagrangian_reproduces_implicit_midpoint() {
     let vi = VariationalIntegrator::new(MidpointKepler { h }, h).unwrap().with_properties(2, true);
     let gm = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, 0.5, h).unwrap();
     let mid = CotangentLiftIntegrator::new(ThetaMap::midpoint(), Kepler);
-    // the generalized midpoint L_d^θ gives the crossed-weight θ-method for every θ (MATH.md b.1)
+    // the generalized midpoint L_d^θ gives the crossed-weight θ-method for every θ (docs/math.md
+    // §B.1)
     let theta = 0.3;
     let gt = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, theta, h).unwrap();
     let ct = CotangentLiftIntegrator::new(ThetaMap::new(theta).unwrap(), Kepler);

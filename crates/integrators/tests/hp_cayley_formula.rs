@@ -1,13 +1,13 @@
 //! The generic HP code against an independent closed form: on SO(3) with τ = cay, Lie-group
-//! Störmer–Verlet is (MATH.md d.5), with P := Iξ, f = mgl Γ × χ,
+//! Störmer–Verlet is (docs/math.md §D.5), with P := Iξ, f = mgl Γ × χ,
 //!
 //! ```text
 //!   solve  Π_k + (h/2) f_k = P + (h/2) ξ×P + (h²/4)(ξ·P) ξ
 //!   R_{k+1} = R_k cay(hξ),   Π_{k+1} = P - (h/2) ξ×P + (h²/4)(ξ·P) ξ + (h/2) f_{k+1},
 //! ```
 //!
-//! written out here with its own Newton iteration (Jacobian of MATH.md d.5) and its own Cayley
-//! map, and compared with `hp::stormer_verlet(So3, HeavyTop, Chart::Cayley)`.
+//! written out here with its own Newton iteration (Jacobian of docs/math.md §D.5) and its own
+//! Cayley map, and compared with `hp::stormer_verlet(So3, HeavyTop, Chart::Cayley)`.
 
 mod hp_common;
 

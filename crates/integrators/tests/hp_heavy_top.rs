@@ -1,4 +1,4 @@
-//! The heavy top on SO(3) (MATH.md d.1; f = mgl Γ × χ): the vertical spatial angular momentum
+//! The heavy top on SO(3) (docs/math.md §D.1; f = mgl Γ × χ): the vertical spatial angular momentum
 //! e3·(RΠ) — the momentum map of the rotations about e3, a symmetry of ℓ that every HP member
 //! respects (G^i = g_k τ(hΘ^i) is left-equivariant) — is conserved to round-off; the energy
 //! error of Störmer–Verlet is of second order, that of symplectic Euler of first order.

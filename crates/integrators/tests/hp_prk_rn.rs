@@ -1,4 +1,4 @@
-//! MATH.md d.5 check (i): on G = R^n (τ = id, dτ = I, Ad = I) with ℓ = ½|ξ|² - V(q), the HP
+//! docs/math.md §D.5 check (i): on G = R^n (τ = id, dτ = I, Ad = I) with ℓ = ½|ξ|² - V(q), the HP
 //! scheme of a tableau (A, b) is the variational partitioned RK method with
 //! `Q^i = q_k + h Σ_j a_ij P^j`, `P^i = p_k + h Σ_j â_ij F(Q^j)`, `â_ij = b_j - b_j a_ji / b_i`,
 //! `q_{k+1} = q_k + h Σ b_i P^i`, `p_{k+1} = p_k + h Σ b_i F(Q^i)`, `F = -∇V` — here written out

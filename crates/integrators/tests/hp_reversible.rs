@@ -1,7 +1,7 @@
 //! Symmetric HP members are reversible (`Φ_{-h} ∘ Φ_h = id`): Störmer–Verlet with -h undoes
 //! Störmer–Verlet with h, for both charts, on the heavy top (f ≠ 0, general stage equations)
 //! and on the free rigid body (reduced equation). Symplectic Euler B with -h undoes symplectic
-//! Euler A with h (they are adjoint, MATH.md d.5).
+//! Euler A with h (they are adjoint, docs/math.md §D.5).
 
 mod hp_common;
 

@@ -1,6 +1,7 @@
-//! The free rigid body with every HP member and both charts (MATH.md d.5 check (ii), seed 002
-//! §4–§6): coadjoint-orbit (|Π|²) and spatial-momentum (RΠ) conservation to round-off, a
-//! bounded energy error without drift that scales like h², and R ∈ SO(3) to round-off.
+//! The free rigid body with every HP member and both charts (docs/math.md §D.5 check (ii);
+//! Bou-Rabee & Marsden, *Hamilton–Pontryagin integrators on Lie groups, Part I*, 2009,
+//! arXiv:0801.0996, §4–§6): coadjoint-orbit (|Π|²) and spatial-momentum (RΠ) conservation to
+//! round-off, a bounded energy error without drift that scales like h², and R ∈ SO(3) to round-off.
 
 mod hp_common;
 

@@ -1,6 +1,7 @@
-//! RKMK4 (RK4, τ = exp, dexp^{-1} truncated at q = 2; MATH.md d.2–d.3, HLW IV.8) on the rigid
-//! body as the ODE ġ = g f(g) on SO(3) × R^3, f(R, Π) = (I^{-1}Π, Π × I^{-1}Π): measured order 4;
-//! and it does not conserve the energy (nor |Π|²) — a fact about a non-symplectic method.
+//! RKMK4 (RK4, τ = exp, dexp^{-1} truncated at q = 2; docs/math.md §D.2–D.3; HLW = Hairer, Lubich &
+//! Wanner, *Geometric Numerical Integration*, 2006, IV.8) on the rigid body as the ODE ġ = g f(g)
+//! on SO(3) × R^3, f(R, Π) = (I^{-1}Π, Π × I^{-1}Π): measured order 4; and it does not conserve the
+//! energy (nor |Π|²) — a fact about a non-symplectic method.
 
 mod hp_common;
 

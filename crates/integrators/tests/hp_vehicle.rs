@@ -1,6 +1,6 @@
-//! Kirchhoff's underwater vehicle on SE(3) (MATH.md d.6) with HP Störmer–Verlet, both charts:
+//! Kirchhoff's underwater vehicle on SE(3) (docs/math.md §D.6) with HP Störmer–Verlet, both charts:
 //! the Casimirs |P|², Π·P and the spatial momentum Ad*_{g^{-1}}μ conserved to round-off (f = 0,
-//! so Π_{k+1} = Ad*_{τ(hξ)} Π_k, MATH.md d.5 check (ii)); energy bounded and second order.
+//! so Π_{k+1} = Ad*_{τ(hξ)} Π_k, docs/math.md §D.5 check (ii)); energy bounded and second order.
 //! Ellipsoid a = 1 m, b = 0.5 m, c = 0.25 m, ρ = 1000 kg/m³ (hp_common::vehicle).
 
 mod hp_common;

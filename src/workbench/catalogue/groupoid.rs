@@ -1,6 +1,7 @@
-//! The groupoid problems (seed 001, MATH.md c.4–c.6): discrete Lagrangian flows whose discrete
-//! Lagrangian `L_d` (a quadrature of the continuous one at the run's step `h`) lives on a Lie
-//! groupoid, with constraints enforced by Lagrange multipliers:
+//! The groupoid problems (Marrero, Martín de Diego & Stern, *Symplectic groupoids and discrete
+//! constrained Lagrangian mechanics*, 2015, arXiv:1103.6250, §6; docs/math.md §C.4–C.6): discrete
+//! Lagrangian flows whose discrete Lagrangian `L_d` (a quadrature of the continuous one at the
+//! run's step `h`) lives on a Lie groupoid, with constraints enforced by Lagrange multipliers:
 //!
 //! * the spherical pendulum on the pair groupoid of `R^3`, `|q| = 1` by a node multiplier
 //!   (SHAKE/RATTLE form);
@@ -199,7 +200,7 @@ impl Problem for SphericalPendulum {
 type Ball = PairOfGroup<Product<Rn<2>, So3, 2, 3>>;
 type BallEl<S> = <Ball as GroupoidFamily<5>>::Element<S>;
 
-/// The plate-ball cost `L_d = |x_{k+1} − x_k|² / 2h` (MATH.md c.6.3).
+/// The plate-ball cost `L_d = |x_{k+1} − x_k|² / 2h` (docs/math.md §C.6.3).
 #[derive(Debug, Clone, Copy)]
 pub struct BallCost {
     /// The time step `h`.

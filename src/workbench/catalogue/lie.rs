@@ -1,5 +1,5 @@
-//! The Lie-group problems on `T*G ≅ G × g*` (left trivialization, MATH.md d.1): the free rigid
-//! body and the heavy top on SO(3), Kirchhoff's underwater vehicle on SE(3). The models and
+//! The Lie-group problems on `T*G ≅ G × g*` (left trivialization, docs/math.md §D.1): the free
+//! rigid body and the heavy top on SO(3), Kirchhoff's underwater vehicle on SE(3). The models and
 //! their first integrals live in `integrators::models`; here they get default data and names.
 
 use crate::workbench::WorkbenchError;
@@ -41,7 +41,8 @@ fn start<O: Observe<MatrixState<M, D>> + 'static, const M: usize, const D: usize
 // ---------------------------------------------------------------------------------------------
 
 /// The free rigid body, `I = diag(2, 1, 2/3)`, `Π0 = (cos 1.1, 0, sin 1.1)`,
-/// `R0 = exp(0.3, −0.2, 0.5)` (MATH.md d.1; seed 002 §6.1).
+/// `R0 = exp(0.3, −0.2, 0.5)` (docs/math.md §D.1; the rigid body of Bou-Rabee & Marsden,
+/// *Hamilton–Pontryagin integrators on Lie groups, Part I*, 2009, arXiv:0801.0996, §6).
 #[derive(Debug, Clone, Copy)]
 pub struct RigidBody {
     body: FreeRigidBody,
@@ -106,7 +107,7 @@ impl Problem for RigidBody {
 // ---------------------------------------------------------------------------------------------
 
 /// The heavy top, `I = diag(2, 2.5, 1)`, `mgl = 1`, `χ ∝ (0.1, 0, 1)`, `Π0 = (0.3, −0.4, 2)`,
-/// `R0 = exp(0.5, 0.2, 0)` (MATH.md d.6; seed 002 §6.2).
+/// `R0 = exp(0.5, 0.2, 0)` (docs/math.md §D.1).
 #[derive(Debug, Clone, Copy)]
 pub struct HeavyTopProblem {
     top: HeavyTop,
@@ -171,7 +172,7 @@ impl Problem for HeavyTopProblem {
 
 /// Kirchhoff's underwater vehicle on SE(3): a neutrally buoyant solid ellipsoid of semi-axes
 /// 1, 0.5, 0.25 m in water with Lamb's added masses, `Ω0 = (0.3, 0.5, −0.2)`, `v0 = (1, 0.3, −0.2)`
-/// (MATH.md d.6; seed 002 §6.3).
+/// (docs/math.md §D.6; the underwater vehicle of Bou-Rabee & Marsden 2009, §6).
 #[derive(Debug, Clone, Copy)]
 pub struct Vehicle {
     vehicle: UnderwaterVehicle,

@@ -1,18 +1,20 @@
 //! Lie groups behind one object-safe trait, [`LieGroup`].
 //!
-//! # Conventions (stated once for the whole workspace; MATH.md, "Conventions" and d.2)
+//! # Conventions (stated once for the whole workspace; docs/math.md §0 and §D.2)
 //!
 //! * Algebra elements are coordinate vectors `x ∈ R^D`; `hat(x)` is the matrix in the group's
 //!   faithful representation and `vee` its inverse. The bracket is the matrix commutator,
 //!   `[x, y] = vee(hat(x) hat(y) - hat(y) hat(x))`, and `ad_x y = [x, y]`.
 //! * `Ad_g x = vee(g hat(x) g^{-1})`. The duals act on `g*` coordinates by the transpose:
 //!   `Ad*_g = (Ad_g)^T` and `ad*_x = (ad_x)^T`, so `<Ad*_g mu, x> = <mu, Ad_g x>`.
-//!   On SO(3): `Ad_R = R`, `Ad*_R Pi = R^T Pi`, `ad*_x Pi = Pi × x` (seed 002 eq. (3.5)).
+//!   On SO(3): `Ad_R = R`, `Ad*_R Pi = R^T Pi`, `ad*_x Pi = Pi × x`, the sign of
+//!   Bou-Rabee & Marsden, *Hamilton–Pontryagin integrators on Lie groups, Part I*, 2009,
+//!   arXiv:0801.0996, eq. (3.5).
 //! * Derivatives of a chart `tau` (`exp` or Cayley) are **right-trivialized**:
 //!   `(D tau(x) · y) tau(x)^{-1} = dtau_x y`, hence `dexp_x = sum_k ad_x^k / (k+1)!` and
 //!   `dexp_x^{-1} = sum_j B_j/j! ad_x^j` (Bernoulli numbers, `B_1 = -1/2`). The left-trivialized
-//!   derivative is `tau(x)^{-1} (D tau(x) · y) = dtau_{-x} y`, and `dtau_{-x} = Ad_{tau(-x)} dtau_x`
-//!   (MATH.md d.2).
+//!   derivative is `tau(x)^{-1} (D tau(x) · y) = dtau_{-x} y`, and
+//!   `dtau_{-x} = Ad_{tau(-x)} dtau_x` (docs/math.md §D.2).
 //! * Every formula is generic over [`Scalar`], so the same code gives values at `f64` and exact
 //!   derivatives at dual numbers. Closed forms have Taylor branches in `theta^2` near 0 that are
 //!   exact at 0 and keep correct derivatives there.
@@ -53,7 +55,7 @@ use nalgebra::{SMatrix, SVector};
 /// Default tolerance of [`LieGroup::check_element`] and of the checked constructors.
 pub const MEMBERSHIP_TOLERANCE: f64 = 1e-9;
 
-/// The local chart `tau: g -> G` used by Cayley-type and RKMK methods (MATH.md d.2).
+/// The local chart `tau: g -> G` used by Cayley-type and RKMK methods (docs/math.md §D.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Chart {
     /// The exponential map.
@@ -107,9 +109,9 @@ pub trait LieGroup<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
     /// The adjoint of the algebra, `ad_x y = [x, y]`, as a `D × D` matrix.
     fn ad(&self, x: &SVector<S, D>) -> SMatrix<S, D, D>;
     /// Right-trivialized derivative of the Cayley map, inverted: `dcay_x^{-1}`, the coordinate
-    /// matrix of `Y ↦ Y - [X, Y]/2 - X Y X / 4` (MATH.md d.2).
+    /// matrix of `Y ↦ Y - [X, Y]/2 - X Y X / 4` (docs/math.md §D.2).
     fn dcay_inv(&self, x: &SVector<S, D>) -> SMatrix<S, D, D>;
-    /// The Cayley map `cay(x) = (I - hat(x)/2)^{-1} (I + hat(x)/2)` (MATH.md d.2).
+    /// The Cayley map `cay(x) = (I - hat(x)/2)^{-1} (I + hat(x)/2)` (docs/math.md §D.2).
     fn cayley(&self, x: &SVector<S, D>) -> Result<Self::Element>;
     /// The inverse Cayley map, `cay(cay^{-1}(g)) = g`.
     fn cayley_inv(&self, g: &Self::Element) -> Result<SVector<S, D>>;

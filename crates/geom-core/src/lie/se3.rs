@@ -1,6 +1,6 @@
 //! SE(3), rigid motions `g = [[R, p], [0, 1]]`, with closed forms built on the SO(3) formulas.
 //!
-//! Algebra coordinates `x = (ω, v) ∈ R^6`, rotation first (MATH.md d.2, d.6), with
+//! Algebra coordinates `x = (ω, v) ∈ R^6`, rotation first (docs/math.md §D.2, D.6), with
 //! `hat(x) = [[ω̂, v], [0, 0]]` and bracket `[(ω1, v1), (ω2, v2)] = (ω1 × ω2, ω1 × v2 - ω2 × v1)`.
 //!
 //! * `exp(x) = [[exp(ω̂), J(ω) v], [0, 1]]`, `J = dexp` of SO(3); `log` inverts it with `J^{-1}`.
@@ -15,7 +15,7 @@
 //!   `J^{-1} = I - ω̂/2 + d ω̂²`, `d(θ²) = (1 - (θ/2) cot(θ/2))/θ²` (no 3×3 products; used by
 //!   `dexp_inv`).
 //! * `cay(x) = [[cay(ω), (I - ω̂/2)^{-1} v], [0, 1]]`,
-//!   `dcay_x^{-1} = [[I - ω̂/2 + ωωᵀ/4, 0], [-v̂/2 + ω̂v̂/4, I - ω̂/2]]` (MATH.md d.2).
+//!   `dcay_x^{-1} = [[I - ω̂/2 + ωωᵀ/4, 0], [-v̂/2 + ω̂v̂/4, I - ω̂/2]]` (docs/math.md §D.2).
 
 use super::series::inv_factorial;
 use super::so3::{self, DEXP_INV_D};
@@ -226,7 +226,7 @@ impl<S: Scalar> LieGroup<S, 6> for Se3 {
         join(&w1.cross(&w2), &(w1.cross(&v2) - w2.cross(&v1)))
     }
     fn ad_star(&self, x: &Vector6<S>, mu: &Vector6<S>) -> Vector6<S> {
-        // ad*_(Ω,v)(Π,P) = (Π×Ω + P×v, P×Ω)  (MATH.md d.6)
+        // ad*_(Ω,v)(Π,P) = (Π×Ω + P×v, P×Ω)  (docs/math.md §D.6)
         let (w, v) = split(x);
         let (pi, p) = split(mu);
         join(&(pi.cross(&w) + p.cross(&v)), &p.cross(&w))

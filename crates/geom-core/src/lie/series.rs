@@ -1,4 +1,4 @@
-//! Power series of `ad_x` shared by every group without a closed form (MATH.md d.2):
+//! Power series of `ad_x` shared by every group without a closed form (docs/math.md §D.2):
 //! `dexp_x = sum_{k>=0} ad_x^k/(k+1)!` and `dexp_x^{-1} = sum_{j>=0} B_j/j! ad_x^j`.
 
 pub use crate::linalg::invert;
@@ -73,7 +73,9 @@ pub fn dexp_series<S: Scalar, const D: usize>(ad: &SMatrix<S, D, D>) -> SMatrix<
 
 /// The Bernoulli series of `dexp_x^{-1}` truncated after `ad_x^q`:
 /// `sum_{j=0}^{q} B_j/j! ad_x^j` (`q <= 30`). With `q = 0` this is the identity (the truncation of
-/// the HP integrators of seed 002); RKMK of order p needs `q >= p - 2` (HLW Thm IV.8.5).
+/// the HP integrators of Bou-Rabee & Marsden, *Hamilton–Pontryagin integrators on Lie groups,
+/// Part I*, 2009, arXiv:0801.0996; docs/math.md §D.2); RKMK of order p needs `q >= p - 2`
+/// (Hairer, Lubich & Wanner, *Geometric Numerical Integration*, 2006, Thm IV.8.5).
 pub fn dexp_inv_series<S: Scalar, const D: usize>(ad: &SMatrix<S, D, D>, q: usize) -> SMatrix<S, D, D> {
     let q = q.min(30);
     let mut power = SMatrix::<S, D, D>::identity();

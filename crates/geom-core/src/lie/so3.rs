@@ -1,5 +1,5 @@
 //! SO(3), the rotation group, with closed-form exp, log, dexp, dexp^{-1} and Cayley
-//! (MATH.md d.2). Algebra coordinates `x ∈ R^3` with `hat(x) y = x × y`; `theta = |x|`.
+//! (docs/math.md §D.2). Algebra coordinates `x ∈ R^3` with `hat(x) y = x × y`; `theta = |x|`.
 //!
 //! * Rodrigues: `exp(x) = I + (sin θ/θ) x̂ + ((1 - cos θ)/θ^2) x̂^2`.
 //! * `dexp_x = I + ((1 - cos θ)/θ^2) x̂ + ((θ - sin θ)/θ^3) x̂^2` (right-trivialized).

@@ -1,10 +1,12 @@
-//! Left-trivialized Lagrangians `ℓ(g, ξ) = L(g, gξ)` on a Lie group (seed 002 §3, MATH.md d.1)
+//! Left-trivialized Lagrangians `ℓ(g, ξ) = L(g, gξ)` on a Lie group (Bou-Rabee & Marsden,
+//! *Hamilton–Pontryagin integrators on Lie groups, Part I*, 2009, arXiv:0801.0996, §3;
+//! docs/math.md §D.1)
 //! and the derivatives the Hamilton–Pontryagin step needs:
 //!
 //! * the fibre derivative (body momentum) `∂ℓ/∂ξ(g, ξ) ∈ g*`;
 //! * the left-trivialized force `f = g ∂ℓ/∂g ∈ g*`, `<f, η> = d/dε ℓ(g exp(εη), ξ)|_{ε=0}`
-//!   (MATH.md, Conventions; seed 002 eq. (3.3)); for `ℓ = ½ξᵀIξ - V(g)` it is minus the
-//!   left-trivialized gradient of `V`, the body torque.
+//!   (docs/math.md §0.3; Bou-Rabee & Marsden 2009, eq. (3.3)); for `ℓ = ½ξᵀIξ - V(g)` it is minus
+//!   the left-trivialized gradient of `V`, the body torque.
 //!
 //! The traits are generic over the scalar **at the trait level**, `Lagrangian<S, G, D>`, and a
 //! model implements them once for every `S: Scalar` (`impl<S: Scalar> Lagrangian<S, So3, 3> for
@@ -24,14 +26,14 @@ use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector};
 
 /// A left-trivialized Lagrangian `ℓ(g, ξ)`, `g ∈ G`, `ξ ∈ g ≅ R^D`, at scalar `S`
-/// (MATH.md d.1, seed 002 eq. (1.4)).
+/// (docs/math.md §D.1; Bou-Rabee & Marsden 2009, eq. (1.4)).
 pub trait Lagrangian<S: Scalar, G: LieGroup<S, D>, const D: usize>: Send + Sync {
     /// `ℓ(g, ξ)`.
     fn lagrangian(&self, group: &G, g: &G::Element, xi: &SVector<S, D>) -> Result<S>;
 }
 
 /// A left-trivialized Lagrangian with the two derivatives of the Hamilton–Pontryagin
-/// equations `ġ = gξ`, `μ = ∂ℓ/∂ξ`, `μ̇ = ad*_ξ μ + g ∂ℓ/∂g` (seed 002 eq. (3.5)).
+/// equations `ġ = gξ`, `μ = ∂ℓ/∂ξ`, `μ̇ = ad*_ξ μ + g ∂ℓ/∂g` (Bou-Rabee & Marsden 2009, eq. (3.5)).
 ///
 /// Closed forms are checked against [`AutoDiff`] in the tests of every model.
 ///
@@ -67,7 +69,7 @@ pub trait Lagrangian<S: Scalar, G: LieGroup<S, D>, const D: usize>: Send + Sync 
 pub trait LeftLagrangian<S: Scalar, G: LieGroup<S, D>, const D: usize>: Lagrangian<S, G, D> {
     /// `true` promises `ℓ(g, ξ) = ℓ(e, ξ)` for all `g` (left invariance): then `f ≡ 0`,
     /// `∂ℓ/∂ξ` does not depend on `g`, and the integrator solves the reduced equation
-    /// `(dτ^{-1}_{hξ})* ∂ℓ/∂ξ(ξ) = Π_k` for one `ξ` (every stage of MATH.md d.5 then has
+    /// `(dτ^{-1}_{hξ})* ∂ℓ/∂ξ(ξ) = Π_k` for one `ξ` (every stage of docs/math.md §D.5 then has
     /// `Ξ^i = ξ`). The `g` passed to [`momentum`](Self::momentum) is then `g_k`.
     const LEFT_INVARIANT: bool = false;
     /// The body momentum `∂ℓ/∂ξ(g, ξ) ∈ g*`.
@@ -120,7 +122,7 @@ impl<S: Scalar, G: LieGroup<S, D>, const D: usize> PotentialGradient<S, G, D> fo
 }
 
 /// `ℓ(g, ξ) = ½ ξᵀ I ξ - V(g)` with a constant symmetric positive definite inertia `I`
-/// (MATH.md d.5, "simplest members"): `∂ℓ/∂ξ = Iξ`, `f = -dV` (left-trivialized gradient).
+/// (docs/math.md §D.5, "simplest members"): `∂ℓ/∂ξ = Iξ`, `f = -dV` (left-trivialized gradient).
 ///
 /// It implements [`Lagrangian`] whenever `P: Potential`, and [`LeftLagrangian`] whenever
 /// `P: PotentialGradient`; with a potential given by its value only, use

@@ -1,12 +1,13 @@
-//! Hamilton–Pontryagin Runge–Kutta–Munthe-Kaas integrators on Lie groups (seed 002; MATH.md
-//! d.1–d.5), for any `geom-core` Lie group `G`, any `s`-stage tableau `(A, b, c)` with all
+//! Hamilton–Pontryagin Runge–Kutta–Munthe-Kaas integrators on Lie groups (Bou-Rabee & Marsden,
+//! *Hamilton–Pontryagin integrators on Lie groups, Part I*, 2009, arXiv:0801.0996; docs/math.md
+//! §D.1–D.5), for any `geom-core` Lie group `G`, any `s`-stage tableau `(A, b, c)` with all
 //! `b_i != 0`, and the chart `τ = exp` or Cayley ([`Chart`]).
 //!
-//! # The one-step map (MATH.md d.5)
+//! # The one-step map (docs/math.md §D.5)
 //!
-//! The discrete HP action (MATH.md d.4) with the RKMK reconstruction of seed 002 eq. (4.6)
-//! truncated at `q = 0` (`dτ^{-1} ≈ I` inside the constraint, so the order is at most 2 on a
-//! non-abelian group) gives, for the state `(g_k, Π_k)` (`Π_k ∈ g*` the body momentum):
+//! The discrete HP action (docs/math.md §D.4) with the RKMK reconstruction of Bou-Rabee & Marsden
+//! eq. (4.6) truncated at `q = 0` (`dτ^{-1} ≈ I` inside the constraint, so the order is at most 2
+//! on a non-abelian group) gives, for the state `(g_k, Π_k)` (`Π_k ∈ g*` the body momentum):
 //!
 //! ```text
 //!   Θ^i = Σ_j a_ij Ξ^j,   G^i = g_k τ(hΘ^i),   f^i = G^i ∂ℓ/∂g(G^i, Ξ^i),   Ξ̄ = Σ_j b_j Ξ^j
@@ -15,7 +16,7 @@
 //!   g_{k+1} = g_k τ(hΞ̄),      Π_{k+1} = (dτ^{-1}_{-hΞ̄})* M
 //! ```
 //!
-//! (`X*` is the transpose of the matrix `X`; `dτ` right-trivialized, MATH.md d.2.)
+//! (`X*` is the transpose of the matrix `X`; `dτ` right-trivialized, docs/math.md §D.2.)
 //!
 //! # How it is solved
 //!
@@ -43,20 +44,20 @@
 //! and the underwater vehicle): `f ≡ 0` and `∂ℓ/∂ξ` does not depend on `g`, so every stage
 //! equation reads `∂ℓ/∂ξ(Ξ^i) = M` and, the Legendre transform being invertible,
 //! `Ξ^1 = … = Ξ^s = ξ`, `Ξ̄ = ξ` (`Σ b_i = 1`). The step then reduces exactly to one block
-//! (for every tableau — "for a free body the three members coincide", MATH.md d.5):
+//! (for every tableau — "for a free body the three members coincide", docs/math.md §D.5):
 //!
 //! ```text
 //!   (dτ^{-1}_{hξ})* ∂ℓ/∂ξ(ξ) = Π_k,   g_{k+1} = g_k τ(hξ),   Π_{k+1} = Ad*_{τ(hξ)} Π_k,
 //! ```
 //!
-//! using `(dτ^{-1}_{-x})* (dτ_x)* = Ad*_{τ(x)}` (MATH.md d.2). The Casimirs and the spatial
-//! momentum `Ad*_{g^{-1}} Π` are then conserved by construction (MATH.md d.5 check (ii)).
+//! using `(dτ^{-1}_{-x})* (dτ_x)* = Ad*_{τ(x)}` (docs/math.md §D.2). The Casimirs and the spatial
+//! momentum `Ad*_{g^{-1}} Π` are then conserved by construction (docs/math.md §D.5 check (ii)).
 //! Its Newton Jacobian is assembled from closed-form pieces,
 //! `(dτ^{-1}_{hξ})* D(∂ℓ/∂ξ) + h D_x[(dτ^{-1}_x)* μ]|_{μ = ∂ℓ/∂ξ}`, with
 //! [`LeftLagrangian::momentum_jacobian`] and [`ChartDerivative`] (both fall back to AD), which
 //! keeps this step within a small factor of a hand-written loop (benches/hp.rs).
 //!
-//! # Named members (MATH.md d.5)
+//! # Named members (docs/math.md §D.5)
 //!
 //! * [`symplectic_euler_a`]: `c = 0, a = 0, b = 1`; solve `Π_k + h f(g_k) = (dτ^{-1}_{hξ})* Iξ`;
 //! * [`symplectic_euler_b`]: `c = a = b = 1`; solve `Π_k = (dτ^{-1}_{hξ})* Iξ`, then
@@ -65,7 +66,7 @@
 //!   `g_{k+1} = g_k τ(hξ)`, `Π_{k+1} = (dτ^{-1}_{-hξ})* Iξ + (h/2) f(g_{k+1})`.
 //!
 //! With `G = R^n` the map is the variational partitioned RK method
-//! `P^i = p_k + h Σ_j â_ij Ṗ^j`, `â_ij = b_j - b_j a_ji / b_i` (MATH.md d.5 check (i)).
+//! `P^i = p_k + h Σ_j â_ij Ṗ^j`, `â_ij = b_j - b_j a_ji / b_i` (docs/math.md §D.5 check (i)).
 //!
 //! # Trait objects
 //!
@@ -99,7 +100,7 @@ use num_dual::DualSVec64;
 pub const DEFAULT_NEWTON_TOL: f64 = geom_core::newton::INTEGRATOR_TOL;
 
 /// The state `(g, Π) ∈ G × g*` of a left-trivialized mechanical system: the configuration and
-/// the body momentum `Π = ∂ℓ/∂ξ` (MATH.md d.5).
+/// the body momentum `Π = ∂ℓ/∂ξ` (docs/math.md §D.5).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LieState<E, const D: usize> {
     /// Configuration `g ∈ G`.
@@ -133,8 +134,8 @@ impl<E, const D: usize> LieState<E, D> {
     }
 
     /// The spatial momentum `Ad*_{g^{-1}} Π` (the momentum map of left multiplication; `RΠ` on
-    /// SO(3), `(RΠ + x × RP, RP)` on SE(3)). Conserved when `ℓ` is left-invariant (MATH.md d.5
-    /// check (ii)).
+    /// SO(3), `(RΠ + x × RP, RP)` on SE(3)). Conserved when `ℓ` is left-invariant (docs/math.md
+    /// §D.5 check (ii)).
     ///
     /// ```
     /// use geom_core::lie::{LieGroup, So3};
@@ -205,7 +206,7 @@ struct Coefficients<const S: usize> {
     zero_row: [bool; S],
 }
 
-/// The Hamilton–Pontryagin RKMK integrator (module documentation; MATH.md d.5) for the
+/// The Hamilton–Pontryagin RKMK integrator (module documentation; docs/math.md §D.5) for the
 /// Lagrangian `L` on the group `G` with an `S`-stage tableau and the chart `τ`.
 ///
 /// ```
@@ -533,7 +534,8 @@ where
         self.name.clone()
     }
     /// 2 for a left-invariant `ℓ` (every tableau gives the same symmetric scheme), else
-    /// `min(p, 2)`: the `q = 0` truncation of seed 002 caps the order at 2 on a non-abelian group.
+    /// `min(p, 2)`: the `q = 0` truncation of Bou-Rabee & Marsden caps the order at 2 on a
+    /// non-abelian group.
     fn order(&self) -> u32 {
         if <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT { 2 } else { self.tableau_order.min(2) }
     }
@@ -550,7 +552,7 @@ where
     }
 }
 
-/// Lie-group symplectic Euler A (MATH.md d.5; tableau `c = 0, a = 0, b = 1`):
+/// Lie-group symplectic Euler A (docs/math.md §D.5; tableau `c = 0, a = 0, b = 1`):
 /// solve `Π_k + h f(g_k) = (dτ^{-1}_{hξ})* Iξ`; `g_{k+1} = g_k τ(hξ)`,
 /// `Π_{k+1} = (dτ^{-1}_{-hξ})* Iξ`. Order 1 (2 for a left-invariant `ℓ`).
 pub fn symplectic_euler_a<G, L, const D: usize>(
@@ -566,7 +568,7 @@ where
         .with_name(format!("HP symplectic Euler A ({})", chart.name())))
 }
 
-/// Lie-group symplectic Euler B (MATH.md d.5; tableau `c = a = b = 1`):
+/// Lie-group symplectic Euler B (docs/math.md §D.5; tableau `c = a = b = 1`):
 /// solve `Π_k = (dτ^{-1}_{hξ})* Iξ`; `g_{k+1} = g_k τ(hξ)`,
 /// `Π_{k+1} = (dτ^{-1}_{-hξ})* Iξ + h f(g_{k+1})`. The adjoint of symplectic Euler A.
 pub fn symplectic_euler_b<G, L, const D: usize>(
@@ -582,7 +584,7 @@ where
         .with_name(format!("HP symplectic Euler B ({})", chart.name())))
 }
 
-/// Lie-group Störmer–Verlet (MATH.md d.5; Lobatto IIIA `s = 2`, `c = (0, 1)`,
+/// Lie-group Störmer–Verlet (docs/math.md §D.5; Lobatto IIIA `s = 2`, `c = (0, 1)`,
 /// `a = [[0, 0], [½, ½]]`, `b = (½, ½)`, whence `Ξ^1 = Ξ^2 = ξ_k` for `∂ℓ/∂ξ = Iξ`):
 ///
 /// ```text
@@ -590,7 +592,7 @@ where
 ///   g_{k+1} = g_k τ(hξ),   Π_{k+1} = (dτ^{-1}_{-hξ})* I ξ + (h/2) f(g_{k+1})
 /// ```
 ///
-/// Order 2, symmetric; on SO(3) with `τ = cay` it is the componentwise scheme of MATH.md d.5.
+/// Order 2, symmetric; on SO(3) with `τ = cay` it is the componentwise scheme of docs/math.md §D.5.
 pub fn stormer_verlet<G, L, const D: usize>(group: G, lagrangian: L, chart: Chart) -> Result<HpIntegrator<G, L, D, 2>>
 where
     G: HpGroup<D>,

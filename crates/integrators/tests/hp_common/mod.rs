@@ -6,7 +6,8 @@ use integrators::hp::LieState;
 use integrators::models::{FreeRigidBody, HeavyTop, UnderwaterVehicle};
 use nalgebra::{Matrix3, Matrix4, Vector3, Vector6};
 
-/// HLW IV.1: I = diag(2, 1, 2/3), Π0 = (cos 1.1, 0, sin 1.1); a generic initial attitude.
+/// Hairer, Lubich & Wanner, *Geometric Numerical Integration*, 2006, IV.1: I = diag(2, 1, 2/3),
+/// Π0 = (cos 1.1, 0, sin 1.1); a generic initial attitude.
 pub fn rigid_body() -> (FreeRigidBody, LieState<Matrix3<f64>, 3>) {
     let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap();
     let r0 = So3.exp(&Vector3::new(0.3, -0.2, 0.5));

@@ -1,0 +1,454 @@
+//! The symplectic integrator that a discretization map on a Lie group `G` induces on
+//! `T*G ≅ G × g*` (left trivialization, `p = g^{-T}μ`), for any Hamiltonian `H(g, μ)` — potentials
+//! and non-invariant kinetic energies included — and its Lagrangian counterpart for any
+//! `L(g, ξ)`.
+//!
+//! # The equations
+//!
+//! The cotangent-lift integrator of Barbero-Liñán, Marrero and Martín de Diego ("From retraction
+//! maps to symplectic-momentum numerical integrators", 2024, arXiv:2401.14800) on `R^N`
+//! (see [`crate::hamiltonian`]) is the set of stationarity conditions, in the inner variables
+//! `(q, v, p)`, of
+//!
+//! ```text
+//!   <p_{k+1}, R^2(q, v)> - <p_k, R^1(q, v)> - (<p, v> - h H(q, p)),      v = h ∂H/∂p,
+//! ```
+//! which is intrinsic: only the differentials of `R^1, R^2` appear. On `G`, with `v = g ξ`,
+//! `p ↔ μ`, variations `(g η, δξ, δμ)` and the left-trivialized blocks `A^i, B^i` of the map
+//! ([`crate::lie_map`]), it reads
+//!
+//! ```text
+//!   g_k = R^1(g, ξ),    g_{k+1} = R^2(g, ξ),    ξ = h ∂H/∂μ(g, μ),
+//!   A^2ᵀ μ_{k+1} - A^1ᵀ μ_k = -h D_g H(g, μ),
+//!   B^2ᵀ μ_{k+1} - B^1ᵀ μ_k = μ,
+//! ```
+//! with `D_g H` the left-trivialized derivative. On `R^N` (`A = I`, `B^1 = -θ`, `B^2 = 1-θ`)
+//! these are the crossed-weight θ-equations of [`crate::hamiltonian`].
+//!
+//! **θ-maps** `(g τ(-θξ), g τ((1-θ)ξ))`, `τ ∈ {exp, cay}` ([`LieGroupMap::theta_chart`]): the
+//! first equation gives `g = g_k τ(θξ)`, the fourth `μ_{k+1}` explicitly, and there remain two
+//! blocks in `(ξ, μ)` (`dτ` right-trivialized, `Ad*_a = Ad_aᵀ`):
+//!
+//! ```text
+//!   ν       = Ad*_{τ(θξ)} μ_k - h D_g H(g, μ)
+//!   F_1     = ξ - h ∂H/∂μ(g, μ) = 0
+//!   F_2     = (1-θ) dτ_{(1-θ)ξ}ᵀ ν + θ dτ_{θξ}ᵀ μ_k - μ = 0
+//!   g_{k+1} = g τ((1-θ)ξ),     μ_{k+1} = Ad*_{τ((1-θ)ξ)} ν,
+//! ```
+//! solved by Newton with the exact Jacobian (Hessian blocks of `H` from
+//! [`LieFunctionDerivatives`], the `ξ`-derivative of the chart terms by forward AD through the
+//! group's `Ad` and `dτ`).
+//!
+//! **Any other map**: Newton on the four blocks `(ζ, ξ, μ, μ_{k+1})`, `g = g_k exp(ζ)`, with the
+//! residuals `cay^{-1}(g_k^{-1} R^1(g, ξ))`, `ξ - h ∂_μ H`,
+//! `A^2ᵀμ_{k+1} - A^1ᵀμ_k + h D_g H` and `B^2ᵀμ_{k+1} - B^1ᵀμ_k - μ`; the Jacobian uses
+//! [`LieGroupMap::covector_derivative`].
+//!
+//! **Lagrangian route** ([`LieLagrangianIntegrator`], θ-maps): `L_d(g_0, g_1) = h L(R_d^{-1}(g_0,
+//! g_1)/h)` gives, with `μ_k = -D_{g_0} L_d`, `μ_{k+1} = D_{g_1} L_d` and `u = ξ/h`,
+//! `A^2ᵀμ_{k+1} - A^1ᵀμ_k = h D_g L(g, u)` and `B^2ᵀμ_{k+1} - B^1ᵀμ_k = ∂L/∂u(g, u)`: one block
+//! in `ξ`,
+//!
+//! ```text
+//!   (1-θ) dτ_{(1-θ)ξ}ᵀ (Ad*_{τ(θξ)} μ_k + h D_g L) + θ dτ_{θξ}ᵀ μ_k - ∂L/∂u(g, u) = 0,
+//! ```
+//! the same map as the Hamiltonian route when `H` is the Legendre transform of `L`.
+//!
+//! # Properties
+//!
+//! Every map gives a symplectic integrator of `T*G`; a map that commutes with left (right)
+//! multiplication conserves the spatial momentum `Ad*_{g^{-1}} μ` (the body momentum `μ`) of
+//! every `H` invariant under it (Theorem 2 of the paper): the θ-maps are left-equivariant, so the
+//! heavy top keeps its vertical spatial angular momentum to round-off. Symmetric maps (θ = 1/2)
+//! give order 2, the others order 1.
+
+use crate::hamiltonian::integrator_newton_options;
+use crate::lagrangian::LieGroupState;
+use crate::lie_function::LieFunctionDerivatives;
+use crate::lie_map::LieGroupMap;
+use crate::one_step::{OneStep, check_step};
+use geom_core::function::ad_jacobian_of;
+use geom_core::lie::{Chart, LieGroup};
+use geom_core::linalg::Lu;
+use geom_core::newton::{NewtonOptions, newton_blocks};
+use geom_core::{GeomError, Scalar};
+use nalgebra::{SMatrix, SVector};
+use num_dual::{Dual64, DualSVec64};
+use std::marker::PhantomData;
+
+/// A state `(g, μ)` of `T*G` in left trivialization.
+pub type LieState<G, const D: usize> = LieGroupState<<G as LieGroup<f64, D>>::Element, D>;
+
+/// `K(ξ) = (1-θ) dτ_{(1-θ)ξ}ᵀ (Ad*_{τ(θξ)} μ_k + f) + θ dτ_{θξ}ᵀ μ_k` at any scalar (`f` fixed).
+#[inline]
+fn chart_term<G: LieGroup<S, D>, S: Scalar, const D: usize>(
+    group: &G,
+    chart: Chart,
+    theta: f64,
+    xi: &SVector<S, D>,
+    mu_k: &SVector<f64, D>,
+    f: &SVector<f64, D>,
+) -> Result<SVector<S, D>, GeomError> {
+    let (x1, x2) = (xi * S::from(theta), xi * S::from(1.0 - theta));
+    let mu = mu_k.map(S::from);
+    let nu = group.coadjoint(&group.tau(chart, &x1)?, &mu) + f.map(S::from);
+    Ok(group.dtau(chart, &x2)?.tr_mul(&nu) * S::from(1.0 - theta)
+        + group.dtau(chart, &x1)?.tr_mul(&mu) * S::from(theta))
+}
+
+/// `K(ξ)` and `∂K/∂ξ` (forward AD through the group).
+fn chart_term_and_jacobian<G, const D: usize>(
+    group: &G,
+    chart: Chart,
+    theta: f64,
+    xi: &SVector<f64, D>,
+    mu_k: &SVector<f64, D>,
+    f: &SVector<f64, D>,
+) -> Result<(SVector<f64, D>, SMatrix<f64, D, D>), GeomError>
+where
+    G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+{
+    let k = chart_term::<G, f64, D>(group, chart, theta, xi, mu_k, f)?;
+    let j = ad_jacobian_of(
+        xi,
+        |x: &SVector<Dual64, D>| chart_term::<G, Dual64, D>(group, chart, theta, x, mu_k, f),
+        |x: &SVector<DualSVec64<D>, D>| chart_term::<G, DualSVec64<D>, D>(group, chart, theta, x, mu_k, f),
+    )?;
+    Ok((k, j))
+}
+
+fn check_state<G: LieGroup<f64, D>, const D: usize>(
+    group: &G,
+    state: &LieState<G, D>,
+    h: f64,
+) -> Result<(), GeomError> {
+    check_step(h)?;
+    geom_core::error::check_finite(state.mu.iter(), "momentum")?;
+    LieGroup::<f64, D>::check_element(group, &state.g, geom_core::lie::MEMBERSHIP_TOLERANCE)
+}
+
+fn finite_state<G: LieGroup<f64, D>, const D: usize>(
+    group: &G,
+    state: LieState<G, D>,
+) -> Result<LieState<G, D>, GeomError> {
+    geom_core::error::check_finite(state.mu.iter(), "momentum after step")?;
+    if LieGroup::<f64, D>::defect(group, &state.g).is_finite() {
+        Ok(state)
+    } else {
+        Err(GeomError::NonFinite { what: "group element after step" })
+    }
+}
+
+/// `Ψ_h` on `T*G`, induced by the map `R` on `G` for the Hamiltonian `H(g, μ)` (module
+/// documentation). `R` may be a `Box<dyn LieGroupMap<G, D>>`; `H` is any
+/// [`LieFunctionDerivatives`] (e.g. [`crate::lie_function::LieAutoDiff`] of a model written once).
+///
+/// ```
+/// use discretization::lie_function::{LieAutoDiff, LieFunction};
+/// use discretization::{LieCotangentLiftIntegrator, LieGroupState, LieGroupThetaMap, OneStep};
+/// use geom_core::lie::{Chart, LieGroup, So3};
+/// use geom_core::Scalar;
+/// use nalgebra::{Matrix3, SVector, Vector3};
+///
+/// /// Heavy top `H(R, Π) = ½ Πᵀ I⁻¹ Π + e3·R e3`, I = diag(1, 5, 6).
+/// #[derive(Debug)]
+/// struct Top;
+/// impl<S: Scalar> LieFunction<S, So3, 3> for Top {
+///     fn eval(&self, _: &So3, r: &Matrix3<S>, pi: &SVector<S, 3>) -> S {
+///         (pi[0] * pi[0] + pi[1] * pi[1] / S::from(5.0) + pi[2] * pi[2] / S::from(6.0)) * S::from(0.5) + r[(2, 2)]
+///     }
+/// }
+/// let midpoint = LieGroupThetaMap::midpoint(So3, Chart::Exp);
+/// let integ = LieCotangentLiftIntegrator::new(midpoint, LieAutoDiff(Top));
+/// let mut s = LieGroupState::new(So3.exp(&Vector3::new(0.3, 0.1, 0.0)), Vector3::new(0.5, 1.0, 2.0));
+/// let vertical = |s: &LieGroupState<Matrix3<f64>, 3>| (s.g * s.mu)[2]; // e3 · R Π
+/// let j0 = vertical(&s);
+/// for _ in 0..100 {
+///     integ.step(&mut s, 0.05)?;
+/// }
+/// // the midpoint map is left-equivariant: the vertical spatial momentum is conserved
+/// assert!((vertical(&s) - j0).abs() < 1e-13);
+/// # Ok::<(), geom_core::GeomError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct LieCotangentLiftIntegrator<R, H, G, const D: usize> {
+    map: R,
+    hamiltonian: H,
+    newton: NewtonOptions,
+    group: PhantomData<fn() -> G>,
+}
+
+impl<R, H, G, const D: usize> LieCotangentLiftIntegrator<R, H, G, D> {
+    /// The integrator of `map` for `hamiltonian`, with [`integrator_newton_options`].
+    pub fn new(map: R, hamiltonian: H) -> Self {
+        Self { map, hamiltonian, newton: integrator_newton_options(), group: PhantomData }
+    }
+    /// The same integrator with other Newton options.
+    pub fn with_newton(self, newton: NewtonOptions) -> Self {
+        Self { newton, ..self }
+    }
+    /// The map.
+    pub fn map(&self) -> &R {
+        &self.map
+    }
+    /// The Hamiltonian.
+    pub fn hamiltonian(&self) -> &H {
+        &self.hamiltonian
+    }
+}
+
+impl<R, H, G, const D: usize> LieCotangentLiftIntegrator<R, H, G, D>
+where
+    G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    R: LieGroupMap<G, D>,
+    H: LieFunctionDerivatives<G, D>,
+{
+    /// One step from `state`, returning the new state (the state is not touched). Errors:
+    /// [`GeomError::InvalidStep`], [`GeomError::NonFinite`], [`GeomError::OffManifold`] for a
+    /// configuration off `G`, the Newton errors, and those of the map (e.g. Cayley at angle π).
+    pub fn advance(&self, state: &LieState<G, D>, h: f64) -> Result<LieState<G, D>, GeomError> {
+        let group = self.map.group();
+        check_state(group, state, h)?;
+        let next = match self.map.theta_chart() {
+            Some((theta, chart)) => self.theta_step(theta, chart, state, h)?,
+            None => self.general_step(state, h)?,
+        };
+        finite_state(group, next)
+    }
+
+    fn theta_step(
+        &self,
+        theta: f64,
+        chart: Chart,
+        state: &LieState<G, D>,
+        h: f64,
+    ) -> Result<LieState<G, D>, GeomError> {
+        let group = self.map.group();
+        let ham = &self.hamiltonian;
+        let (gk, mk) = (&state.g, state.mu);
+        let grad0 = ham.gradient(group, gk, &mk)?;
+        let guess = [grad0.y * h, mk - grad0.g * ((1.0 - theta) * h)];
+        let id = SMatrix::<f64, D, D>::identity();
+        let ([xi, mu], _) = newton_blocks::<D, 2>(
+            |z, jac| {
+                let (xi, mu) = (z[0], z[1]);
+                let g = LieGroup::<f64, D>::compose_tau(group, chart, gk, &(xi * theta))?;
+                match jac {
+                    None => {
+                        let grad = ham.gradient(group, &g, &mu)?;
+                        let k = chart_term::<G, f64, D>(group, chart, theta, &xi, &mk, &(grad.g * -h))?;
+                        Ok([xi - grad.y * h, k - mu])
+                    }
+                    Some(j) => {
+                        let (grad, hess) = ham.gradient_and_hessian(group, &g, &mu)?;
+                        let (k, dk) = chart_term_and_jacobian(group, chart, theta, &xi, &mk, &(grad.g * -h))?;
+                        // g = g_k τ(θξ): g^{-1} δg = θ dτ_{-θξ} δξ
+                        let t = LieGroup::<f64, D>::dtau(group, chart, &(xi * -theta))? * theta;
+                        let d2 = LieGroup::<f64, D>::dtau(group, chart, &(xi * (1.0 - theta)))? * (1.0 - theta);
+                        *j = [
+                            [id - hess.gy.tr_mul(&t) * h, hess.yy * -h],
+                            [dk - d2.tr_mul(&(hess.gg * t)) * h, d2.tr_mul(&hess.gy) * -h - id],
+                        ];
+                        Ok([xi - grad.y * h, k - mu])
+                    }
+                }
+            },
+            &guess,
+            &self.newton,
+        )?;
+        let g = LieGroup::<f64, D>::compose_tau(group, chart, gk, &(xi * theta))?;
+        let grad = ham.gradient(group, &g, &mu)?;
+        let b = xi * (1.0 - theta);
+        let nu = LieGroup::<f64, D>::coadjoint(group, &LieGroup::<f64, D>::tau(group, chart, &(xi * theta))?, &mk)
+            - grad.g * h;
+        Ok(LieGroupState::new(
+            LieGroup::<f64, D>::compose_tau(group, chart, &g, &b)?,
+            LieGroup::<f64, D>::coadjoint(group, &LieGroup::<f64, D>::tau(group, chart, &b)?, &nu),
+        ))
+    }
+
+    fn general_step(&self, state: &LieState<G, D>, h: f64) -> Result<LieState<G, D>, GeomError> {
+        let group = self.map.group();
+        let (map, ham) = (&self.map, &self.hamiltonian);
+        let (gk, mk) = (&state.g, state.mu);
+        let gk_inv = LieGroup::<f64, D>::inverse(group, gk);
+        let grad0 = ham.gradient(group, gk, &mk)?;
+        let guess = [SVector::zeros(), grad0.y * h, mk, mk - grad0.g * h];
+        let id = SMatrix::<f64, D, D>::identity();
+        let ([zeta, xi, mu, _], _) = newton_blocks::<D, 4>(
+            |z, jac| {
+                let [zeta, xi, mu, mu1] = *z;
+                let g = LieGroup::<f64, D>::compose(group, gk, &LieGroup::<f64, D>::exp(group, &zeta));
+                let (r1, _) = map.apply(&g, &xi)?;
+                let w = LieGroup::<f64, D>::cayley_inv(group, &LieGroup::<f64, D>::compose(group, &gk_inv, &r1))?;
+                let m = map.lie_jacobian(&g, &xi)?;
+                let (grad, hess) = match jac {
+                    None => (ham.gradient(group, &g, &mu)?, None),
+                    Some(_) => {
+                        let (grad, hess) = ham.gradient_and_hessian(group, &g, &mu)?;
+                        (grad, Some(hess))
+                    }
+                };
+                if let (Some(j), Some(hess)) = (jac, hess) {
+                    let c = map.covector_derivative(&g, &xi, &(-mk), &mu1)?;
+                    let t = LieGroup::<f64, D>::dexp(group, &(-zeta));
+                    let cw = LieGroup::<f64, D>::dcay_inv(group, &(-w));
+                    let zero = SMatrix::<f64, D, D>::zeros();
+                    *j = [
+                        [cw * m.a1 * t, cw * m.b1, zero, zero],
+                        [hess.gy.transpose() * t * -h, id, hess.yy * -h, zero],
+                        [(c.ag + hess.gg * h) * t, c.ax, hess.gy * h, m.a2.transpose()],
+                        [c.bg * t, c.bx, -id, m.b2.transpose()],
+                    ];
+                }
+                Ok([
+                    w,
+                    xi - grad.y * h,
+                    m.a2.tr_mul(&mu1) - m.a1.tr_mul(&mk) + grad.g * h,
+                    m.b2.tr_mul(&mu1) - m.b1.tr_mul(&mk) - mu,
+                ])
+            },
+            &guess,
+            &self.newton,
+        )?;
+        // the new state from the converged (g, ξ, μ) by the explicit equations
+        let g = LieGroup::<f64, D>::compose(group, gk, &LieGroup::<f64, D>::exp(group, &zeta));
+        let (_, g1) = map.apply(&g, &xi)?;
+        let m = map.lie_jacobian(&g, &xi)?;
+        let grad = ham.gradient(group, &g, &mu)?;
+        let mu1 = Lu::factor(&m.a2.transpose(), "A^2ᵀ of the map")?.solve(&(m.a1.tr_mul(&mk) - grad.g * h));
+        Ok(LieGroupState::new(g1, mu1))
+    }
+}
+
+impl<R, H, G, const D: usize> OneStep<LieState<G, D>> for LieCotangentLiftIntegrator<R, H, G, D>
+where
+    G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    R: LieGroupMap<G, D>,
+    H: LieFunctionDerivatives<G, D>,
+{
+    fn name(&self) -> String {
+        format!("cotangent lift of {}", self.map.name())
+    }
+    fn order(&self) -> u32 {
+        if self.map.is_symmetric() { 2 } else { 1 }
+    }
+    fn is_symmetric(&self) -> bool {
+        self.map.is_symmetric()
+    }
+    fn step(&self, state: &mut LieState<G, D>, h: f64) -> Result<(), GeomError> {
+        *state = self.advance(state, h)?;
+        Ok(())
+    }
+}
+
+/// The Lagrangian route on `G` (module documentation): the discrete Euler–Lagrange flow of
+/// `L_d = h L(R_d^{-1}(g_0, g_1)/h)` for the θ-map `(g τ(-θξ), g τ((1-θ)ξ))` and any Lagrangian
+/// `L(g, u)` ([`LieFunctionDerivatives`] with `y = u`, the body velocity), in position–momentum
+/// form `(g_k, μ_k) ↦ (g_{k+1}, μ_{k+1})`.
+#[derive(Debug, Clone)]
+pub struct LieLagrangianIntegrator<G, L, const D: usize> {
+    group: G,
+    theta: f64,
+    chart: Chart,
+    lagrangian: L,
+    newton: NewtonOptions,
+}
+
+impl<G, L, const D: usize> LieLagrangianIntegrator<G, L, D> {
+    /// The θ-map integrator of `lagrangian`; [`GeomError::InvalidParameter`] unless `θ ∈ [0, 1]`.
+    pub fn new(group: G, theta: f64, chart: Chart, lagrangian: L) -> Result<Self, GeomError> {
+        if !(0.0..=1.0).contains(&theta) {
+            return Err(GeomError::InvalidParameter {
+                what: "theta",
+                reason: format!("must lie in [0, 1], got {theta}"),
+            });
+        }
+        Ok(Self { group, theta, chart, lagrangian, newton: integrator_newton_options() })
+    }
+    /// The same integrator with other Newton options.
+    pub fn with_newton(self, newton: NewtonOptions) -> Self {
+        Self { newton, ..self }
+    }
+}
+
+impl<G, L, const D: usize> LieLagrangianIntegrator<G, L, D>
+where
+    G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    L: LieFunctionDerivatives<G, D>,
+{
+    /// One step from `state` (not touched); errors as [`LieCotangentLiftIntegrator::advance`].
+    pub fn advance(&self, state: &LieState<G, D>, h: f64) -> Result<LieState<G, D>, GeomError> {
+        let (group, chart, theta, lag) = (&self.group, self.chart, self.theta, &self.lagrangian);
+        check_state(group, state, h)?;
+        let (gk, mk) = (&state.g, state.mu);
+        // warm start: the velocity of the Legendre transform linearized at u = 0
+        let zero = SVector::<f64, D>::zeros();
+        let (g0, h0) = lag.gradient_and_hessian(group, gk, &zero)?;
+        let u0 = Lu::factor(&h0.yy, "∂²L/∂u² at u = 0").map(|lu| lu.solve(&(mk - g0.y))).unwrap_or(zero);
+        let xi0 = if u0.iter().all(|v| v.is_finite()) { u0 * h } else { zero };
+        let ([xi], _) = newton_blocks::<D, 1>(
+            |z, jac| {
+                let xi = z[0];
+                let g = LieGroup::<f64, D>::compose_tau(group, chart, gk, &(xi * theta))?;
+                let u = xi / h;
+                match jac {
+                    None => {
+                        let grad = lag.gradient(group, &g, &u)?;
+                        let k = chart_term::<G, f64, D>(group, chart, theta, &xi, &mk, &(grad.g * h))?;
+                        Ok([k - grad.y])
+                    }
+                    Some(j) => {
+                        let (grad, hess) = lag.gradient_and_hessian(group, &g, &u)?;
+                        let (k, dk) = chart_term_and_jacobian(group, chart, theta, &xi, &mk, &(grad.g * h))?;
+                        let t = LieGroup::<f64, D>::dtau(group, chart, &(xi * -theta))? * theta;
+                        let d2 = LieGroup::<f64, D>::dtau(group, chart, &(xi * (1.0 - theta)))? * (1.0 - theta);
+                        // ∂(D_g L)/∂ξ = gg t + gy / h, ∂(∂_u L)/∂ξ = gyᵀ t + yy / h
+                        let dforce = hess.gg * t * h + hess.gy;
+                        j[0][0] = dk + d2.tr_mul(&dforce) - hess.gy.tr_mul(&t) - hess.yy / h;
+                        Ok([k - grad.y])
+                    }
+                }
+            },
+            &[xi0],
+            &self.newton,
+        )?;
+        let g = LieGroup::<f64, D>::compose_tau(group, chart, gk, &(xi * theta))?;
+        let grad = lag.gradient(group, &g, &(xi / h))?;
+        let b = xi * (1.0 - theta);
+        let nu = LieGroup::<f64, D>::coadjoint(group, &LieGroup::<f64, D>::tau(group, chart, &(xi * theta))?, &mk)
+            + grad.g * h;
+        finite_state(
+            group,
+            LieGroupState::new(
+                LieGroup::<f64, D>::compose_tau(group, chart, &g, &b)?,
+                LieGroup::<f64, D>::coadjoint(group, &LieGroup::<f64, D>::tau(group, chart, &b)?, &nu),
+            ),
+        )
+    }
+}
+
+impl<G, L, const D: usize> OneStep<LieState<G, D>> for LieLagrangianIntegrator<G, L, D>
+where
+    G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    L: LieFunctionDerivatives<G, D>,
+{
+    fn name(&self) -> String {
+        format!(
+            "discrete Euler-Lagrange flow of the {} {} theta-map (theta = {})",
+            LieGroup::<f64, D>::name(&self.group),
+            self.chart.name(),
+            self.theta
+        )
+    }
+    fn order(&self) -> u32 {
+        if self.theta == 0.5 { 2 } else { 1 }
+    }
+    fn is_symmetric(&self) -> bool {
+        self.theta == 0.5
+    }
+    fn step(&self, state: &mut LieState<G, D>, h: f64) -> Result<(), GeomError> {
+        *state = self.advance(state, h)?;
+        Ok(())
+    }
+}
