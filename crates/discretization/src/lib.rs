@@ -99,6 +99,7 @@ pub mod map;
 pub mod one_step;
 pub mod retraction;
 pub mod sphere;
+pub mod sphere_lift;
 pub mod theta;
 
 pub use autodiff_map::{Adjoint, AdjointMap, AutoDiffMap, MapModel};
@@ -126,4 +127,5 @@ pub use retraction::{
     SphereNormalization, check_retraction,
 };
 pub use sphere::SphereThetaMap;
+pub use sphere_lift::{SphereCotangentLiftIntegrator, SphereDiscreteEulerLagrange};
 pub use theta::ThetaMap;
