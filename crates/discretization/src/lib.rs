@@ -123,8 +123,9 @@ pub use lie_map::{LieAutoDiffMap, LieGroupMap, LieMapModel, LieRetractionModel};
 pub use map::{CovectorHessian, DiscretizationMap, EuclideanMap, MapJacobian};
 pub use one_step::{OneStep, PhaseState, check_step};
 pub use retraction::{
-    EuclideanRetraction, LieGroupRetraction, Retraction, RetractionMap, RetractionReport, SphereExponential,
-    SphereNormalization, check_retraction,
+    EuclideanRetraction, EuclideanRetractionModel, LieGroupRetraction, ModelRetraction, Retraction, RetractionMap,
+    RetractionOrderReport, RetractionReport, SphereExponential, SphereNormalization, check_retraction,
+    check_retraction_order,
 };
 pub use sphere::SphereThetaMap;
 pub use sphere_lift::{SphereCotangentLiftIntegrator, SphereDiscreteEulerLagrange};

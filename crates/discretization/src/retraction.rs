@@ -402,6 +402,201 @@ impl<const N: usize> EuclideanMap<N> for RetractionMap<EuclideanRetraction<N>> {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Retractions on R^N written once over the scalar.
+
+/// A retraction `R_x(v)` on `R^N` written once, generic over the scalar, so that the same
+/// definition runs at `f64` ([`ModelRetraction`], the checkers) and under AD (its θ-map
+/// [`RetractionMap`] is a [`MapModel<N>`], and `AutoDiffMap(RetractionMap::new(model, θ))` drives
+/// [`crate::CotangentLiftIntegrator`] with exact derivatives). It must satisfy `R_x(0) = x` and
+/// `∂_v R_x(0) = I` ([`check_retraction`] through [`ModelRetraction`]).
+///
+/// ```
+/// use discretization::autodiff_map::AutoDiffMap;
+/// use discretization::retraction::{EuclideanRetractionModel, RetractionMap};
+/// use discretization::{CotangentLiftIntegrator, OneStep, PhaseState};
+/// use geom_core::function::{AutoDiff, PhaseSpaceFunction};
+/// use geom_core::Scalar;
+/// use nalgebra::{SVector, Vector2};
+///
+/// /// `R_x(v) = x + v + c |v|² a`: a retraction (the correction is quadratic in v).
+/// #[derive(Debug)]
+/// struct Bent;
+/// impl EuclideanRetractionModel<2> for Bent {
+///     fn name(&self) -> String { "bent".into() }
+///     fn retract<S: Scalar>(&self, x: &SVector<S, 2>, v: &SVector<S, 2>) -> SVector<S, 2> {
+///         let a = SVector::<S, 2>::new(S::from(0.3), S::from(-0.1));
+///         x + v + a * v.norm_squared()
+///     }
+/// }
+/// struct Oscillator;
+/// impl PhaseSpaceFunction<2> for Oscillator {
+///     fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
+///         (q.norm_squared() + p.norm_squared()) * S::from(0.5)
+///     }
+/// }
+/// let map = AutoDiffMap::<_, 2>(RetractionMap::midpoint(Bent));
+/// let integ = CotangentLiftIntegrator::new(map, AutoDiff(Oscillator));
+/// let mut s = PhaseState::new(Vector2::new(1.0, 0.0), Vector2::new(0.0, 1.0));
+/// integ.step(&mut s, 0.1)?;
+/// assert!(s.is_finite());
+/// # Ok::<(), geom_core::GeomError>(())
+/// ```
+pub trait EuclideanRetractionModel<const N: usize>: Debug + Send + Sync {
+    /// Name.
+    fn name(&self) -> String;
+    /// `R_x(v)` at any scalar.
+    fn retract<S: geom_core::Scalar>(&self, x: &SVector<S, N>, v: &SVector<S, N>) -> SVector<S, N>;
+}
+
+impl<const N: usize> EuclideanRetractionModel<N> for EuclideanRetraction<N> {
+    fn name(&self) -> String {
+        format!("R^{N} translation")
+    }
+    fn retract<S: geom_core::Scalar>(&self, x: &SVector<S, N>, v: &SVector<S, N>) -> SVector<S, N> {
+        x + v
+    }
+}
+
+/// The θ-map `(R_x(-θv), R_x((1-θ)v))` of a retraction written over the scalar.
+impl<R: EuclideanRetractionModel<N>, const N: usize> crate::autodiff_map::MapModel<N> for RetractionMap<R> {
+    fn name(&self) -> String {
+        format!("{} theta-map (theta = {})", self.retraction.name(), self.theta)
+    }
+    fn eval<S: geom_core::Scalar>(&self, x: &SVector<S, N>, v: &SVector<S, N>) -> (SVector<S, N>, SVector<S, N>) {
+        (
+            self.retraction.retract(x, &(v * S::from(-self.theta))),
+            self.retraction.retract(x, &(v * S::from(1.0 - self.theta))),
+        )
+    }
+    fn is_symmetric(&self) -> bool {
+        self.theta == 0.5
+    }
+}
+
+/// A [`EuclideanRetractionModel`] as an `f64` [`Retraction`] (for [`check_retraction`],
+/// [`check_retraction_order`] and [`RetractionMap`]'s f64 inverse): `retract` evaluates the model
+/// at `f64`; `inverse_retract` solves `R_x(v) = y` by Newton with the AD Jacobian from `v = y - x`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ModelRetraction<R, const N: usize>(pub R);
+
+impl<R: EuclideanRetractionModel<N>, const N: usize> Retraction for ModelRetraction<R, N> {
+    type Point = SVector<f64, N>;
+    type Tangent = SVector<f64, N>;
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn retract(&self, x: &SVector<f64, N>, v: &SVector<f64, N>) -> Result<SVector<f64, N>, GeomError> {
+        geom_core::error::check_finite(x.iter().chain(v.iter()), "retraction input")?;
+        let y = self.0.retract(x, v);
+        geom_core::error::check_finite(y.iter(), "retraction value")?;
+        Ok(y)
+    }
+    fn inverse_retract(&self, x: &SVector<f64, N>, y: &SVector<f64, N>) -> Result<SVector<f64, N>, GeomError> {
+        let model = &self.0;
+        let (v, _) = geom_core::newton::newton(
+            |v| {
+                let r = model.retract(x, v) - y;
+                let j = geom_core::function::ad_jacobian_of(
+                    v,
+                    |vd: &SVector<num_dual::Dual64, N>| Ok(model.retract(&x.map(num_dual::Dual64::from), vd)),
+                    |vd: &SVector<num_dual::DualSVec64<N>, N>| {
+                        Ok(model.retract(&x.map(num_dual::DualSVec64::<N>::from), vd))
+                    },
+                )?;
+                Ok((r, j))
+            },
+            &(y - x),
+            &crate::hamiltonian::integrator_newton_options(),
+        )?;
+        Ok(v)
+    }
+    fn distance(&self, a: &SVector<f64, N>, b: &SVector<f64, N>) -> f64 {
+        (a - b).norm()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Order of agreement with a reference retraction.
+
+/// What [`check_retraction_order`] measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetractionOrderReport {
+    /// The step sizes `t`.
+    pub scales: Vec<f64>,
+    /// `max_samples dist(R_x(t v̂), E_x(t v̂))` for each `t` (`v̂ = v/|v|`).
+    pub errors: Vec<f64>,
+    /// Least-squares slope of `log error` against `log t` over the points above the round-off
+    /// floor (`error > 1e-13`).
+    pub slope: f64,
+    /// `round(slope) - 1`: the order to which the retraction agrees with the reference (`k` when
+    /// `R_x(tv) = E_x(tv) + O(t^{k+1})`); `usize::MAX` if they agree to round-off at every scale.
+    pub order: usize,
+}
+
+/// The order to which `retraction` agrees with `reference` (the Riemannian exponential, or any
+/// retraction taken as reference): the slope of `max dist(R_x(t v̂), E_x(t v̂))` against `t` over
+/// `scales`, with unit directions `v̂`. Every retraction agrees to first order (slope 2); a
+/// **second-order** retraction, whose curves `t ↦ R_x(tv)` have the geodesic's acceleration at
+/// `t = 0`, gives slope 3. On `S^2` the normalization `(x + v)/|x + v|` is second order; on a Lie
+/// group `g cay(ξ)` agrees with `g exp(ξ)` to second order (`cay(x) - exp(x) = O(|x|³)`).
+///
+/// Errors: [`GeomError::DimensionMismatch`] with fewer than two scales, [`GeomError::NonFinite`]
+/// for non-finite or non-positive scales and the errors of the retractions.
+///
+/// ```
+/// use discretization::retraction::{check_retraction_order, SphereExponential, SphereNormalization};
+/// use nalgebra::Vector3;
+/// let x = Vector3::new(0.0, 0.6, 0.8);
+/// let samples = [(x, Vector3::new(1.0, 0.0, 0.0)), (x, Vector3::new(0.0, 0.8, -0.6))];
+/// let r = check_retraction_order(&SphereNormalization, &SphereExponential, &samples, &[0.1, 0.05, 0.025, 0.0125])?;
+/// assert!((r.slope - 3.0).abs() < 0.1 && r.order == 2);
+/// # Ok::<(), geom_core::GeomError>(())
+/// ```
+pub fn check_retraction_order<R, E, P, const K: usize>(
+    retraction: &R,
+    reference: &E,
+    samples: &[(P, SVector<f64, K>)],
+    scales: &[f64],
+) -> Result<RetractionOrderReport, GeomError>
+where
+    R: Retraction<Point = P, Tangent = SVector<f64, K>> + ?Sized,
+    E: Retraction<Point = P, Tangent = SVector<f64, K>> + ?Sized,
+{
+    if scales.len() < 2 {
+        return Err(GeomError::DimensionMismatch { what: "retraction order scales", expected: 2, got: scales.len() });
+    }
+    if !scales.iter().all(|t| t.is_finite() && *t > 0.0) {
+        return Err(GeomError::NonFinite { what: "retraction order scale (finite, positive)" });
+    }
+    let mut errors = Vec::with_capacity(scales.len());
+    for &t in scales {
+        let mut worst = 0.0f64;
+        for (x, v) in samples {
+            let n = v.norm();
+            if n == 0.0 || !n.is_finite() {
+                continue;
+            }
+            let tv = v * (t / n);
+            worst = nan_max(worst, retraction.distance(&retraction.retract(x, &tv)?, &reference.retract(x, &tv)?));
+        }
+        errors.push(worst);
+    }
+    let points: Vec<(f64, f64)> =
+        scales.iter().zip(&errors).filter(|(_, e)| **e > 1e-13).map(|(t, e)| (t.ln(), e.ln())).collect();
+    let (slope, order) = if points.len() < 2 {
+        (f64::INFINITY, usize::MAX)
+    } else {
+        let n = points.len() as f64;
+        let (mx, my) = (points.iter().map(|p| p.0).sum::<f64>() / n, points.iter().map(|p| p.1).sum::<f64>() / n);
+        let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let sxx: f64 = points.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+        let slope = sxy / sxx;
+        (slope, (slope.round().max(1.0) as usize) - 1)
+    };
+    Ok(RetractionOrderReport { scales: scales.to_vec(), errors, slope, order })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

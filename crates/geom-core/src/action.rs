@@ -19,6 +19,7 @@
 //! | action | `Q` | `Φ_g(q)` | `ξ_Q(q)` | `J(q, p)` |
 //! | --- | --- | --- | --- | --- |
 //! | [`LeftMultiplication<G>`] | `G` | `h g` | `Ad_{g^{-1}} ξ` (left-trivialized) | `Ad*_{g^{-1}} μ` |
+//! | [`RightMultiplication<G>`] | `G` | `g h^{-1}` | `-ξ` (left-trivialized) | `-μ` |
 //! | [`LinearAction<N, D>`] | `R^n` | `M x` | `m x` | `vec(p xᵀ)` (column-major) |
 //! | [`RotationAction`] | `R^3` | `R x` | `ω × x` | `x × p` |
 //! | [`SphereRotation`] | `S^2` | `R x` | `ω × x` | `x × p` |
@@ -164,6 +165,74 @@ impl<S: Scalar, const D: usize, G: LieGroup<S, D>> GroupAction<S, D> for LeftMul
     }
     fn momentum_map(&self, g: &G::Element, mu: &SVector<S, D>) -> SVector<S, D> {
         self.group.coadjoint(&self.group.inverse(g), mu)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// A Lie group acting on itself by right multiplication, `Φ_h(g) = g h^{-1}` (a left action), in
+/// the left-trivialized coordinates of [`LeftMultiplication`]:
+///
+/// * generator: `d/dε g exp(-εξ) = g (-ξ)`, i.e. `-ξ` left-trivialized;
+/// * tangent lift of `h`: `(g, ξ) ↦ (g h^{-1}, Ad_h ξ)` (since `(g h^{-1})^{-1} g ξ h^{-1} = Ad_h ξ`);
+///   cotangent lift: `(g, μ) ↦ (g h^{-1}, Ad*_{h^{-1}} μ)`, which preserves `<μ, ξ>`;
+/// * momentum map: `J(g, μ) = <μ, -ξ>`, i.e. `J = -μ`: minus the body momentum. A Hamiltonian
+///   invariant under right multiplication by a subgroup (a symmetric top about its figure axis)
+///   conserves the matching components of `μ`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RightMultiplication<G> {
+    group: G,
+}
+
+impl<G> RightMultiplication<G> {
+    /// The action `g ↦ g h^{-1}` of `group` on itself.
+    ///
+    /// ```
+    /// use geom_core::action::{GroupAction, RightMultiplication};
+    /// use geom_core::lie::{LieGroup, So3};
+    /// use nalgebra::Vector3;
+    /// let action = RightMultiplication::new(So3);
+    /// let (g, h) = (So3.exp(&Vector3::new(0.1, 0.2, 0.3)), So3.exp(&Vector3::new(-0.4, 0.0, 0.5)));
+    /// let pi = Vector3::new(1.0, 2.0, 3.0);
+    /// // J is equivariant: J(T*Φ(g, μ)) = Ad*_{h^{-1}} J(g, μ)
+    /// let (gh, mh) = action.cotangent_lift(&h, &g, &pi);
+    /// let lhs = action.momentum_map(&gh, &mh);
+    /// assert!((lhs - So3.coadjoint(&So3.inverse(&h), &-pi)).norm() < 1e-14);
+    /// ```
+    pub fn new(group: G) -> Self {
+        Self { group }
+    }
+}
+
+impl<S: Scalar, const D: usize, G: LieGroup<S, D>> GroupAction<S, D> for RightMultiplication<G> {
+    type Group = G;
+    type Point = G::Element;
+    type Tangent = SVector<S, D>;
+    type Covector = SVector<S, D>;
+
+    fn name(&self) -> String {
+        format!("{} on itself (right multiplication)", self.group.name())
+    }
+    fn group(&self) -> &G {
+        &self.group
+    }
+    fn act(&self, h: &G::Element, g: &G::Element) -> G::Element {
+        self.group.compose(g, &self.group.inverse(h))
+    }
+    fn infinitesimal_generator(&self, xi: &SVector<S, D>, _g: &G::Element) -> SVector<S, D> {
+        -xi
+    }
+    fn tangent_lift(&self, h: &G::Element, g: &G::Element, xi: &SVector<S, D>) -> (G::Element, SVector<S, D>) {
+        (self.act(h, g), self.group.adjoint(h) * xi)
+    }
+    fn cotangent_lift(&self, h: &G::Element, g: &G::Element, mu: &SVector<S, D>) -> (G::Element, SVector<S, D>) {
+        (self.act(h, g), self.group.coadjoint(&self.group.inverse(h), mu))
+    }
+    fn pairing(&self, mu: &SVector<S, D>, xi: &SVector<S, D>) -> S {
+        mu.dot(xi)
+    }
+    fn momentum_map(&self, _g: &G::Element, mu: &SVector<S, D>) -> SVector<S, D> {
+        -mu
     }
 }
 
@@ -835,6 +904,31 @@ mod tests {
         assert_relative_eq!(action.momentum_map(&r, &pi), r * pi, epsilon = 1e-15);
         // Generator Ad_{R^{-1}} ξ = Rᵀ ξ.
         assert_relative_eq!(action.infinitesimal_generator(&xi, &r), r.transpose() * xi, epsilon = 1e-15);
+    }
+
+    #[test]
+    fn right_multiplication_so3_and_se3() {
+        let action = RightMultiplication::new(So3);
+        let r = rotation(v3(0.3, -0.9, 1.4));
+        let (xi, pi) = (v3(0.5, 0.2, -0.4), v3(-0.7, 0.9, 0.1));
+        let (xi1, xi2) = (v3(0.4, -0.3, 1.2), v3(-2.0, 0.5, 0.7));
+        let md = |a: &Matrix3<f64>, b: &Matrix3<f64>| (a - b).norm();
+        check_axioms(&action, &r, &xi, &pi, &xi1, &xi2, md, vd, vd);
+        // the generator is d/dt R exp(-tξ), left-trivialized: -ξ
+        let eps = 1e-6;
+        let fd = (So3.log(&(r.transpose() * action.act(&So3.exp(&(xi1 * eps)), &r))).unwrap()
+            - So3.log(&(r.transpose() * action.act(&So3.exp(&(xi1 * -eps)), &r))).unwrap())
+            / (2.0 * eps);
+        assert!((fd - action.infinitesimal_generator(&xi1, &r)).norm() < 1e-8);
+        assert_relative_eq!(action.momentum_map(&r, &pi), -pi, epsilon = 1e-15);
+        let action = RightMultiplication::new(Se3);
+        let g = LieGroup::<f64, 6>::exp(&Se3, &Vector6::new(0.3, -0.9, 1.4, 1.0, 2.0, -0.5));
+        let xi = Vector6::new(0.5, 0.2, -0.4, 0.1, 0.0, 0.3);
+        let mu = Vector6::new(-0.7, 0.9, 0.1, 1.0, -2.0, 0.5);
+        let xi1 = Vector6::new(0.4, -0.3, 1.2, 0.5, -1.0, 2.0);
+        let xi2 = Vector6::new(-2.0, 0.5, 0.7, 1.5, 0.3, -0.2);
+        let md = |a: &Matrix4<f64>, b: &Matrix4<f64>| (a - b).norm();
+        check_axioms(&action, &g, &xi, &mu, &xi1, &xi2, md, vd, vd);
     }
 
     #[test]
