@@ -198,14 +198,26 @@ impl<G: AdLieGroup<D>, F: AdLieFunction<G, D>, const D: usize> LieFunctionDeriva
         y: &SVector<f64, D>,
     ) -> Result<LieGradient<D>, GeomError> {
         let zero = SVector::<f64, D>::zeros();
-        let (_, dg) = num_dual::gradient(
-            |a: SVector<DualSVec64<D>, D>| eval_perturbed(&self.0, group, g, y, Some(&a), None, None),
-            &zero,
-        );
-        let (_, dy) = num_dual::gradient(
-            |c: SVector<DualSVec64<D>, D>| eval_perturbed(&self.0, group, g, y, None, None, Some(&c)),
-            &zero,
-        );
+        let (dg, dy) = if D <= geom_core::function::DIRECTIONAL_GRADIENT_MAX {
+            // 2D one-direction passes: cheaper than a vector dual below this size
+            let (mut dg, mut dy) = (zero, zero);
+            for i in 0..D {
+                let e = SVector::<Dual64, D>::from_fn(|k, _| Dual64::new(0.0, if k == i { 1.0 } else { 0.0 }));
+                dg[i] = eval_perturbed(&self.0, group, g, y, Some(&e), None, None).eps;
+                dy[i] = eval_perturbed(&self.0, group, g, y, None, None, Some(&e)).eps;
+            }
+            (dg, dy)
+        } else {
+            let (_, dg) = num_dual::gradient(
+                |a: SVector<DualSVec64<D>, D>| eval_perturbed(&self.0, group, g, y, Some(&a), None, None),
+                &zero,
+            );
+            let (_, dy) = num_dual::gradient(
+                |c: SVector<DualSVec64<D>, D>| eval_perturbed(&self.0, group, g, y, None, None, Some(&c)),
+                &zero,
+            );
+            (dg, dy)
+        };
         finite(&dg, "left-trivialized gradient")?;
         finite(&dy, "gradient")?;
         Ok(LieGradient { g: dg, y: dy })

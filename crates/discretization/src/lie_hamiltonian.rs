@@ -70,11 +70,20 @@ use crate::one_step::{OneStep, check_step};
 use geom_core::function::ad_jacobian_of;
 use geom_core::lie::{Chart, LieGroup};
 use geom_core::linalg::Lu;
-use geom_core::newton::{NewtonOptions, newton_blocks};
+use geom_core::newton::{JacobianUpdate, NewtonOptions, newton_blocks};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{SMatrix, SVector};
 use num_dual::{Dual64, DualSVec64};
 use std::marker::PhantomData;
+
+/// Newton options of the Lie-group integrators: [`integrator_newton_options`] (residual and step
+/// `<= 1e-14`) with the Jacobian frozen at the first iterate ([`JacobianUpdate::Frozen`],
+/// refreshed when the contraction slows): the Hessian blocks of `H` cost several dual passes
+/// through the group, and from the `O(h²)` initial guess the simplified iteration converges to
+/// the same tolerance in about as many steps.
+pub fn lie_newton_options() -> NewtonOptions {
+    integrator_newton_options().with_jacobian(JacobianUpdate::Frozen)
+}
 
 /// A state `(g, μ)` of `T*G` in left trivialization.
 pub type LieState<G, const D: usize> = LieGroupState<<G as LieGroup<f64, D>>::Element, D>;
@@ -179,9 +188,9 @@ pub struct LieCotangentLiftIntegrator<R, H, G, const D: usize> {
 }
 
 impl<R, H, G, const D: usize> LieCotangentLiftIntegrator<R, H, G, D> {
-    /// The integrator of `map` for `hamiltonian`, with [`integrator_newton_options`].
+    /// The integrator of `map` for `hamiltonian`, with [`lie_newton_options`].
     pub fn new(map: R, hamiltonian: H) -> Self {
-        Self { map, hamiltonian, newton: integrator_newton_options(), group: PhantomData }
+        Self { map, hamiltonian, newton: lie_newton_options(), group: PhantomData }
     }
     /// The same integrator with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
@@ -364,7 +373,7 @@ impl<G, L, const D: usize> LieLagrangianIntegrator<G, L, D> {
                 reason: format!("must lie in [0, 1], got {theta}"),
             });
         }
-        Ok(Self { group, theta, chart, lagrangian, newton: integrator_newton_options() })
+        Ok(Self { group, theta, chart, lagrangian, newton: lie_newton_options() })
     }
     /// The same integrator with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
