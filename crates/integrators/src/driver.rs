@@ -151,6 +151,36 @@ where
     }
 }
 
+/// `J_ξ` on `T*G` in left trivialization, for the states of the discretization layer's Lie-group
+/// integrators (`(g, μ)`): with [`geom_core::action::LeftMultiplication`] the spatial momentum
+/// `<Ad*_{g^{-1}} μ, ξ>`, with [`geom_core::action::RightMultiplication`] `-<μ, ξ>`.
+impl<A, E, const D: usize> Observer<discretization::LieGroupState<E, D>> for MomentumMap<A, D>
+where
+    A: GroupAction<f64, D, Point = E, Covector = SVector<f64, D>>,
+    E: Send + Sync,
+{
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn observe(&self, s: &discretization::LieGroupState<E, D>) -> f64 {
+        self.action.momentum_map(&s.g, &s.mu).dot(&self.xi)
+    }
+}
+
+/// `J_ξ` for the Hamilton–Pontryagin states `(g, Π)` ([`crate::hp::LieState`]).
+impl<A, E, const D: usize> Observer<crate::hp::LieState<E, D>> for MomentumMap<A, D>
+where
+    A: GroupAction<f64, D, Point = E, Covector = SVector<f64, D>>,
+    E: Send + Sync,
+{
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn observe(&self, s: &crate::hp::LieState<E, D>) -> f64 {
+        self.action.momentum_map(&s.g, &s.pi).dot(&self.xi)
+    }
+}
+
 /// The constraint residual `|φ(q)|` of a holonomic constraint `φ: R^N -> R`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ConstraintResidual<C>(pub C);
