@@ -343,6 +343,9 @@ fn pair_offsets<G: LieGroup<S, D>, S: Scalar, const D: usize>(
     Ok(w0.dot(&p0.map(S::from)) + w1.dot(&p1.map(S::from)))
 }
 
+/// `(R^1, R^2)` at the scalar `S`.
+type ElementPair<G, S, const D: usize> = (<G as LieGroup<S, D>>::Element, <G as LieGroup<S, D>>::Element);
+
 /// The unit-seeded vector `x + ε` at `DualSVec64<D>`.
 fn seeded<const D: usize>(x: &SVector<f64, D>) -> SVector<DualSVec64<D>, D> {
     SVector::from_fn(|i, _| {
@@ -363,7 +366,7 @@ impl<G: AdLieGroup<D>, M: AdLieMapModel<G, D>, const D: usize> LieAutoDiffMap<G,
         b: Option<&SVector<S, D>>,
         c: Option<&SVector<S, D>>,
         d: Option<&SVector<S, D>>,
-    ) -> Result<(<G as LieGroup<S, D>>::Element, <G as LieGroup<S, D>>::Element), GeomError>
+    ) -> Result<ElementPair<G, S, D>, GeomError>
     where
         G: geom_core::lie::MapScalar<f64, S, D>,
         M: LieMapModel<S, G, D>,
