@@ -315,7 +315,7 @@ impl<S: Scalar, const N: usize, const D: usize> LieGroup<S, D> for Gl<N, D> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::product::testkit::{check_group, check_matrix_group};
+    use super::super::testing::{check_group, check_matrix_group};
     use super::*;
     use nalgebra::{Matrix2, Matrix3};
     use num_dual::DualSVec64;
@@ -357,7 +357,7 @@ mod tests {
         let x = SVector::<f64, 9>::from_fn(|i, _| 0.8 * (i as f64 - 4.0) / 4.0);
         let x_big = x * 6.0;
         let e = LieGroup::<f64, 9>::exp(&g, &x_big);
-        let ref_e = super::super::product::testkit::expm(&LieGroup::<f64, 9>::hat(&g, &x_big));
+        let ref_e = super::super::testing::expm(&LieGroup::<f64, 9>::hat(&g, &x_big));
         assert!((e - ref_e).norm() <= 1e-12 * ref_e.norm());
         let n = Matrix3::new(0.0, 1.0, 2.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0);
         let en = expm(&n);

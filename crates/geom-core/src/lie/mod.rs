@@ -24,8 +24,10 @@
 //! the caller is trusted by every operation (the unchecked path for hot loops), and
 //! [`LieGroup::check_element`] validates user data against a stated tolerance.
 
+mod family;
 mod gl;
 mod lift;
+pub mod matrix_group;
 mod power;
 mod product;
 mod rn;
@@ -35,7 +37,9 @@ mod series;
 pub mod so2;
 pub mod so3;
 pub mod su2;
+pub mod testing;
 
+pub use family::LieGroupFamily;
 pub use gl::Gl;
 pub use lift::{LiftElement, MapScalar};
 pub use power::Power;

@@ -206,7 +206,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::super::product::testkit::{check_group, check_matrix_group};
+    use super::super::testing::{check_group, check_matrix_group};
     use super::*;
     use crate::lie::{Product, Rn, Se2, So2, So3};
     use nalgebra::Vector3;
@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn derivative_of_exp_at_zero_is_hat_blockwise() {
-        use super::super::product::testkit::{Dv, basis, eps, seed};
+        use super::super::testing::{Dv, basis, eps, seed};
         let g = Power::<So3, 3, 3>(So3);
         let ms = LieGroup::<Dv<9>, 9>::to_matrix(&g, &LieGroup::<Dv<9>, 9>::exp(&g, &seed(&SVector::zeros())));
         for j in 0..9 {

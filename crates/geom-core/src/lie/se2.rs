@@ -271,7 +271,7 @@ impl<S: Scalar> LieGroup<S, 3> for Se2 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::product::testkit::{check_group, check_matrix_group};
+    use super::super::testing::{check_group, check_matrix_group};
     use super::*;
     use core::f64::consts::PI;
 

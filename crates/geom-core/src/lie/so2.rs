@@ -179,7 +179,7 @@ impl<S: Scalar> LieGroup<S, 1> for So2 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::product::testkit::{check_group, check_matrix_group};
+    use super::super::testing::{check_group, check_matrix_group};
     use super::*;
     use nalgebra::Vector1;
 
