@@ -1,5 +1,7 @@
 //! Discretization maps on `R^N` written once, generic over the scalar, with exact derivatives by
-//! automatic differentiation; and adjoint maps (seed 000 Remark 1, MATH.md a.5).
+//! automatic differentiation; and adjoint maps (Remark 1 of Barbero-Liñán, Marrero, Martín de
+//! Diego, *From retraction maps to symplectic-momentum numerical integrators*, 2024,
+//! arXiv:2401.14800; docs/math.md §A.5).
 //!
 //! * [`MapModel<N>`]: a user writes `R_d(x, v) = (R^1(x, v), R^2(x, v))` once, over any
 //!   [`Scalar`];
@@ -14,7 +16,7 @@
 //!   negated (`R^N`, Lie algebras, ambient sphere tangents), and of any [`EuclideanMap<N>`] with
 //!   its derivatives by the chain rule.
 //!
-//! `R_d^*` is again a discretization map, symmetry preserving whenever `R_d` is (a.5); the
+//! `R_d^*` is again a discretization map, symmetry preserving whenever `R_d` is (§A.5); the
 //! adjoint of the θ-map is the `(1-θ)`-map, and `(R_d^*)^* = R_d`.
 
 use crate::hamiltonian::integrator_newton_options;
@@ -28,9 +30,9 @@ use std::fmt::Debug;
 use std::ops::Neg;
 
 /// A discretization map `R_d(x, v) = (R^1(x, v), R^2(x, v))` on `R^N`, written once and generic
-/// over the scalar (DESIGN.md, "one model function, many number types"). It must satisfy the
-/// defining properties of MATH.md a.1, `R_d(x, 0) = (x, x)` and `∂_v R^2 - ∂_v R^1 = I` at
-/// `v = 0` (check with [`crate::checks::check_euclidean_map`]).
+/// over the scalar (docs/architecture.md, "Derivatives: one model function, many number types").
+/// It must satisfy the defining properties of docs/math.md §A.1, `R_d(x, 0) = (x, x)` and
+/// `∂_v R^2 - ∂_v R^1 = I` at `v = 0` (check with [`crate::checks::check_euclidean_map`]).
 ///
 /// Not object-safe (generic method); wrap it in [`AutoDiffMap`] to get a `dyn EuclideanMap<N>`.
 ///
@@ -64,7 +66,7 @@ pub trait MapModel<const N: usize>: Debug + Send + Sync {
     /// `(R^1(x, v), R^2(x, v))`.
     fn eval<S: Scalar>(&self, x: &SVector<S, N>, v: &SVector<S, N>) -> (SVector<S, N>, SVector<S, N>);
     /// Whether the map is self-adjoint, `(R^2(x, -v), R^1(x, -v)) = (R^1(x, v), R^2(x, v))`
-    /// (MATH.md a.5); the induced integrator is then symmetric.
+    /// (docs/math.md §A.5); the induced integrator is then symmetric.
     fn is_symmetric(&self) -> bool {
         false
     }
@@ -82,8 +84,9 @@ impl<M: MapModel<N> + ?Sized, const N: usize> MapModel<N> for &M {
     }
 }
 
-/// The adjoint model `R_d^*(x, v) = (I_Q ∘ R_d)(x, -v) = (R^2(x, -v), R^1(x, -v))` (seed 000
-/// Remark 1, MATH.md a.5) of any model; `Adjoint(Adjoint(m))` evaluates like `m`.
+/// The adjoint model `R_d^*(x, v) = (I_Q ∘ R_d)(x, -v) = (R^2(x, -v), R^1(x, -v))`
+/// (Barbero-Liñán et al. 2024, Remark 1; docs/math.md §A.5) of any model; `Adjoint(Adjoint(m))`
+/// evaluates like `m`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Adjoint<M>(pub M);
 
@@ -104,7 +107,7 @@ impl<M: MapModel<N>, const N: usize> MapModel<N> for Adjoint<M> {
 /// forward AD (module documentation). `N` is the dimension (`AutoDiffMap::<_, 3>(model)`).
 ///
 /// [`EuclideanMap::theta`] is `None` even for an affine model: the induced integrator takes the
-/// general 4-block path (MATH.md b.1).
+/// general 4-block path (docs/math.md §B.1).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct AutoDiffMap<M, const N: usize>(pub M);
 
@@ -235,8 +238,9 @@ impl<M: MapModel<N>, const N: usize> EuclideanMap<N> for AutoDiffMap<M, N> {
     }
 }
 
-/// The adjoint `R_d^*(x, v) = (R^2(x, -v), R^1(x, -v))` of a discretization map `R` (seed 000
-/// Remark 1, MATH.md a.5), for any map whose tangent vectors can be negated.
+/// The adjoint `R_d^*(x, v) = (R^2(x, -v), R^1(x, -v))` of a discretization map `R`
+/// (Barbero-Liñán et al. 2024, Remark 1; docs/math.md §A.5), for any map whose tangent vectors can
+/// be negated.
 ///
 /// * inverse: `R_d^*(x, v) = (q_0, q_1) ⟺ R_d(x, -v) = (q_1, q_0)`, so
 ///   `(R_d^*)^{-1}(q_0, q_1) = (x, -w)` with `(x, w) = R_d^{-1}(q_1, q_0)`;

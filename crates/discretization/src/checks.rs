@@ -1,4 +1,4 @@
-//! Numerical checks of the defining properties (MATH.md a.1, a.6): discretization maps,
+//! Numerical checks of the defining properties (docs/math.md §A.1, §A.6): discretization maps,
 //! symmetry preservation, and the derivatives a hand-written [`EuclideanMap`] supplies.
 //!
 //! * [`check_euclidean_map`]: on `R^N`, `R_d(x, 0) = (x, x)` and `∂_v R^2 - ∂_v R^1 = I` at
@@ -7,7 +7,9 @@
 //!   properties with `T_{0_x} R^i` by **central differences** read in a [`TangentChart`]
 //!   centred at `x`;
 //! * [`check_symmetry_preservation`]: the largest violation of
-//!   `R_d(TΦ_g v) = (Φ_g × Φ_g) R_d(v)` (seed 000 Def. 1) over sampled group elements and
+//!   `R_d(TΦ_g v) = (Φ_g × Φ_g) R_d(v)` (Def. 1 of Barbero-Liñán, Marrero, Martín de Diego,
+//!   *From retraction maps to symplectic-momentum numerical integrators*, 2024,
+//!   arXiv:2401.14800) over sampled group elements and
 //!   tangent vectors, for any [`GroupAction`] whose points and tangents are the map's;
 //! * [`check_euclidean_derivatives`]: `jacobian` and `covector_hessian` against central
 //!   differences of `apply` and of the covector pairing.
@@ -112,7 +114,7 @@ impl MapReport {
     }
 }
 
-/// The defining properties of a discretization map on `R^N` (MATH.md a.1) at the points `xs`,
+/// The defining properties of a discretization map on `R^N` (docs/math.md §A.1) at the points `xs`,
 /// exactly: `zero_defect = max dist(R^i(x, 0), x)` by [`DiscretizationMap::apply`] and
 /// [`DiscretizationMap::distance`], `derivative_defect = max |∂_v R^2 - ∂_v R^1 - I|_max` at
 /// `(x, 0)` from [`EuclideanMap::jacobian`] (which should itself be checked, e.g. with
@@ -143,7 +145,7 @@ pub fn check_euclidean_map<M: EuclideanMap<N> + ?Sized, const N: usize>(
     Ok(report)
 }
 
-/// The defining properties of a discretization map on any space (MATH.md a.1), numerically:
+/// The defining properties of a discretization map on any space (docs/math.md §A.1), numerically:
 /// for each sample `(x, d)` with `d ∈ T_xQ` (in the map's tangent coordinates; for `S^2`,
 /// `d ⊥ x`) the zero defect `max(dist(R^1(x, 0), x), dist(R^2(x, 0), x))` with
 /// [`DiscretizationMap::distance`], and with `d̂ = d/|d|`, `ε = FD_STEP`, `o = chart.offset(x, ·)`,
@@ -249,12 +251,12 @@ impl SymmetryReport {
     }
 }
 
-/// Symmetry preservation (seed 000 Def. 1, MATH.md a.6): for every group element `g` of
-/// `elements` and every sample `(x, v)`, the defect between `R_d(TΦ_g(x, v))` and
+/// Symmetry preservation (Barbero-Liñán et al. 2024, Def. 1; docs/math.md §A.6): for every group
+/// element `g` of `elements` and every sample `(x, v)`, the defect between `R_d(TΦ_g(x, v))` and
 /// `(Φ_g × Φ_g)(R_d(x, v))` ([`SymmetryReport`]). Works for any [`GroupAction`] whose points and
 /// tangent vectors are the map's: `R^N` with `RotationAction`, `LinearAction`, `Translation`,
-/// `Diagonal`; `S^2` with `SphereRotation`; a Lie group with `LeftMultiplication`
-/// (left-trivialized tangents). [`sample_algebra`] gives reproducible algebra samples to
+/// `Diagonal`; `S^2` with `SphereRotation`; a Lie group with `LeftMultiplication` or
+/// `RightMultiplication` (left-trivialized tangents). [`sample_algebra`] gives reproducible algebra samples to
 /// exponentiate. Errors of `apply` are returned.
 ///
 /// ```

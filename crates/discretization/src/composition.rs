@@ -1,8 +1,10 @@
-//! Composition methods (seed 000 §3.3, MATH.md b.3): `Ψ_h = Φ_{γ_s h} ∘ … ∘ Φ_{γ_1 h}`, and with
-//! a method and its adjoint `Ψ_h = Φ*_{α_{2s} h} ∘ Φ_{α_{2s-1} h} ∘ … ∘ Φ*_{α_2 h} ∘ Φ_{α_1 h}`.
+//! Composition methods (§3.3 of Barbero-Liñán, Marrero, Martín de Diego, *From retraction maps to
+//! symplectic-momentum numerical integrators*, 2024, arXiv:2401.14800; docs/math.md §B.3):
+//! `Ψ_h = Φ_{γ_s h} ∘ … ∘ Φ_{γ_1 h}`, and with a method and its adjoint
+//! `Ψ_h = Φ*_{α_{2s} h} ∘ Φ_{α_{2s-1} h} ∘ … ∘ Φ*_{α_2 h} ∘ Φ_{α_1 h}`.
 //!
 //! * A base method of order `p` composed with `Σγ_i = 1`, `Σγ_i^{p+1} = 0` has order `≥ p + 1`
-//!   (HLW Thm II.4.1; the seed prints `= 1`, a typo); with a symmetric base method of even order
+//!   (HLW Thm II.4.1; the paper prints `= 1`, a typo); with a symmetric base method of even order
 //!   `p` and symmetric coefficients, order `p + 2`.
 //! * Compositions of symplectic (momentum-preserving) maps are symplectic (momentum-preserving).
 //!
@@ -116,7 +118,7 @@ pub fn yoshida6() -> CompositionScheme {
 }
 
 /// Yoshida's order-8 "solution D" (s = 15) for a symmetric 2nd-order method. The published
-/// coefficients have 15 digits, so `Σγ^7` is only about `3e-12` (MATH.md b.3).
+/// coefficients have 15 digits, so `Σγ^7` is only about `3e-12` (docs/math.md §B.3).
 pub fn yoshida8() -> CompositionScheme {
     let w = [
         0.102799849391985,
@@ -186,7 +188,7 @@ pub fn adjoint_pair() -> CompositionScheme {
 /// McLachlan (1995) order 4 from a first-order method `Φ` and its adjoint `Φ*`, 10 sub-steps, in
 /// the order applied: `Φ*_{e}, Φ_{a}, Φ*_{d}, Φ_{b}, Φ*_{c}, Φ_{c}, Φ*_{b}, Φ_{d}, Φ*_{a}, Φ_{e}`
 /// with `a = (146 + 5√19)/540`, `b = (-2 + 10√19)/135`, `c = 1/5`, `d = (-23 - 20√19)/270`,
-/// `e = (14 - √19)/108` (MATH.md b.3; other placements of the same numbers give order 2 only).
+/// `e = (14 - √19)/108` (docs/math.md §B.3; other placements of the same numbers give order 2 only).
 pub fn mclachlan4() -> CompositionScheme {
     let r = 19f64.sqrt();
     let (a, b, c, d, e) =

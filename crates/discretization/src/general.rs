@@ -1,5 +1,5 @@
 //! The induced integrator for a general (nonlinear) discretization map on `R^N`: the 4-block
-//! system of MATH.md b.1 (see [`crate::hamiltonian`]).
+//! system of docs/math.md §B.1 (see [`crate::hamiltonian`]).
 //!
 //! Unknowns `z = (q, p, q_1, p_1) ∈ (R^N)^4`, `v = h H_p(q, p)`, every map derivative at `(q, v)`,
 //! `φ(x, v) = <P_0, R^1(x, v)> + <P_1, R^2(x, v)>` with `(P_0, P_1) = (-p_k, p_1)`:
@@ -17,7 +17,7 @@
 //!   [ h H_qq + φ_xx + φ_xv V_q     h H_qp + φ_xv V_p      0    (∂_xR²)ᵀ ]
 //!   [ -(φ_xvᵀ + φ_vv V_q)          I - φ_vv V_p           0   -(∂_vR²)ᵀ ]
 //! ```
-//! solved by [`newton_blocks`] on the stack from the guess of MATH.md b.1:
+//! solved by [`newton_blocks`] on the stack from the guess of docs/math.md §B.1:
 //! `q = q_k`, `p = p_k`, `q_1 = q_k + h H_p(q_k, p_k)`, `p_1 = p_k - h H_q(q_k, p_k)`.
 
 use crate::map::EuclideanMap;
@@ -95,7 +95,7 @@ where
 }
 
 /// One step `(q_k, p_k) ↦ (q_{k+1}, p_{k+1})` of the cotangent-lift integrator of a general
-/// discretization map `R` on `R^N` (MATH.md b.1; module documentation): block Newton on the four
+/// discretization map `R` on `R^N` (docs/math.md §B.1; module documentation): block Newton on the four
 /// unknowns `(q, p, q_{k+1}, p_{k+1})` with the analytic block Jacobian built from
 /// [`EuclideanMap::jacobian`], [`EuclideanMap::covector_hessian`] and the Hessian of `H`.
 ///

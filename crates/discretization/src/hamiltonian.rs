@@ -1,6 +1,7 @@
 //! The symplectic integrator `Ψ_h` that a discretization map induces for a Hamiltonian on
-//! `T*R^N` (seed 000 eq. (4), MATH.md b.1): the cotangent lift `T*R_d` applied to `h dH` through
-//! `I_TQ`, with `(P_0, P_1) = (-p_k, p_{k+1})`.
+//! `T*R^N` (eq. (4) of Barbero-Liñán, Marrero, Martín de Diego, *From retraction maps to
+//! symplectic-momentum numerical integrators*, 2024, arXiv:2401.14800; docs/math.md §B.1): the
+//! cotangent lift `T*R_d` applied to `h dH` through `I_TQ`, with `(P_0, P_1) = (-p_k, p_{k+1})`.
 //!
 //! **General `R_d`.** Solve for `(q, p, q_{k+1}, p_{k+1})`, with `v = h ∂H/∂p(q, p)` and every
 //! Jacobian at `(q, v)`:
@@ -23,6 +24,9 @@
 //! adjoint (both explicit, with no Newton iteration, when
 //! [`PhaseSpaceDerivatives::is_separable`] holds); every θ is symplectic and preserves `J_m = pᵀ m x` whenever it is a first integral.
 //! (This is not the classical non-symplectic θ-method: the weights are crossed.)
+//!
+//! The same construction on a Lie group is [`crate::lie_hamiltonian`] (docs/math.md §B.4), and on
+//! a product of spheres [`crate::sphere_lift`] (§B.5).
 
 use crate::map::EuclideanMap;
 use crate::one_step::{OneStep, PhaseState, check_step};

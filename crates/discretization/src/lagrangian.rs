@@ -1,6 +1,7 @@
-//! The Lagrangian counterpart of the induced integrator (seed 000 Remark 2, MATH.md b.1
-//! "Lagrangian version", b.2, c.3): `D_L^h = T*R_d(h dL(TQ))` is the graph of the discrete
-//! Legendre transforms of
+//! The Lagrangian counterpart of the induced integrator (Remark 2 of Barbero-Liñán, Marrero,
+//! Martín de Diego, *From retraction maps to symplectic-momentum numerical integrators*, 2024,
+//! arXiv:2401.14800; docs/math.md §B.1 "Lagrangian version", §B.2, §C.3):
+//! `D_L^h = T*R_d(h dL(TQ))` is the graph of the discrete Legendre transforms of
 //!
 //! ```text
 //!   L_d(q_0, q_1) = h L(x, u/h),   (x, u) = R_d^{-1}(q_0, q_1),
@@ -17,7 +18,7 @@
 //!   through the implicit inverse: `dL_d = h L_x dx + L_v du` and
 //!   `(dq_0, dq_1) = DR_d (dx, du)` give
 //!   `(∂_x R^1)ᵀ D_1 + (∂_x R^2)ᵀ D_2 = h L_x`, `(∂_v R^1)ᵀ D_1 + (∂_v R^2)ᵀ D_2 = L_v` at
-//!   `(x, u)` — the cotangent lift of b.1 with `(P_0, P_1) = (D_1 L_d, D_2 L_d)`.
+//!   `(x, u)` — the cotangent lift of §B.1 with `(P_0, P_1) = (D_1 L_d, D_2 L_d)`.
 //! * [`DiscreteEulerLagrange<R, L>`]: the position–momentum step `(q_k, p_k) ↦ (q_{k+1}, p_{k+1})`:
 //!   solve `p_k = -D_1 L_d(q_k, q_{k+1})` for `q_{k+1}`, then `p_{k+1} = D_2 L_d(q_k, q_{k+1})`.
 //!   θ-maps: Newton on `F(q_1) = h (p_k + D_1 L_d(q_k, q_1))` with `∂F/∂q_1 = h D_12 L_d` (AD of
@@ -25,11 +26,13 @@
 //!   implicit inverse `R_d^{-1}` inside the system (see [`DiscreteEulerLagrange`]).
 //! * [`LieGroupDiscreteLagrangian`] and [`LieGroupDiscreteEulerLagrange`]: the Lie-group midpoint
 //!   discrete Lagrangian `L_d(g_0, g_1) = h ℓ(τ^{-1}(g_0^{-1} g_1)/h)` of a left-invariant `ℓ(ξ)`
-//!   (b.2) and its discrete Euler–Poincaré step on `(g_k, μ_k)` (c.3, d.5 free body).
+//!   (§B.2) and its discrete Euler–Poincaré step on `(g_k, μ_k)` (§C.3, §D.5 free body). For any
+//!   `L(g, ξ)` (potentials included) and any θ the Lie-group route is
+//!   [`crate::LieLagrangianIntegrator`] (§B.4); on `(S^2)^K`, [`crate::SphereDiscreteEulerLagrange`].
 //!
 //! **Hamiltonian and Lagrangian routes coincide [derived here, tested].** If `L` is the Legendre
 //! transform of a hyperregular `H` (`p = L_v(q, v)` ⟺ `v = H_p(q, p)`, and then
-//! `L_x(q, v) = -H_q(q, p)`), the Hamiltonian system of b.1 — `x = q`, `v = h H_p(q, p)`,
+//! `L_x(q, v) = -H_q(q, p)`), the Hamiltonian system of §B.1 — `x = q`, `v = h H_p(q, p)`,
 //! `p_x = -h H_q`, `p_v = p` — and the Lagrangian one — `(x, u)`, `p_x = h L_x(x, u/h)`,
 //! `p_v = L_v(x, u/h)` — are the same equations under `u = h H_p(q, p)`. So the two routes give the
 //! same trajectory for **every** discretization map and every θ (θ = 0, 1/2, 1 included), not only
@@ -164,7 +167,7 @@ impl<R, L> DiscreteLagrangianOf<R, L> {
     }
 
     /// The discrete Legendre transforms `(p_0, p_1) = (-D_1 L_d(q_0, q_1), D_2 L_d(q_0, q_1))`
-    /// (MATH.md b.1, c.3: `F^-L_d` and `F^+L_d`). θ-maps: AD of the closed form; general maps:
+    /// (docs/math.md §B.1, §C.3: `F^-L_d` and `F^+L_d`). θ-maps: AD of the closed form; general maps:
     /// the implicit inverse and the linear system of the module documentation (errors of the
     /// inverse, [`GeomError::SingularMatrix`] if `DR_d` is singular).
     pub fn legendre<const N: usize>(
@@ -204,7 +207,7 @@ impl<R, L> DiscreteLagrangianOf<R, L> {
 
 /// The discrete Euler–Lagrange step in position–momentum form,
 /// `(q_k, p_k) ↦ (q_{k+1}, p_{k+1})` with `p_k = -D_1 L_d(q_k, q_{k+1})` and
-/// `p_{k+1} = D_2 L_d(q_k, q_{k+1})` (MATH.md b.1, c.3 pair groupoid), for the `L_d` of
+/// `p_{k+1} = D_2 L_d(q_k, q_{k+1})` (docs/math.md §B.1, §C.3 pair groupoid), for the `L_d` of
 /// [`DiscreteLagrangianOf`].
 ///
 /// * θ-maps: Newton on `F(q_1) = h (p_k + D_1 L_d(q_k, q_1))` with `∂F/∂q_1 = h D_12 L_d` from
@@ -422,17 +425,17 @@ impl<E, const D: usize> LieGroupState<E, D> {
     }
 }
 
-/// The Lie-group midpoint discrete Lagrangian of a left-invariant `ℓ(ξ)` (MATH.md b.2, c.3):
+/// The Lie-group midpoint discrete Lagrangian of a left-invariant `ℓ(ξ)` (docs/math.md §B.2, §C.3):
 /// `L_d(g_0, g_1) = h ℓ(τ^{-1}(g_0^{-1} g_1)/h)`, with `W = g_0^{-1} g_1 = τ(hξ)`. Its discrete
-/// Legendre transforms, left-trivialized at `g_0` and `g_1` (c.3: `F^-L(W) = r*_W dL`,
-/// `F^+L(W) = l*_W dL`; right-trivialized `dτ`, d.2):
+/// Legendre transforms, left-trivialized at `g_0` and `g_1` (§C.3: `F^-L(W) = r*_W dL`,
+/// `F^+L(W) = l*_W dL`; right-trivialized `dτ`, §D.2):
 ///
 /// ```text
 ///   μ_0 = -g_0^{-1} D_1 L_d = (dτ^{-1}_{hξ})ᵀ ∇ℓ(ξ),     μ_1 = g_1^{-1} D_2 L_d = (dτ^{-1}_{-hξ})ᵀ ∇ℓ(ξ).
 /// ```
 /// (From `δW W^{-1} = η` ⇒ `δ(hξ) = dτ^{-1}_{hξ} η`, and `W^{-1} δW = η` ⇒
 /// `δ(hξ) = dτ^{-1}_{hξ} Ad_W η = dτ^{-1}_{-hξ} η`.) For `τ = exp` this is the Lie-group
-/// midpoint discretization of b.2; its DEL are the free-body member of the HP family (d.5).
+/// midpoint discretization of §B.2; its DEL are the free-body member of the HP family (§D.5).
 #[derive(Debug, Clone, Copy)]
 pub struct LieGroupDiscreteLagrangian<G, L, const D: usize> {
     group: G,
@@ -485,8 +488,8 @@ impl<G: LieGroup<f64, D>, L: ScalarFunction<D>, const D: usize> LieGroupDiscrete
     }
 }
 
-/// The discrete Euler–Poincaré step of [`LieGroupDiscreteLagrangian`] on `(g_k, μ_k)` (MATH.md
-/// c.3, d.5 free body; "Lie group symplectic Euler B" with `f = 0`):
+/// The discrete Euler–Poincaré step of [`LieGroupDiscreteLagrangian`] on `(g_k, μ_k)`
+/// (docs/math.md §C.3, §D.5 free body; "Lie group symplectic Euler B" with `f = 0`):
 ///
 /// ```text
 ///   solve  μ_k = (dτ^{-1}_{hξ})ᵀ ∇ℓ(ξ)  for ξ;     g_{k+1} = g_k τ(hξ),    μ_{k+1} = (dτ^{-1}_{-hξ})ᵀ ∇ℓ(ξ).
@@ -496,7 +499,7 @@ impl<G: LieGroup<f64, D>, L: ScalarFunction<D>, const D: usize> LieGroupDiscrete
 /// `G: LieGroup<DualSVec64<D>, D>`, which every group of `geom_core::lie` satisfies) plus
 /// `(dτ^{-1}_{hξ})ᵀ D²ℓ(ξ)` (`num_dual::hessian`).
 ///
-/// Since `(dτ^{-1}_{-x})ᵀ = Ad*_{τ(x)} (dτ^{-1}_x)ᵀ` (d.2), `μ_{k+1} = Ad*_{W_k} μ_k`: the coadjoint
+/// Since `(dτ^{-1}_{-x})ᵀ = Ad*_{τ(x)} (dτ^{-1}_x)ᵀ` (§D.2), `μ_{k+1} = Ad*_{W_k} μ_k`: the coadjoint
 /// orbit (`|μ|` on SO(3)) and the spatial momentum `Ad*_{g_k^{-1}} μ_k` (`g μ` on SO(3)) are
 /// conserved up to the Newton residual. `L_d(g_1, g_0; -h) = L_d(g_0, g_1; h)` because
 /// `τ^{-1}(W^{-1}) = -τ^{-1}(W)`, so the method is symmetric, order 2.
@@ -837,7 +840,7 @@ mod tests {
 
     #[test]
     fn cayley_step_matches_the_explicit_so3_formula() {
-        // MATH.md d.5: with P = Iξ, Π_k = P + (h/2) ξ×P + (h²/4)(ξ·P) ξ and
+        // docs/math.md §D.5: with P = Iξ, Π_k = P + (h/2) ξ×P + (h²/4)(ξ·P) ξ and
         // Π_{k+1} = P - (h/2) ξ×P + (h²/4)(ξ·P) ξ, R_{k+1} = R_k cay(hξ)
         let h = 0.1;
         let step = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(So3, Chart::Cayley, Body);

@@ -1,25 +1,32 @@
-//! The Lie-group θ-map (seed 000 §2, MATH.md a.3) on any `G: LieGroup<f64, D>`, with tangent
-//! vectors left-trivialized, `ξ = g^{-1} v_g`:
+//! The Lie-group θ-map (§2 of Barbero-Liñán, Marrero, Martín de Diego, *From retraction maps to
+//! symplectic-momentum numerical integrators*, 2024, arXiv:2401.14800; docs/math.md §A.3) on any
+//! `G: LieGroup<f64, D>`, with tangent vectors left-trivialized, `ξ = g^{-1} v_g`:
 //!
 //! ```text
 //!   R_d(g, ξ) = ( g τ(-θξ), g τ((1-θ)ξ) ),   τ ∈ {exp, cay} (Chart),
 //! ```
 //! `θ = 1/2` being the Lie-group midpoint `(g τ(-ξ/2), g τ(ξ/2))`. Since `τ(0) = e` and
-//! `Dτ(0) = Id`, `R_d(g, 0) = (g, g)` and `T R^2 - T R^1 = ((1-θ) + θ) Id = Id` (a.1). Left
+//! `Dτ(0) = Id`, `R_d(g, 0) = (g, g)` and `T R^2 - T R^1 = ((1-θ) + θ) Id = Id` (§A.1). Left
 //! multiplication commutes with it, `R_d(h g, ξ) = (h × h) R_d(g, ξ)`, so it is symmetry
 //! preserving for [`geom_core::action::LeftMultiplication`] (whose tangent lift is
-//! `(g, ξ) ↦ (h g, ξ)`). Adjoint (a.5): with `τ(-ξ) = τ(ξ)^{-1}`,
+//! `(g, ξ) ↦ (h g, ξ)`). Since `τ(Ad_h ξ) = h τ(ξ) h^{-1}` for exp and Cayley, it also commutes
+//! with right multiplication, [`geom_core::action::RightMultiplication`] (tangent lift
+//! `(g, ξ) ↦ (g h^{-1}, Ad_h ξ)`). Adjoint (§A.5): with `τ(-ξ) = τ(ξ)^{-1}`,
 //! `R_d^*(g, ξ) = (g τ(-(1-θ)ξ), g τ(θξ))`, the `(1-θ)`-map.
+//!
+//! The integrator it induces on `T*G` is [`crate::LieCotangentLiftIntegrator`] (the map
+//! implements [`crate::LieGroupMap`], with its left-trivialized derivatives in closed form;
+//! docs/math.md §B.4).
 //!
 //! **Inverse.** `g_0 = g τ(-θξ)` gives `g = g_0 τ(θξ)`, and then
 //! `W := g_0^{-1} g_1 = τ(θξ) τ((1-θ)ξ)`.
 //! * `τ = exp` (any θ), or θ ∈ {0, 1} (any τ): `W = τ(ξ)`, so `ξ = τ^{-1}(g_0^{-1} g_1)` in
-//!   closed form (MATH.md a.3).
+//!   closed form (docs/math.md §A.3).
 //! * `τ = cay` with `0 < θ < 1`: `cay(θξ) cay((1-θ)ξ) ≠ cay(ξ)` (on SO(3) the angles
 //!   `2 atan(θ|ξ|/2) + 2 atan((1-θ)|ξ|/2)` do not add up to `2 atan(|ξ|/2)`), so the closed form
-//!   of MATH.md a.3 does **not** hold for Cayley. `ξ` solves
+//!   does **not** hold for Cayley (§A.3). `ξ` solves
 //!   `r(ξ) = τ^{-1}(τ(θξ) τ((1-θ)ξ)) - τ^{-1}(W) = 0` by Newton from `ξ_0 = τ^{-1}(W)`, with the
-//!   exact Jacobian (right-trivialized `dτ`, MATH.md d.2)
+//!   exact Jacobian (right-trivialized `dτ`, docs/math.md §D.2)
 //!   `∂r/∂ξ = dτ^{-1}_y [θ dτ_{θξ} + (1-θ) Ad_{τ(θξ)} dτ_{(1-θ)ξ}]`, `y = τ^{-1}(τ(θξ) τ((1-θ)ξ))`.
 //!
 //! Distance: `|log(a^{-1} b)|` (left-invariant; `+∞` where `log` is not defined).
@@ -64,7 +71,7 @@ impl<G, const D: usize> LieGroupThetaMap<G, D> {
             Err(GeomError::InvalidParameter { what: "theta", reason: format!("must lie in [0, 1], got {theta}") })
         }
     }
-    /// The Lie-group midpoint `(g τ(-ξ/2), g τ(ξ/2))` (MATH.md a.3).
+    /// The Lie-group midpoint `(g τ(-ξ/2), g τ(ξ/2))` (docs/math.md §A.3).
     pub fn midpoint(group: G, chart: Chart) -> Self {
         Self { group, theta: 0.5, chart }
     }
@@ -217,7 +224,7 @@ mod tests {
 
     #[test]
     fn cayley_midpoint_inverse_is_not_the_plain_cayley_inverse() {
-        // MATH.md a.3's ξ = τ^{-1}(g_0^{-1} g_1) holds for exp only: for Cayley it is off by O(|ξ|³)
+        // ξ = τ^{-1}(g_0^{-1} g_1) holds for exp only (docs/math.md §A.3): for Cayley it is off by O(|ξ|³)
         let map = LieGroupThetaMap::<_, 3>::midpoint(So3, Chart::Cayley);
         let (g, xi) = (So3.exp(&nalgebra::Vector3::new(0.2, 0.1, -0.3)), nalgebra::Vector3::new(0.8, -0.4, 0.3));
         let (g0, g1) = map.apply(&g, &xi).unwrap();

@@ -1,11 +1,15 @@
-//! Discretization maps `R_d: TQ -> Q × Q`, `v_x ↦ (R^1(v_x), R^2(v_x))` (seed 000 §2, MATH.md a.1):
+//! Discretization maps `R_d: TQ -> Q × Q`, `v_x ↦ (R^1(v_x), R^2(v_x))` (§2 of Barbero-Liñán,
+//! Marrero, Martín de Diego, *From retraction maps to symplectic-momentum numerical integrators*,
+//! 2024, arXiv:2401.14800; docs/math.md §A.1):
 //!
 //! 1. `R_d(0_x) = (x, x)`;
 //! 2. `T_{0_x} R^2_x - T_{0_x} R^1_x = Id_{T_xQ}`.
 //!
 //! [`DiscretizationMap`] is the object-safe trait for any configuration space (R^n, a Lie group,
 //! S^2); [`EuclideanMap`] adds, on `Q = R^N`, the derivatives that the cotangent lift and the
-//! induced integrator need (MATH.md b.1).
+//! induced integrator need (docs/math.md §B.1). On a Lie group the derivatives are the
+//! left-trivialized blocks of [`crate::LieGroupMap`] (§B.4); on `(S^2)^K` a map is an ambient
+//! [`crate::MapModel`] read in a chart ([`crate::sphere_lift`], §B.5).
 
 use geom_core::GeomError;
 use nalgebra::{SMatrix, SVector};
@@ -27,7 +31,7 @@ pub trait DiscretizationMap: Debug + Send + Sync {
     fn inverse(&self, q0: &Self::Point, q1: &Self::Point) -> Result<(Self::Point, Self::Tangent), GeomError>;
     /// A distance on `Q`, used by the checkers (Euclidean in the ambient or matrix coordinates).
     fn distance(&self, a: &Self::Point, b: &Self::Point) -> f64;
-    /// Whether the map is self-adjoint, `R_d^* = R_d` (a.5); the induced integrator is then
+    /// Whether the map is self-adjoint, `R_d^* = R_d` (§A.5); the induced integrator is then
     /// symmetric and of order 2 (order 1 otherwise).
     fn is_symmetric(&self) -> bool {
         false
@@ -51,7 +55,7 @@ pub struct MapJacobian<const N: usize> {
 /// Second derivatives of the scalar `φ(x, v) = <P_0, R^1(x, v)> + <P_1, R^2(x, v)>` for fixed
 /// covectors `(P_0, P_1)`: `xx[(i, j)] = ∂²φ/∂x_i∂x_j`, `xv[(i, j)] = ∂²φ/∂x_i∂v_j`,
 /// `vv[(i, j)] = ∂²φ/∂v_i∂v_j`. These are the derivatives of the cotangent-lift equations
-/// `p_x = (∂_x R^1)ᵀ P_0 + (∂_x R^2)ᵀ P_1`, `p_v = (∂_v R^1)ᵀ P_0 + (∂_v R^2)ᵀ P_1` (MATH.md b.1)
+/// `p_x = (∂_x R^1)ᵀ P_0 + (∂_x R^2)ᵀ P_1`, `p_v = (∂_v R^1)ᵀ P_0 + (∂_v R^2)ᵀ P_1` (docs/math.md §B.1)
 /// with respect to `(x, v)`; all zero for the affine θ-family.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CovectorHessian<const N: usize> {
@@ -84,7 +88,7 @@ pub trait EuclideanMap<const N: usize>: DiscretizationMap<Point = SVector<f64, N
         p1: &SVector<f64, N>,
     ) -> CovectorHessian<N>;
     /// `Some(θ)` if the map is the affine θ-map `(x - θv, x + (1-θ)v)`, whose induced
-    /// integrator has the reduced form of MATH.md b.1; `None` otherwise.
+    /// integrator has the reduced form of docs/math.md §B.1; `None` otherwise.
     fn theta(&self) -> Option<f64> {
         None
     }

@@ -1,4 +1,6 @@
-//! Retractions `R: TM -> M` (seed 000 §2, MATH.md a.1) and the discretization maps they induce.
+//! Retractions `R: TM -> M` (§2 of Barbero-Liñán, Marrero, Martín de Diego, *From retraction maps
+//! to symplectic-momentum numerical integrators*, 2024, arXiv:2401.14800; docs/math.md §A.1) and the
+//! discretization maps they induce.
 //!
 //! A retraction satisfies `R_x(0_x) = x` and `T_{0_x} R_x = Id_{T_xM}`. Instances:
 //!
@@ -6,11 +8,12 @@
 //! | --- | --- | --- | --- |
 //! | [`EuclideanRetraction<N>`] | `R^N` | `x + v` | `v ∈ R^N` |
 //! | [`LieGroupRetraction<G, D>`] | Lie group `G` | `g τ(ξ)`, `τ ∈ {exp, cay}` | left-trivialized `ξ = g^{-1} v` |
-//! | [`SphereNormalization`] | `S^2` | `(x + v)/|x + v|` (MATH.md a.4) | ambient `v ⊥ x` |
+//! | [`SphereNormalization`] | `S^2` | `(x + v)/|x + v|` (docs/math.md §A.4) | ambient `v ⊥ x` |
 //! | [`SphereExponential`] | `S^2` | `cos|v| x + sin|v| v/|v|` (Riemannian exp) | ambient `v ⊥ x` |
 //!
 //! [`check_retraction`] measures both defining properties numerically; [`RetractionMap`] is the
-//! discretization map `R_d(x, v) = (R_x(-θv), R_x((1-θ)v))` of any retraction (seed 000 §2):
+//! discretization map `R_d(x, v) = (R_x(-θv), R_x((1-θ)v))` of any retraction (Barbero-Liñán et
+//! al. 2024, §2):
 //! `R_d(0_x) = (x, x)` and `T R^2 - T R^1 = ((1-θ) + θ) T_0R_x = Id`.
 
 use crate::checks::{FD_STEP, TangentChart, nan_max, require_property};
@@ -22,7 +25,7 @@ use geom_core::lie::{Chart, LieGroup};
 use nalgebra::{SMatrix, SVector, Vector3};
 use std::fmt::Debug;
 
-/// A retraction `R: TM -> M`, `R_x(0_x) = x`, `T_{0_x}R_x = Id` (MATH.md a.1). Object-safe:
+/// A retraction `R: TM -> M`, `R_x(0_x) = x`, `T_{0_x}R_x = Id` (docs/math.md §A.1). Object-safe:
 /// `Box<dyn Retraction<Point = Vector3<f64>, Tangent = Vector3<f64>>>` holds either sphere
 /// retraction.
 pub trait Retraction: Debug + Send + Sync {
@@ -132,7 +135,7 @@ impl<G: LieGroup<f64, D>, const D: usize> Retraction for LieGroupRetraction<G, D
     }
 }
 
-/// `R_x(v) = (x + v)/|x + v|` on `S^2` for `v ⊥ x` (MATH.md a.4; Absil–Mahony–Sepulchre).
+/// `R_x(v) = (x + v)/|x + v|` on `S^2` for `v ⊥ x` (docs/math.md §A.4; Absil–Mahony–Sepulchre).
 /// `R_x^{-1}(y) = y/(x·y) - x` for `x·y > 0`. Chordal distance `|a - b|`. Inputs are validated
 /// with [`crate::sphere::SPHERE_TOLERANCE`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -167,7 +170,7 @@ impl Retraction for SphereNormalization {
 }
 
 /// The Riemannian exponential of `S^2`, `R_x(v) = cos|v| x + (sin|v|/|v|) v` for `v ⊥ x` (the
-/// example of MATH.md a.1), with the series `sin t/t = 1 - t²/6 + t⁴/120` for `t < 1e-3`
+/// example of docs/math.md §A.1), with the series `sin t/t = 1 - t²/6 + t⁴/120` for `t < 1e-3`
 /// (error `< t⁶/5040 ≈ 2e-22`). `R_x^{-1}(y) = (α/sin α)(y - (x·y) x)`, `α = ∠(x, y)` (series
 /// `1 + α²/6 + 7α⁴/360` for small `α`), not defined at `y = -x`. Chordal distance.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -234,7 +237,7 @@ impl RetractionReport {
     }
 }
 
-/// Measure the defining properties of a retraction (MATH.md a.1) at samples `(x, d)`,
+/// Measure the defining properties of a retraction (docs/math.md §A.1) at samples `(x, d)`,
 /// `d ∈ T_xM` (for `S^2`, `d ⊥ x`): `R_x(0) = x` in [`Retraction::distance`], and `T_0 R_x = Id`
 /// by central differences of unit directions read in `chart` (an
 /// [`AmbientChart`](crate::checks::AmbientChart) for `R^N` and `S^2`, a
@@ -279,7 +282,7 @@ where
     Ok(report)
 }
 
-/// The discretization map of any retraction (seed 000 §2):
+/// The discretization map of any retraction (Barbero-Liñán et al. 2024, §2):
 /// `R_d(x, v) = (R_x(-θv), R_x((1-θ)v))`, `θ ∈ [0, 1]`.
 ///
 /// * With [`EuclideanRetraction`] it is the θ-map of [`crate::ThetaMap`] (and an
@@ -330,7 +333,7 @@ impl<R> RetractionMap<R> {
     pub fn retraction(&self) -> &R {
         &self.retraction
     }
-    /// The adjoint `R_d^*`: the `(1-θ)`-map of the same retraction (MATH.md a.5).
+    /// The adjoint `R_d^*`: the `(1-θ)`-map of the same retraction (docs/math.md §A.5).
     pub fn adjoint(&self) -> Self
     where
         R: Clone,

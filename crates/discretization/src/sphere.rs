@@ -1,13 +1,15 @@
-//! The θ-discretization map on the sphere `S^2 ⊂ R^3` (MATH.md a.4):
+//! The θ-discretization map on the sphere `S^2 ⊂ R^3` (docs/math.md §A.4):
 //!
 //! ```text
 //!   R_d(x, v) = ( N(x - θv), N(x + (1-θ)v) ),   N(y) = y/|y|,   v ∈ T_xS^2 = x^⊥,
 //! ```
 //! built from the normalization retraction `R_x(v) = N(x + v)` of Absil–Mahony–Sepulchre. At
 //! `v = 0` it gives `(x, x)`; `T_0 N(x ± c v) = ±c P_x` with `P_x = I - x xᵀ`, so
-//! `T R^2 - T R^1 = P_x = Id` on `T_xS^2` (a.4). `N(R y) = R N(y)` makes it SO(3)-equivariant
+//! `T R^2 - T R^1 = P_x = Id` on `T_xS^2` (§A.4). `N(R y) = R N(y)` makes it SO(3)-equivariant
 //! (symmetry preserving for [`geom_core::action::SphereRotation`]); its adjoint is the
-//! `(1-θ)`-map; `θ = 1/2` is self-adjoint.
+//! `(1-θ)`-map; `θ = 1/2` is self-adjoint. The same map on every factor of `(S^2)^K`, as an
+//! ambient [`crate::MapModel`], drives the integrator [`crate::SphereCotangentLiftIntegrator`] on
+//! `T*(S^2)^K` ([`crate::sphere_lift`], docs/math.md §B.5).
 //!
 //! **Inverse, in closed form [derived here].** The points `a = x - θv` and `b = x + (1-θ)v` lie
 //! on the tangent plane `{y : x·y = 1}`, on the line through `x` with direction `v`, so `x` lies
@@ -91,7 +93,7 @@ impl SphereThetaMap {
             Err(GeomError::InvalidParameter { what: "theta", reason: format!("must lie in [0, 1], got {theta}") })
         }
     }
-    /// The midpoint map `(N(x - v/2), N(x + v/2))` (MATH.md a.4).
+    /// The midpoint map `(N(x - v/2), N(x + v/2))` (docs/math.md §A.4).
     pub fn midpoint() -> Self {
         Self { theta: 0.5 }
     }
@@ -99,7 +101,7 @@ impl SphereThetaMap {
     pub fn value(&self) -> f64 {
         self.theta
     }
-    /// The adjoint map `R_d^* = I_Q ∘ R_d ∘ (-1)`: the `(1-θ)`-map (MATH.md a.5).
+    /// The adjoint map `R_d^* = I_Q ∘ R_d ∘ (-1)`: the `(1-θ)`-map (docs/math.md §A.5).
     pub fn adjoint(&self) -> Self {
         Self { theta: 1.0 - self.theta }
     }

@@ -1,6 +1,8 @@
-//! The affine θ-family on `R^N` (MATH.md a.2, a.5): `R_d(x, v) = (x - θv, x + (1-θ)v)`,
+//! The affine θ-family on `R^N` (docs/math.md §A.2, §A.5): `R_d(x, v) = (x - θv, x + (1-θ)v)`,
 //! `θ ∈ [0, 1]`. Explicit Euler is `θ = 0`, the midpoint map `θ = 1/2`, and the α-family of
-//! seed 000 Example 4, `(x + (α-1)v, x + αv)`, is `θ = 1 - α`.
+//! Example 4 of Barbero-Liñán, Marrero, Martín de Diego, *From retraction maps to
+//! symplectic-momentum numerical integrators*, 2024, arXiv:2401.14800, `(x + (α-1)v, x + αv)`, is
+//! `θ = 1 - α`.
 //!
 //! * Inverse: `R_d^{-1}(q_0, q_1) = ((1-θ) q_0 + θ q_1, q_1 - q_0)`.
 //! * Adjoint (Remark 1): `R_d^* = I_Q ∘ R_d ∘ (-1)` is the θ-map with `1 - θ`; the midpoint map is
@@ -34,7 +36,8 @@ impl<const N: usize> ThetaMap<N> {
             Err(GeomError::InvalidParameter { what: "theta", reason: format!("must lie in [0, 1], got {theta}") })
         }
     }
-    /// The α-map of seed 000 Example 4, `(x + (α-1)v, x + αv)` = θ-map with `θ = 1 - α`.
+    /// The α-map of Barbero-Liñán et al. 2024, Example 4, `(x + (α-1)v, x + αv)` = θ-map with
+    /// `θ = 1 - α`.
     pub fn alpha(alpha: f64) -> Result<Self, GeomError> {
         if (0.0..=1.0).contains(&alpha) {
             Ok(Self { theta: 1.0 - alpha })

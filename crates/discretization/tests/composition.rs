@@ -1,4 +1,4 @@
-//! Composition methods (MATH.md b.3): the coefficient sets satisfy their order conditions, the
+//! Composition methods (docs/math.md §B.3): the coefficient sets satisfy their order conditions, the
 //! published digits are the ones implemented, and `Composition` keeps the `OneStep` contract
 //! (a failed stage restores the state, invalid steps are errors, schemes that need the adjoint
 //! are refused by `Composition::new`). The measured orders are in `orders.rs`.
@@ -17,12 +17,12 @@
 //!   order.
 //!
 //! **Tolerances.** `Σγ = 1` to `1e-14` (the sum of at most 17 numbers of size ≤ 2 rounded to
-//! double, error ≲ 17 · 2 · 1.1e-16 ≈ 4e-15), `1e-13` for Yoshida 8 (MATH.md b.3). A moment
+//! double, error ≲ 17 · 2 · 1.1e-16 ≈ 4e-15), `1e-13` for Yoshida 8 (docs/math.md §B.3). A moment
 //! `Σγ^k` is a sum of `s ≤ 17` terms of size `|γ_i|^k`, each with relative error `≲ (k+1)ε` from
 //! the rounded coefficient and the power: `|Σγ^k| ≤ 1e-14 · Σ|γ_i|^k` holds with a margin of
 //! ~3 over `(s + k + 1) ε ≈ 3e-15`. Yoshida 8 is quoted with 15 significant digits
 //! (truncation ~5e-16 absolute, amplified by `k|γ|^{k-1}` with `|γ| ≤ 2`): its moments are only
-//! `4e-14, 5e-13, 3e-12` for `k = 3, 5, 7` (MATH.md b.3), so it gets `1e-11`.
+//! `4e-14, 5e-13, 3e-12` for `k = 3, 5, 7` (docs/math.md §B.3), so it gets `1e-11`.
 
 // Coefficients are quoted with the digits of their published tables.
 #![allow(clippy::excessive_precision)]
@@ -127,7 +127,7 @@ fn adjoint_compositions_satisfy_their_conditions() {
     assert!(base.iter().map(|g| g.powi(2)).sum::<f64>() > 0.3);
 }
 
-/// The implemented numbers are the published ones (MATH.md b.3), and the stage counts match.
+/// The implemented numbers are the published ones (docs/math.md §B.3), and the stage counts match.
 #[test]
 fn published_coefficients_and_stage_counts() {
     let close = |a: f64, b: f64| (a - b).abs() <= 2e-16 * b.abs().max(1.0);
@@ -138,8 +138,8 @@ fn published_coefficients_and_stage_counts() {
     assert!(close(coefficients(&yoshida6())[3], 1.31518632068391121888424973));
     assert!(close(coefficients(&yoshida8())[7], 1.7084530707869978));
     let mc = coefficients(&mclachlan4());
-    // the closed forms of MATH.md b.3 (its decimal "e = 0.089273..." is a typo: (14 - √19)/108 =
-    // 0.0892694542...; the other decimals agree with the formulas)
+    // the closed forms of docs/math.md §B.3 (e = (14 - √19)/108 = 0.0892694542...), against the
+    // published decimals
     let r = 19f64.sqrt();
     let (a, b, c, d, e) =
         ((146.0 + 5.0 * r) / 540.0, (-2.0 + 10.0 * r) / 135.0, 0.2, (-23.0 - 20.0 * r) / 270.0, (14.0 - r) / 108.0);

@@ -1,7 +1,9 @@
-//! The Lagrangian and Hamiltonian routes of seed 000 (Remark 2; MATH.md b.1 "Lagrangian
-//! version") give the same trajectory for the same discretization map: the discrete
-//! Euler–Lagrange step of `L_d(q_0, q_1) = h L(R_d^{-1}(q_0, q_1))` (with the displacement
-//! scaling `u = h v`) against the cotangent-lift integrator of the Legendre-transformed `H`.
+//! The Lagrangian and Hamiltonian routes of Barbero-Liñán, Marrero, Martín de Diego, *From
+//! retraction maps to symplectic-momentum numerical integrators*, 2024, arXiv:2401.14800
+//! (Remark 2; docs/math.md §B.1 "Lagrangian version") give the same trajectory for the same
+//! discretization map: the discrete Euler–Lagrange step of `L_d(q_0, q_1) = h L(R_d^{-1}(q_0, q_1))`
+//! (with the displacement scaling `u = h v`) against the cotangent-lift integrator of the
+//! Legendre-transformed `H`.
 //!
 //! **Tolerance.** Both routes solve their implicit systems to `1e-14 (1 + |x|)`, so one step of
 //! each from the same state agrees to ≲ 1e-13 (asserted for single steps). Over `n` steps the
@@ -127,7 +129,7 @@ fn nonlinear_maps_hamiltonian_and_lagrangian_routes_agree_for_kepler() {
     }
 }
 
-/// MATH.md b.1 (and lagrangian.rs) claims the routes agree for non-separable `H` too.
+/// docs/math.md §B.1 (and lagrangian.rs) claims the routes agree for non-separable `H` too.
 #[test]
 fn routes_agree_for_a_position_dependent_mass() {
     let start = PhaseState::new(Vector2::new(0.8, -0.3), Vector2::new(0.2, 0.9));

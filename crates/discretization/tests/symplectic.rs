@@ -1,11 +1,13 @@
-//! Symplecticity and adjoints of the induced integrators (seed 000; MATH.md a.5, b.1, b.3).
+//! Symplecticity and adjoints of the induced integrators (Barbero-Liñán, Marrero, Martín de Diego,
+//! *From retraction maps to symplectic-momentum numerical integrators*, 2024, arXiv:2401.14800;
+//! docs/math.md §A.5, §B.1, §B.3).
 //!
 //! * The one-step Jacobian `M = ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k)` (`step_jacobian`, exact by
 //!   implicit differentiation) satisfies `Mᵀ Ω M = Ω` for every θ-map, for nonlinear maps on the
 //!   general path, and for compositions (product of the stage Jacobians). An explicit RK2 fails.
 //! * `step_jacobian` itself is checked against central differences of `advance`, so that the
 //!   symplecticity test cannot pass on a wrong matrix.
-//! * Adjoint (Remark 1 of seed 000): `Φ*_{-h} ∘ Φ_h = id`, with `Φ*` induced by `R_d^*`
+//! * Adjoint (Remark 1 of Barbero-Liñán et al. 2024): `Φ*_{-h} ∘ Φ_h = id`, with `Φ*` induced by `R_d^*`
 //!   (θ ↦ 1 - θ).
 //!
 //! **Tolerances.** `|Mᵀ Ω M - Ω|_max ≤ 1e-12`: `M` is computed from the root of the step system
@@ -204,7 +206,7 @@ fn composition_jacobian<R: EuclideanMap<N>, H: PhaseSpaceDerivatives<N>, const N
     m
 }
 
-/// Compositions of symplectic maps are symplectic (MATH.md b.3).
+/// Compositions of symplectic maps are symplectic (docs/math.md §B.3).
 #[test]
 fn compositions_are_symplectic() {
     let theta = |t: f64| CotangentLiftIntegrator::new(ThetaMap::<2>::new(t).unwrap(), AutoDiff(NonSeparable));
@@ -226,7 +228,7 @@ fn compositions_are_symplectic() {
 // ------------------------------------------------------------------------------------------
 // Adjoints.
 
-/// The adjoint map of a θ-map is `I_Q ∘ R_d ∘ (-1)` (a.5), and it is the θ-map with `1 - θ`.
+/// The adjoint map of a θ-map is `I_Q ∘ R_d ∘ (-1)` (§A.5), and it is the θ-map with `1 - θ`.
 #[test]
 fn theta_adjoint_is_swap_of_negated_map() {
     let (x, v) = (Vector2::new(0.3, -1.2), Vector2::new(0.7, 0.25));

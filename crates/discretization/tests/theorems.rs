@@ -1,10 +1,11 @@
-//! Seed 000, Theorem 2 and Example 4 (MATH.md a.6, b.1): if `R_d` is symmetry-preserving and
-//! `J_ξ` is a first integral of `X_H`, the induced integrator conserves `J_ξ` exactly (to
-//! round-off); and a map that is not symmetry-preserving does not.
+//! Theorem 2 and Example 4 of Barbero-Liñán, Marrero, Martín de Diego, *From retraction maps to
+//! symplectic-momentum numerical integrators*, 2024, arXiv:2401.14800 (docs/math.md §A.6, §B.1):
+//! if `R_d` is symmetry-preserving and `J_ξ` is a first integral of `X_H`, the induced integrator
+//! conserves `J_ξ` exactly (to round-off); and a map that is not symmetry-preserving does not.
 //!
 //! **Tolerance of the conservation tests: `max_k |J_k - J_0|_∞ ≤ 1e-12 |J_0|_∞` over 10^4
 //! steps.** For the exact solution of the step equations the θ-maps conserve `J` exactly (a
-//! bilinear identity, MATH.md b.1). What remains is (i) rounding in the update
+//! bilinear identity, docs/math.md §B.1). What remains is (i) rounding in the update
 //! `q + h H_p`, `p - h H_q` and in evaluating `J`: a few ulps of `|J|` per step,
 //! `≈ c ε |J|` with `c ≲ 10`; accumulated as a random walk over `n = 10^4` steps this is
 //! `√n c ε ≈ 1e-13 |J|`; (ii) the Newton tolerance (`1e-14 (1 + |x|)` on `(q̄, p̄)`, i.e.
@@ -123,7 +124,7 @@ fn gl_start() -> PhaseState<3> {
     PhaseState::new(Vector3::new(1.0, 0.5, -0.3), Vector3::new(0.3, -0.4, 0.5))
 }
 
-/// Example 4 of seed 000: every θ-map is GL(n)-equivariant, so it conserves every `J_m`.
+/// Example 4 of Barbero-Liñán et al. 2024: every θ-map is GL(n)-equivariant, so it conserves every `J_m`.
 #[test]
 fn example4_every_theta_map_conserves_every_gl_momentum() {
     for theta in THETAS {

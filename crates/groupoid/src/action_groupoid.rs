@@ -32,7 +32,7 @@ use crate::groupoid::LieGroupoid;
 use crate::lagrangian::{GroupoidFamily, GroupoidLift};
 use crate::pair_manifold::tau_or_nan;
 use geom_core::action::{ElementOf, GroupAction};
-use geom_core::lie::{Chart, LieGroup, LiftElement};
+use geom_core::lie::{Chart, LieGroup, LieGroupFamily};
 use geom_core::{Result, Scalar};
 use nalgebra::{SMatrix, SVector};
 
@@ -161,41 +161,88 @@ where
     }
 }
 
-/// `GroupoidFamily` and `GroupoidLift` of `ActionGroupoid<A>` for a concrete action (points and
-/// group elements at every scalar must be named). Points are lifted entrywise, group elements by
-/// [`LiftElement`].
-macro_rules! action_family {
-    ([$($gen:tt)*] $action:ty, $d:tt, $point:ty, $elem:ty) => {
-        impl<$($gen)*> GroupoidFamily<$d> for ActionGroupoid<$action> {
-            type Element<S: Scalar> = ($point, $elem);
-            type Base<S: Scalar> = $point;
-        }
-        impl<S: Scalar, $($gen)*> GroupoidLift<S, $d> for ActionGroupoid<$action> {
-            fn lift(&self, g: &<Self as GroupoidFamily<$d>>::Element<f64>) -> <Self as GroupoidFamily<$d>>::Element<S> {
-                let group = GroupAction::<f64, $d>::group(&self.action);
-                (g.0.map(S::from), LiftElement::<S, $d>::lift(group, &g.1))
-            }
-            fn lift_base(&self, x: &<Self as GroupoidFamily<$d>>::Base<f64>) -> <Self as GroupoidFamily<$d>>::Base<S> {
+/// An action whose points are named at every scalar (the analogue of [`LieGroupFamily`] for the
+/// base of an action groupoid), with the lift `f64 → S`. Implemented for the actions of
+/// `geom_core::action` (points as vectors, lifted entrywise) and for left and right
+/// multiplication of any [`LieGroupFamily`] group; a user's action implements it with its point
+/// type and one line of lifting.
+pub trait ActionFamily<const D: usize>: GroupAction<f64, D, Group = Self::Acting> + Send + Sync {
+    /// The acting group (the same at every scalar).
+    type Acting: LieGroupFamily<D>;
+    /// Points at scalar `S`.
+    type PointAt<S: Scalar>: Clone + std::fmt::Debug + Send + Sync;
+    /// `x` at scalar `S`.
+    fn lift_point<S: Scalar>(&self, x: &Self::PointAt<f64>) -> Self::PointAt<S>;
+}
+
+macro_rules! vector_action_family {
+    ([$($gen:tt)*] $action:ty, $d:tt, $group:ty, $point:ident<S $(, $n:tt)*>) => {
+        impl<$($gen)*> ActionFamily<$d> for $action {
+            type Acting = $group;
+            type PointAt<S: Scalar> = nalgebra::$point<S $(, $n)*>;
+            fn lift_point<S: Scalar>(&self, x: &nalgebra::$point<f64 $(, $n)*>) -> nalgebra::$point<S $(, $n)*> {
                 x.map(S::from)
             }
         }
     };
 }
-action_family!([] geom_core::action::RotationAction, 3, nalgebra::Vector3<S>, nalgebra::Matrix3<S>);
-action_family!([] geom_core::action::SphereRotation, 3, nalgebra::Vector3<S>, nalgebra::Matrix3<S>);
-action_family!([] geom_core::action::RigidMotion, 6, nalgebra::Vector3<S>, nalgebra::Matrix4<S>);
-action_family!([const N: usize] geom_core::action::Translation<N>, N, SVector<S, N>, SVector<S, N>);
-action_family!([const N: usize, const D: usize] geom_core::action::LinearAction<N, D>, D, SVector<S, N>, SMatrix<S, N, N>);
-action_family!(
+vector_action_family!([] geom_core::action::RotationAction, 3, geom_core::lie::So3, Vector3<S>);
+vector_action_family!([] geom_core::action::SphereRotation, 3, geom_core::lie::So3, Vector3<S>);
+vector_action_family!([] geom_core::action::RigidMotion, 6, geom_core::lie::Se3, Vector3<S>);
+vector_action_family!([const N: usize] geom_core::action::Translation<N>, N, geom_core::lie::Rn<N>, SVector<S, N>);
+vector_action_family!(
+    [const N: usize, const D: usize] geom_core::action::LinearAction<N, D>, D, geom_core::lie::Gl<N, D>, SVector<S, N>
+);
+vector_action_family!(
     [const K: usize, const N: usize]
-    geom_core::action::Diagonal<geom_core::action::RotationAction, 3, K, N>, 3,
-    SVector<S, N>, nalgebra::Matrix3<S>
+    geom_core::action::Diagonal<geom_core::action::RotationAction, 3, K, N>, 3, geom_core::lie::So3, SVector<S, N>
 );
-action_family!(
-    []
-    geom_core::action::LeftMultiplication<geom_core::lie::So3>, 3,
-    nalgebra::Matrix3<S>, nalgebra::Matrix3<S>
-);
+
+impl<G, const D: usize> ActionFamily<D> for geom_core::action::LeftMultiplication<G>
+where
+    G: LieGroupFamily<D>,
+{
+    type Acting = G;
+    type PointAt<S: Scalar> = G::ElementAt<S>;
+    fn lift_point<S: Scalar>(&self, x: &G::ElementAt<f64>) -> G::ElementAt<S> {
+        GroupAction::<f64, D>::group(self).lift_at(x)
+    }
+}
+
+impl<G, const D: usize> ActionFamily<D> for geom_core::action::RightMultiplication<G>
+where
+    G: LieGroupFamily<D>,
+{
+    type Acting = G;
+    type PointAt<S: Scalar> = G::ElementAt<S>;
+    fn lift_point<S: Scalar>(&self, x: &G::ElementAt<f64>) -> G::ElementAt<S> {
+        GroupAction::<f64, D>::group(self).lift_at(x)
+    }
+}
+
+/// The action groupoid of any [`ActionFamily`] action.
+impl<A: ActionFamily<D>, const D: usize> GroupoidFamily<D> for ActionGroupoid<A> {
+    type Element<S: Scalar> = (A::PointAt<S>, <A::Acting as LieGroupFamily<D>>::ElementAt<S>);
+    type Base<S: Scalar> = A::PointAt<S>;
+}
+
+impl<S: Scalar, A, const D: usize> GroupoidLift<S, D> for ActionGroupoid<A>
+where
+    A: ActionFamily<D>
+        + GroupAction<f64, D, Point = A::PointAt<f64>>
+        + GroupAction<S, D, Point = A::PointAt<S>, Group = A::Acting>,
+    A::Acting: LieGroup<f64, D, Element = <A::Acting as LieGroupFamily<D>>::ElementAt<f64>>
+        + LieGroup<S, D, Element = <A::Acting as LieGroupFamily<D>>::ElementAt<S>>,
+    A::PointAt<f64>: RealDistance,
+    A::PointAt<S>: RealDistance,
+{
+    fn lift(&self, g: &<Self as GroupoidFamily<D>>::Element<f64>) -> <Self as GroupoidFamily<D>>::Element<S> {
+        (self.action.lift_point(&g.0), GroupAction::<f64, D>::group(&self.action).lift_at(&g.1))
+    }
+    fn lift_base(&self, x: &A::PointAt<f64>) -> A::PointAt<S> {
+        self.action.lift_point(x)
+    }
+}
 
 #[cfg(test)]
 mod tests {

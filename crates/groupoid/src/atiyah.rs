@@ -19,7 +19,7 @@
 use crate::groupoid::LieGroupoid;
 use crate::lagrangian::{GroupoidFamily, GroupoidLift};
 use crate::pair_manifold::tau_or_nan;
-use geom_core::lie::{Chart, LieGroup, LiftElement};
+use geom_core::lie::{Chart, LieGroup, LieGroupFamily};
 use geom_core::{Result, Scalar};
 use nalgebra::SVector;
 
@@ -142,28 +142,25 @@ where
     }
 }
 
-/// `GroupoidFamily` and `GroupoidLift` of `TrivialAtiyah<G, M, D>` for a concrete group.
-macro_rules! atiyah_family {
-    ($group:ty, $d:tt, $elem:ty) => {
-        impl<const M: usize, const R: usize> GroupoidFamily<R> for TrivialAtiyah<$group, M, $d> {
-            type Element<S: Scalar> = (SVector<S, M>, SVector<S, M>, $elem);
-            type Base<S: Scalar> = SVector<S, M>;
-        }
-        impl<S: Scalar, const M: usize, const R: usize> GroupoidLift<S, R> for TrivialAtiyah<$group, M, $d> {
-            fn lift(&self, g: &<Self as GroupoidFamily<R>>::Element<f64>) -> <Self as GroupoidFamily<R>>::Element<S> {
-                (g.0.map(S::from), g.1.map(S::from), LiftElement::<S, $d>::lift(&self.group, &g.2))
-            }
-            fn lift_base(&self, x: &SVector<f64, M>) -> SVector<S, M> {
-                x.map(S::from)
-            }
-        }
-    };
+/// The trivial Atiyah groupoid of any group ([`LieGroupFamily`]).
+impl<G: LieGroupFamily<D>, const M: usize, const D: usize, const R: usize> GroupoidFamily<R>
+    for TrivialAtiyah<G, M, D>
+{
+    type Element<S: Scalar> = (SVector<S, M>, SVector<S, M>, G::ElementAt<S>);
+    type Base<S: Scalar> = SVector<S, M>;
 }
-atiyah_family!(geom_core::lie::So3, 3, nalgebra::Matrix3<S>);
-atiyah_family!(geom_core::lie::Se3, 6, nalgebra::Matrix4<S>);
-atiyah_family!(geom_core::lie::So2, 1, nalgebra::Matrix2<S>);
-atiyah_family!(geom_core::lie::Se2, 3, nalgebra::Matrix3<S>);
-atiyah_family!(geom_core::lie::Su2, 3, nalgebra::Vector4<S>);
+
+impl<S: Scalar, G, const M: usize, const D: usize, const R: usize> GroupoidLift<S, R> for TrivialAtiyah<G, M, D>
+where
+    G: LieGroupFamily<D> + LieGroup<f64, D, Element = G::ElementAt<f64>> + LieGroup<S, D, Element = G::ElementAt<S>>,
+{
+    fn lift(&self, g: &<Self as GroupoidFamily<R>>::Element<f64>) -> <Self as GroupoidFamily<R>>::Element<S> {
+        (g.0.map(S::from), g.1.map(S::from), self.group.lift_at(&g.2))
+    }
+    fn lift_base(&self, x: &SVector<f64, M>) -> SVector<S, M> {
+        x.map(S::from)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -96,7 +96,7 @@ pub mod pair;
 pub mod pair_manifold;
 pub mod variational;
 
-pub use action_groupoid::ActionGroupoid;
+pub use action_groupoid::{ActionFamily, ActionGroupoid};
 pub use atiyah::TrivialAtiyah;
 pub use bvp::{BvpSolution, Shooting};
 pub use constraints::{

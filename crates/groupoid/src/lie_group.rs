@@ -5,7 +5,7 @@
 //! Lie–Poisson map `μ_{k+1} = Ad*_{g_{k+1}} μ_k` (docs/math.md §C.3).
 
 use crate::groupoid::LieGroupoid;
-use geom_core::lie::{Chart, LieGroup};
+use geom_core::lie::{Chart, LieGroup, LieGroupFamily};
 use geom_core::{Result, Scalar};
 use nalgebra::SVector;
 
@@ -64,24 +64,19 @@ impl<S: Scalar, const D: usize, G: LieGroup<S, D>> LieGroupoid<S, D> for GroupAs
     }
 }
 
-/// `GroupoidFamily` and `GroupoidLift` for `GroupAsGroupoid<G>` of each concrete group (the element
-/// type at every scalar must be named, which a generic `G` cannot do).
-macro_rules! group_family {
-    ($group:ty, $d:literal, $elem:ident) => {
-        impl crate::lagrangian::GroupoidFamily<$d> for GroupAsGroupoid<$group> {
-            type Element<S: Scalar> = nalgebra::$elem<S>;
-            type Base<S: Scalar> = ();
-        }
-        impl<S: Scalar> crate::lagrangian::GroupoidLift<S, $d> for GroupAsGroupoid<$group> {
-            fn lift(&self, g: &nalgebra::$elem<f64>) -> nalgebra::$elem<S> {
-                geom_core::lie::LiftElement::<S, $d>::lift(&self.group, g)
-            }
-            fn lift_base(&self, _x: &()) {}
-        }
-    };
+/// The elements of `G ⇉ {e}` at every scalar are those of `G` ([`LieGroupFamily`]): any group,
+/// a user's included, enters the groupoid layer with no wrapper.
+impl<G: LieGroupFamily<D>, const D: usize> crate::lagrangian::GroupoidFamily<D> for GroupAsGroupoid<G> {
+    type Element<S: Scalar> = G::ElementAt<S>;
+    type Base<S: Scalar> = ();
 }
-group_family!(geom_core::lie::So3, 3, Matrix3);
-group_family!(geom_core::lie::Se3, 6, Matrix4);
-group_family!(geom_core::lie::So2, 1, Matrix2);
-group_family!(geom_core::lie::Se2, 3, Matrix3);
-group_family!(geom_core::lie::Su2, 3, Vector4);
+
+impl<S: Scalar, G, const D: usize> crate::lagrangian::GroupoidLift<S, D> for GroupAsGroupoid<G>
+where
+    G: LieGroupFamily<D> + LieGroup<f64, D, Element = G::ElementAt<f64>> + LieGroup<S, D, Element = G::ElementAt<S>>,
+{
+    fn lift(&self, g: &G::ElementAt<f64>) -> G::ElementAt<S> {
+        self.group.lift_at(g)
+    }
+    fn lift_base(&self, _x: &()) {}
+}

@@ -21,7 +21,7 @@
 
 use crate::groupoid::{COMPOSABILITY_TOLERANCE, LieGroupoid};
 use crate::lagrangian::{GroupoidFamily, GroupoidLift};
-use geom_core::lie::{Chart, LieGroup, LiftElement, MEMBERSHIP_TOLERANCE};
+use geom_core::lie::{Chart, LieGroup, LieGroupFamily, MEMBERSHIP_TOLERANCE};
 use geom_core::manifold::{Manifold, Sphere2};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SVector, Vector2, Vector3};
@@ -160,42 +160,23 @@ impl<S: Scalar, const D: usize, G: LieGroup<S, D>> LieGroupoid<S, D> for PairOfG
     }
 }
 
-/// `GroupoidFamily` and `GroupoidLift` of `PairOfGroup<G>` for a concrete group (the element type
-/// at every scalar must be named).
-macro_rules! pair_family {
-    ([$($gen:tt)*] $group:ty, $d:tt, $elem:ty) => {
-        impl<$($gen)*> GroupoidFamily<$d> for PairOfGroup<$group> {
-            type Element<S: Scalar> = ($elem, $elem);
-            type Base<S: Scalar> = $elem;
-        }
-        impl<S: Scalar, $($gen)*> GroupoidLift<S, $d> for PairOfGroup<$group> {
-            fn lift(&self, g: &<Self as GroupoidFamily<$d>>::Element<f64>) -> <Self as GroupoidFamily<$d>>::Element<S> {
-                (LiftElement::<S, $d>::lift(&self.group, &g.0), LiftElement::<S, $d>::lift(&self.group, &g.1))
-            }
-            fn lift_base(&self, x: &<Self as GroupoidFamily<$d>>::Base<f64>) -> <Self as GroupoidFamily<$d>>::Base<S> {
-                LiftElement::<S, $d>::lift(&self.group, x)
-            }
-        }
-    };
+/// The pair groupoid of any group ([`LieGroupFamily`] names its elements at every scalar).
+impl<G: LieGroupFamily<D>, const D: usize> GroupoidFamily<D> for PairOfGroup<G> {
+    type Element<S: Scalar> = (G::ElementAt<S>, G::ElementAt<S>);
+    type Base<S: Scalar> = G::ElementAt<S>;
 }
-pair_family!([] geom_core::lie::So3, 3, nalgebra::Matrix3<S>);
-pair_family!([] geom_core::lie::Se3, 6, nalgebra::Matrix4<S>);
-pair_family!([] geom_core::lie::So2, 1, nalgebra::Matrix2<S>);
-pair_family!([] geom_core::lie::Se2, 3, nalgebra::Matrix3<S>);
-pair_family!([] geom_core::lie::Su2, 3, nalgebra::Vector4<S>);
-pair_family!([const N: usize] geom_core::lie::Rn<N>, N, SVector<S, N>);
-pair_family!([const N: usize, const D: usize] geom_core::lie::Gl<N, D>, D, nalgebra::SMatrix<S, N, N>);
-pair_family!(
-    [const M: usize, const D: usize]
-    geom_core::lie::Product<geom_core::lie::Rn<M>, geom_core::lie::So3, M, 3>, D,
-    (SVector<S, M>, nalgebra::Matrix3<S>)
-);
-pair_family!(
-    [const M: usize, const D: usize]
-    geom_core::lie::Product<geom_core::lie::Rn<M>, geom_core::lie::Se2, M, 3>, D,
-    (SVector<S, M>, nalgebra::Matrix3<S>)
-);
-pair_family!([] geom_core::lie::So3xR3, 6, (nalgebra::Matrix3<S>, nalgebra::Vector3<S>));
+
+impl<S: Scalar, G, const D: usize> GroupoidLift<S, D> for PairOfGroup<G>
+where
+    G: LieGroupFamily<D> + LieGroup<f64, D, Element = G::ElementAt<f64>> + LieGroup<S, D, Element = G::ElementAt<S>>,
+{
+    fn lift(&self, g: &(G::ElementAt<f64>, G::ElementAt<f64>)) -> (G::ElementAt<S>, G::ElementAt<S>) {
+        (self.group.lift_at(&g.0), self.group.lift_at(&g.1))
+    }
+    fn lift_base(&self, x: &G::ElementAt<f64>) -> G::ElementAt<S> {
+        self.group.lift_at(x)
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 

@@ -20,8 +20,9 @@
 //! assert_eq!(identity_at::<f64>(), nalgebra::Matrix3::identity());
 //! ```
 //!
-//! A user's group implements it with one line, `type ElementAt<S: Scalar> = Matrix2<S>;`, next
-//! to its `impl<S: Scalar> LieGroup<S, D>` and [`MapScalar`](super::MapScalar). The contract
+//! A user's group implements it with two lines, `type ElementAt<S: Scalar> = Matrix2<S>;` and
+//! `fn lift_at<S: Scalar>(&self, g: &Matrix2<f64>) -> Matrix2<S> { g.map(S::from) }`, next to its
+//! `impl<S: Scalar> LieGroup<S, D>`. The contract
 //! (checked wherever a layer uses it, by a `where` bound
 //! `G: LieGroup<S, D, Element = G::ElementAt<S>>`) is that `ElementAt<S>` is the `Element` of
 //! `LieGroup<S, D>` for every scalar the group is implemented at.
@@ -35,12 +36,17 @@ use nalgebra::{Matrix2, Matrix3, Matrix4, SMatrix, SVector, Vector4};
 pub trait LieGroupFamily<const D: usize>: LieGroup<f64, D> {
     /// `<Self as LieGroup<S, D>>::Element`.
     type ElementAt<S: Scalar>: Clone + fmt::Debug + Send + Sync;
+    /// `g` at the scalar `S` (same value, zero derivative parts); `g.map(S::from)` for a matrix.
+    fn lift_at<S: Scalar>(&self, g: &Self::ElementAt<f64>) -> Self::ElementAt<S>;
 }
 
 macro_rules! family {
     ($($group:ty => $d:literal, $elem:ident;)*) => {$(
         impl LieGroupFamily<$d> for $group {
             type ElementAt<S: Scalar> = $elem<S>;
+            fn lift_at<S: Scalar>(&self, g: &$elem<f64>) -> $elem<S> {
+                g.map(S::from)
+            }
         }
     )*};
 }
@@ -54,10 +60,16 @@ family! {
 
 impl<const N: usize> LieGroupFamily<N> for Rn<N> {
     type ElementAt<S: Scalar> = SVector<S, N>;
+    fn lift_at<S: Scalar>(&self, g: &SVector<f64, N>) -> SVector<S, N> {
+        g.map(S::from)
+    }
 }
 
 impl<const N: usize, const D: usize> LieGroupFamily<D> for Gl<N, D> {
     type ElementAt<S: Scalar> = SMatrix<S, N, N>;
+    fn lift_at<S: Scalar>(&self, g: &SMatrix<f64, N, N>) -> SMatrix<S, N, N> {
+        g.map(S::from)
+    }
 }
 
 impl<A, B, const DA: usize, const DB: usize, const D: usize> LieGroupFamily<D> for Product<A, B, DA, DB>
@@ -67,6 +79,9 @@ where
     Product<A, B, DA, DB>: LieGroup<f64, D>,
 {
     type ElementAt<S: Scalar> = (A::ElementAt<S>, B::ElementAt<S>);
+    fn lift_at<S: Scalar>(&self, g: &Self::ElementAt<f64>) -> Self::ElementAt<S> {
+        (self.0.lift_at(&g.0), self.1.lift_at(&g.1))
+    }
 }
 
 impl<G, const DG: usize, const K: usize, const D: usize> LieGroupFamily<D> for Power<G, DG, K>
@@ -75,4 +90,7 @@ where
     Power<G, DG, K>: LieGroup<f64, D>,
 {
     type ElementAt<S: Scalar> = [G::ElementAt<S>; K];
+    fn lift_at<S: Scalar>(&self, g: &Self::ElementAt<f64>) -> Self::ElementAt<S> {
+        core::array::from_fn(|i| self.0.lift_at(&g[i]))
+    }
 }
