@@ -3,13 +3,15 @@
 //!
 //! 1. Kepler's `H = |p|²/2 - 1/|q|` in R³, written once over the scalar (`PhaseSpaceFunction`),
 //!    differentiated by `AutoDiff`;
-//! 2. the midpoint map `ThetaMap::midpoint()` (a discretization map, MATH.md a.2), checked to be
-//!    rotation-equivariant, and its cotangent lift `CotangentLiftIntegrator` (MATH.md b.1);
-//! 3. Theorem 2 of seed 000: the angular momentum `J = x × p` is conserved to round-off;
-//! 4. composition (triple jump) for order 4 (MATH.md b.3), measured;
-//! 5. the free rigid body on SO(3) with the Hamilton–Pontryagin Störmer–Verlet (MATH.md d.5);
+//! 2. the midpoint map `ThetaMap::midpoint()` (a discretization map, docs/math.md §A.2), checked to be
+//!    rotation-equivariant, and its cotangent lift `CotangentLiftIntegrator` (docs/math.md §B.1);
+//! 3. Theorem 2 of Barbero-Liñán, Marrero, Martín de Diego, *From retraction maps to
+//!    symplectic-momentum numerical integrators*, 2024, arXiv:2401.14800: the angular momentum
+//!    `J = x × p` is conserved to round-off;
+//! 4. composition (triple jump) for order 4 (docs/math.md §B.3), measured;
+//! 5. the free rigid body on SO(3) with the Hamilton–Pontryagin Störmer–Verlet (docs/math.md §D.5);
 //! 6. the same rigid body as a discrete Lagrangian on the Lie group seen as a groupoid
-//!    `SO(3) ⇉ {e}` (MATH.md c.3), which reproduces step 5 to round-off.
+//!    `SO(3) ⇉ {e}` (docs/math.md §C.3), which reproduces step 5 to round-off.
 //!
 //! Run: `cargo run --release --example tour`.
 

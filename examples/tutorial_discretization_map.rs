@@ -9,13 +9,15 @@
 //! written once over the scalar (`discretization::MapModel`) and differentiated exactly by
 //! `discretization::AutoDiffMap`. Then, without touching any crate:
 //!
-//! 1. the checkers of `discretization::checks`: the defining properties (MATH.md a.1), the AD
+//! 1. the checkers of `discretization::checks`: the defining properties (docs/math.md §A.1), the AD
 //!    derivatives against finite differences, symmetry preservation under SO(3) (it holds: the map
 //!    only sees `|v|`) and under GL(3) (it fails), and the inverse `R_d^{-1}` by Newton;
-//! 2. its cotangent lift `CotangentLiftIntegrator` (MATH.md b.1, the general 4-block system) on
-//!    the Kepler problem in R³: symplecticity `MᵀΩM = Ω`, and Theorem 2 of seed 000 — the angular
-//!    momentum `x × p` is conserved to round-off — against a map that is not rotation-equivariant;
-//! 3. composition (MATH.md b.3): the map is not self-adjoint (order 1); with its adjoint
+//! 2. its cotangent lift `CotangentLiftIntegrator` (docs/math.md §B.1, the general 4-block system) on
+//!    the Kepler problem in R³: symplecticity `MᵀΩM = Ω`, and Theorem 2 of Barbero-Liñán, Marrero,
+//!    Martín de Diego, *From retraction maps to symplectic-momentum numerical integrators*, 2024,
+//!    arXiv:2401.14800 — the angular momentum `x × p` is conserved to round-off — against a map
+//!    that is not rotation-equivariant;
+//! 3. composition (docs/math.md §B.3): the map is not self-adjoint (order 1); with its adjoint
 //!    (`AdjointMap`) it gives order 2 (`adjoint_pair`) and order 4 (McLachlan, or the triple
 //!    jump of the pair), every one still conserving `x × p`. Orders are measured against the exact
 //!    Kepler orbit.
@@ -39,9 +41,9 @@ use nalgebra::{DMatrix, Matrix3, SVector, Vector3};
 
 /// `R_d(x, v) = (x - a(|v|²) v, x + (1 - a(|v|²)) v)` with `a(s) = θ_0 + κ s/(1 + s)`.
 ///
-/// * `R_d(x, 0) = (x, x)` and `R^2 - R^1 = v` exactly, so `∂_v R^2 - ∂_v R^1 = I` (MATH.md a.1);
+/// * `R_d(x, 0) = (x, x)` and `R^2 - R^1 = v` exactly, so `∂_v R^2 - ∂_v R^1 = I` (docs/math.md §A.1);
 /// * `R_d(Q x, Q v) = (Q × Q) R_d(x, v)` for every orthogonal `Q` (only `|v|` enters), so the
-///   map is symmetry-preserving for rotations (MATH.md a.6), but not for GL(3);
+///   map is symmetry-preserving for rotations (docs/math.md §A.6), but not for GL(3);
 /// * its adjoint `(x - (1 - a) v, x + a v)` differs from it unless `a ≡ 1/2`: order 1.
 #[derive(Debug, Clone, Copy)]
 struct SpeedDependentTheta {
@@ -230,7 +232,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (e1, e2) = (global_error(method.as_ref(), t_end, steps)?, global_error(method.as_ref(), t_end, 2 * steps)?);
         println!("   {name:<36} {de:>14.2e} {dl:>16.2e} {:>8.2}", (e1 / e2).log2());
     }
-    println!("   (L = x × p: conserved to round-off by every rotation-equivariant method, Theorem 2 of seed 000;");
-    println!("    the control map is symplectic but not equivariant, and L drifts)");
+    println!("   (L = x × p: conserved to round-off by every rotation-equivariant method, Theorem 2 of");
+    println!("    Barbero-Liñán et al. 2024; the control map is symplectic but not equivariant, and L drifts)");
     Ok(())
 }
