@@ -109,6 +109,7 @@ pub mod lie_function;
 pub mod lie_group;
 pub mod lie_hamiltonian;
 pub mod lie_map;
+pub mod lie_poisson;
 pub mod map;
 pub mod one_step;
 pub mod retraction;
@@ -134,6 +135,7 @@ pub use lie_function::{AdLieFunction, AdLieGroup, LieAutoDiff, LieFunction, LieF
 pub use lie_group::LieGroupThetaMap;
 pub use lie_hamiltonian::{LieCotangentLiftIntegrator, LieLagrangianIntegrator, LieState};
 pub use lie_map::{LieAutoDiffMap, LieGroupMap, LieMapModel, LieRetractionModel};
+pub use lie_poisson::{AdvectedFunction, AdvectedLiePoissonIntegrator, AdvectedState, LiePoissonIntegrator};
 pub use map::{CovectorHessian, DiscretizationMap, EuclideanMap, MapJacobian};
 pub use one_step::{OneStep, PhaseState, check_step};
 pub use retraction::{

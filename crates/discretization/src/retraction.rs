@@ -410,7 +410,7 @@ impl<const N: usize> EuclideanMap<N> for RetractionMap<EuclideanRetraction<N>> {
 
 /// A retraction `R_x(v)` on `R^N` written once, generic over the scalar, so that the same
 /// definition runs at `f64` ([`ModelRetraction`], the checkers) and under AD (its θ-map
-/// [`RetractionMap`] is a [`MapModel<N>`], and `AutoDiffMap(RetractionMap::new(model, θ))` drives
+/// [`RetractionMap`] is a [`MapModel<N>`](crate::MapModel), and `AutoDiffMap(RetractionMap::new(model, θ))` drives
 /// [`crate::CotangentLiftIntegrator`] with exact derivatives). It must satisfy `R_x(0) = x` and
 /// `∂_v R_x(0) = I` ([`check_retraction`] through [`ModelRetraction`]).
 ///
