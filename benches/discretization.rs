@@ -23,7 +23,7 @@ use discretization::composition::adjoint_pair;
 use discretization::lagrangian::{LieGroupDiscreteEulerLagrange, LieGroupState};
 use discretization::lie_function::{LieAutoDiff, LieFunction};
 use discretization::{Composition, CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
-use discretization::{LieCotangentLiftIntegrator, LieGroupThetaMap};
+use discretization::{LieCotangentLiftIntegrator, LieGroupThetaMap, LiePoissonIntegrator};
 use geom_core::Scalar;
 use geom_core::function::{AutoDiff, ScalarFunction};
 use geom_core::lie::{Chart, LieGroup, So3};
@@ -262,7 +262,35 @@ fn ratios() {
             }
         },
     );
+    // the Lie–Poisson reduction of the Cayley midpoint map on so(3)* against HP Störmer–Verlet
+    // (Cayley) on the same free body (issue target: at most 2x)
+    let lp = LiePoissonIntegrator::new(LieGroupThetaMap::midpoint(So3, Chart::Cayley), BodyLagrangianDual);
+    let (mut a, mut b) = (pi0, LieState::new(g0, pi0));
+    report.case(
+        "rigid_body_lie_poisson_vs_hp_sv",
+        2.0,
+        5000,
+        |n| {
+            for _ in 0..n {
+                lp.step(black_box(&mut a), 0.05).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hp_sv.step(black_box(&mut b), 0.05).unwrap();
+            }
+        },
+    );
     report.print("discretization (Kepler, h = 0.01): ratio case project_ns reference_ns ratio target");
+}
+
+/// The free body's reduced Hamiltonian `h(Π) = ½ Πᵀ I⁻¹ Π`, `I = diag(2, 1, 2/3)` (the body of
+/// `rigid_body_dep_cayley_vs_hp_sv`).
+struct BodyLagrangianDual;
+impl ScalarFunction<3> for BodyLagrangianDual {
+    fn eval<S: Scalar>(&self, p: &SVector<S, 3>) -> S {
+        (p[0] * p[0] / S::from(2.0) + p[1] * p[1] + p[2] * p[2] * S::from(1.5)) * S::from(0.5)
+    }
 }
 
 /// Heavy top `H(R, Π) = ½ Πᵀ I⁻¹ Π + e3·R e3`, `I = diag(1, 5, 6)`, written once.

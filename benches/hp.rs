@@ -1,9 +1,9 @@
 //! ns per step of Lie-group Störmer–Verlet (HP, τ = cay) on the free rigid body, through the
 //! generic HP code of `integrators::hp` versus a hand-written specialised loop of the same
-//! equations in the same run: the componentwise SO(3)/Cayley scheme of MATH.md d.5,
+//! equations in the same run: the componentwise SO(3)/Cayley scheme of docs/math.md §D.5,
 //!
 //! ```text
-//!   solve  Π_k = P + (h/2) ξ×P + (h²/4)(ξ·P) ξ,  P = Iξ    (Newton, Jacobian of MATH.md d.5)
+//!   solve  Π_k = P + (h/2) ξ×P + (h²/4)(ξ·P) ξ,  P = Iξ    (Newton, Jacobian of §D.5)
 //!   R_{k+1} = R_k cay(hξ),   Π_{k+1} = P - (h/2) ξ×P + (h²/4)(ξ·P) ξ,
 //! ```
 //!

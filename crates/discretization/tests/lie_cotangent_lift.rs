@@ -1,6 +1,6 @@
 //! The integrator that a discretization map on a Lie group induces on T*G (Barbero-Liñán,
 //! Marrero, Martín de Diego, "From retraction maps to symplectic-momentum numerical
-//! integrators", 2022): momentum preservation (their Theorem 2) with a negative control, the
+//! integrators", 2024, arXiv:2401.14800): momentum preservation (their Theorem 2) with a negative control, the
 //! Hamiltonian and Lagrangian routes, equality with the discrete Euler–Poincaré flow, and
 //! symplecticity of the one-step map in left-trivialized coordinates. The user maps below live
 //! outside the crate: they reach the integrator with no change to it.
