@@ -8,7 +8,7 @@ use crate::workbench::WorkbenchError;
 use crate::workbench::embedded::{EmbeddedRk, LieField};
 use crate::workbench::problem::Family;
 use discretization::composition::{kahan_li8, triple_jump, yoshida6};
-use discretization::{CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
+use discretization::{Composition, CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
 use geom_core::function::PhaseSpaceDerivatives;
 use geom_core::lie::{Chart, LieGroup};
 use integrators::classical::{
@@ -86,6 +86,21 @@ pub const METHODS: &[MethodInfo] = &[
     m("explicit-euler", C, 1, St::None, "explicit Euler (not symplectic)"),
     m("hp-sv", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, Cayley chart (docs/math.md §D.5)"),
     m("hp-sv-exp", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, exponential chart"),
+    m(
+        "hp-sv-triple-jump",
+        L,
+        4,
+        St::Variational,
+        "triple-jump composition of HP Störmer–Verlet (Cayley): order 4 on any Lie group",
+    ),
+    m("hp-sv-yoshida6", L, 6, St::Variational, "Yoshida's 7-stage composition of HP Störmer–Verlet (Cayley): order 6"),
+    m(
+        "hp-sv-kahan-li8",
+        L,
+        8,
+        St::Variational,
+        "Kahan and Li's 17-stage composition of HP Störmer–Verlet (Cayley): order 8",
+    ),
     m("hp-euler-a", L, 1, St::Variational, "Hamilton–Pontryagin symplectic Euler A, Cayley chart"),
     m("hp-euler-b", L, 1, St::Variational, "Hamilton–Pontryagin symplectic Euler B, Cayley chart"),
     m(
@@ -175,6 +190,15 @@ where
     Ok(match info.name {
         "hp-sv" => Box::new(hp::stormer_verlet(group, lagrangian, Chart::Cayley).map_err(geom)?),
         "hp-sv-exp" => Box::new(hp::stormer_verlet(group, lagrangian, Chart::Exp).map_err(geom)?),
+        "hp-sv-triple-jump" | "hp-sv-yoshida6" | "hp-sv-kahan-li8" => {
+            let scheme = match info.name {
+                "hp-sv-triple-jump" => triple_jump(2),
+                "hp-sv-yoshida6" => yoshida6(),
+                _ => kahan_li8(),
+            };
+            let base = hp::stormer_verlet(group, lagrangian, Chart::Cayley).map_err(geom)?;
+            Box::new(Composition::new(base, scheme).map_err(geom)?)
+        }
         "hp-euler-a" => Box::new(hp::symplectic_euler_a(group, lagrangian, Chart::Cayley).map_err(geom)?),
         "hp-euler-b" => Box::new(hp::symplectic_euler_b(group, lagrangian, Chart::Cayley).map_err(geom)?),
         "hp-gauss2" => Box::new(hp(&tableau::gauss_legendre(2).map_err(geom)?, Chart::Exp, "HP Gauss 2 (exp)")?),
