@@ -214,13 +214,14 @@ where
 
 /// Newton options of [`LiePoissonIntegrator`]: the Jacobian frozen at the first iterate
 /// ([`geom_core::newton::JacobianUpdate::Frozen`]; one Hessian and one AD chart derivative per
-/// step) and convergence by the step test alone, `max(1, θ/(1-θ)) |Δξ| <= 1e-14 (1 + |ξ|)`
-/// (`residual_tol` at the smallest positive float). A residual test would stop the linearly
-/// converging simplified iteration as soon as `|F| <= 1e-14`, leaving an error of that size in
-/// every step (2.6e-10 after 1000 steps against the full-Newton unreduced flow); the step test,
-/// with the contraction factor `θ ~ 1e-2`, leaves `~1e-16`.
+/// step) and convergence in effect by the step test, `max(1, θ/(1-θ)) |Δξ| <= 1e-14 (1 + |ξ|)`
+/// (`residual_tol = 1e-18`, which leaves the round-off floor test of geom-core's Newton for
+/// stalled iterations). A residual test at `1e-14` would stop the linearly converging simplified
+/// iteration as soon as `|F| <= 1e-14`, leaving an error of that size in every step (2.6e-10 after
+/// 1000 steps against the full-Newton unreduced flow); the step test, with the contraction factor
+/// `θ ~ 1e-2`, leaves `~1e-16`.
 pub fn lie_poisson_newton_options() -> NewtonOptions {
-    NewtonOptions { residual_tol: f64::MIN_POSITIVE, ..lie_newton_options() }
+    NewtonOptions { residual_tol: 1e-18, ..lie_newton_options() }
 }
 
 /// The group of a map, as a type (so that [`OneStep`] can name it).

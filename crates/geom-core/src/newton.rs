@@ -30,6 +30,19 @@
 //!   The returned point is `x_{k+1}`, which is not evaluated again: `report.residual` is
 //!   `|F(x_k)|`, the residual at the point where the last step was computed.
 //!
+//! * **Round-off floor**, after the step `dx_k` with `k >= 1`: accept `x_{k+1}` if the residual
+//!   has stopped decreasing near its tolerance,
+//!
+//!   ```text
+//!       |F(x_k)| > |F(x_{k-1})| / 2   and   |F(x_k)| <= ROUNDOFF_FACTOR · residual_tol
+//!   ```
+//!
+//!   ([`ROUNDOFF_FACTOR`] = 100). The residual then sits at its rounding floor `~ |terms| eps`,
+//!   which exceeds an absolute `residual_tol` when the equations hold large terms (a RATTLE step
+//!   has `q/h ≈ 200`), and the steps are that noise through `J^{-1}` (`theta_k ≈ 1`, so the step
+//!   test cannot pass); without this test such solves ended in [`GeomError::NotConverged`] with
+//!   residual `1.8e-14`.
+//!
 //! A small step alone is **not** convergence: a stale or wrong Jacobian (simplified Newton far
 //! from the root, a user Jacobian off by a large factor) makes `|dx|` tiny while `F` stays large,
 //! and a naive test `|dx| <= step_tol (1 + |x|)` would then stop at a point that is not a root. The
@@ -60,6 +73,10 @@ use crate::linalg::{BlockLu, BlockMatrix, BlockVector, Lu, PIVOT_RTOL};
 use crate::{GeomError, Result, Scalar};
 use nalgebra::{DMatrix, DVector, Dyn, LU, SMatrix, SVector};
 use num_dual::DualSVec64;
+
+/// The round-off floor test accepts a stalled residual up to this factor times `residual_tol`
+/// (module documentation).
+pub const ROUNDOFF_FACTOR: f64 = 100.0;
 
 /// Default of [`NewtonOptions::residual_tol`]: `|F(x)|_∞ <= 1e-12` (absolute).
 pub const DEFAULT_RESIDUAL_TOL: f64 = 1e-12;
@@ -667,6 +684,8 @@ struct Monitor<'a> {
     previous_step: Option<f64>,
     /// `|dx|` of the last step (0 before the first).
     step: f64,
+    /// `|F(x_{k-1})|` at the previous step, `None` before the first.
+    previous_residual: Option<f64>,
     /// Re-evaluate a frozen Jacobian (the last step contracted too slowly).
     refresh: bool,
     jacobian_updates: usize,
@@ -674,7 +693,7 @@ struct Monitor<'a> {
 
 impl<'a> Monitor<'a> {
     fn new(opts: &'a NewtonOptions) -> Self {
-        Self { opts, previous_step: None, step: 0.0, refresh: false, jacobian_updates: 0 }
+        Self { opts, previous_step: None, step: 0.0, previous_residual: None, refresh: false, jacobian_updates: 0 }
     }
 
     /// Whether iterate `k` needs a new Jacobian (`none_yet`: nothing factored so far).
@@ -701,6 +720,12 @@ impl<'a> Monitor<'a> {
     #[inline]
     fn step_test(&mut self, k: usize, r: f64, s: f64, x_norm: f64) -> Option<NewtonReport> {
         self.step = s;
+        // the round-off floor: F has stopped decreasing, near its tolerance
+        let stalled = self.previous_residual.replace(r).is_some_and(|prev| r > 0.5 * prev);
+        if stalled && r <= ROUNDOFF_FACTOR * self.opts.residual_tol {
+            self.previous_step = Some(s);
+            return Some(self.report(k, r));
+        }
         let previous = self.previous_step.replace(s);
         let theta = match previous {
             None => return None,
@@ -752,6 +777,22 @@ fn factor_dyn(j: DMatrix<f64>, iteration: usize) -> Result<LU<f64, Dyn, Dyn>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_residual_stalled_at_its_rounding_floor_is_converged() {
+        // F(x) = 300 x - 100: at the double nearest 1/3, F is ±1.4e-14 by rounding alone, above
+        // the integrator tolerance 1e-14, and every further step is an ulp
+        let f = |x: &SVector<f64, 1>| Ok((SVector::from([300.0 * x[0] - 100.0]), SMatrix::<f64, 1, 1>::new(300.0)));
+        let (x, report) = newton(f, &SVector::from([0.3]), &NewtonOptions::integrator()).unwrap();
+        assert!((x[0] - 1.0 / 3.0).abs() <= 2.0 * f64::EPSILON, "{report:?}");
+        // a residual far above its tolerance is not accepted on a tiny step: a Jacobian 1e20 too
+        // large makes every step tiny, and the solve must fail rather than stop
+        let stale = |x: &SVector<f64, 1>| Ok((SVector::from([x[0] - 1.0]), SMatrix::<f64, 1, 1>::new(1e20)));
+        assert!(matches!(
+            newton(stale, &SVector::from([0.0]), &NewtonOptions::integrator()),
+            Err(GeomError::NotConverged { .. })
+        ));
+    }
     use nalgebra::{Matrix1, Matrix2, Vector1, Vector2};
 
     /// `F(x, y) = (x² + y² - 4, x y - 1)`.
