@@ -1,0 +1,326 @@
+"""geomint: structure-preserving (geometric) numerical integrators, from Python.
+
+The problems and methods of the geomint workbench (the ``geomint`` command line), run by the
+Rust library: numpy arrays in and out, the GIL released while integrating, ensembles in
+parallel on all cores, and (``geomint.dask``) on the workers of a Dask cluster.
+
+>>> import geomint
+>>> r = geomint.run("kepler", "stormer-verlet", h=0.01, steps=1000)
+>>> r.states.shape, r.max_error("energy") < 1e-3
+((1001, 4), True)
+
+Bad input raises ``ValueError`` with the message the CLI prints (after ``error: ``); a failed
+integration raises :class:`IntegrationError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _native
+from ._native import IntegrationError, System
+
+__all__ = [
+    "EnsembleResult",
+    "IntegrationError",
+    "Quantity",
+    "RunResult",
+    "System",
+    "ensemble",
+    "heavy_top",
+    "methods",
+    "nbody",
+    "problem",
+    "problems",
+    "rigid_body",
+    "run",
+]
+
+try:  # the installed distribution's version
+    from importlib.metadata import version as _version
+
+    __version__ = _version("geomint")
+except Exception:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0"
+
+ArrayLike = Any
+ProblemLike = Union[str, System]
+
+
+class Quantity(NamedTuple):
+    """A monitored quantity: its name, kind (``energy``, ``momentum``, ``casimir``,
+    ``constraint``), number of components and formula."""
+
+    name: str
+    kind: str
+    dim: int
+    formula: str
+
+
+def _f64(x: ArrayLike) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype=np.float64)
+
+
+def _params(params: Optional[Mapping[str, float]]) -> Optional[List[tuple]]:
+    if params is None:
+        return None
+    out = []
+    for k, v in params.items():
+        try:
+            out.append((str(k), float(v)))
+        except (TypeError, ValueError):
+            raise ValueError(f"--param {k}: '{v}' is not a number") from None
+    return out
+
+
+def _system(problem: ProblemLike, params: Optional[Mapping[str, float]] = None) -> System:
+    if isinstance(problem, System):
+        if params:
+            raise ValueError("params apply to a problem given by name; this system is already built")
+        return problem
+    if isinstance(problem, str):
+        return _native.problem(problem, _params(params))
+    raise TypeError(f"problem must be a catalogue name (str) or a geomint.System, got {type(problem).__name__}")
+
+
+def _quantities(raw: Sequence[tuple]) -> List[Quantity]:
+    return [Quantity(*q) for q in raw]
+
+
+def _split(matrix: np.ndarray, qs: Sequence[Quantity], by_dim: bool) -> Dict[str, np.ndarray]:
+    """Columns of ``matrix`` by quantity: ``dim`` columns each (values) or one (errors)."""
+    out, k = {}, 0
+    for q in qs:
+        w = q.dim if by_dim else 1
+        out[q.name] = matrix[:, k] if w == 1 else matrix[:, k : k + w]
+        k += w
+    return out
+
+
+def _max0(a: np.ndarray) -> float:
+    # the workbench's max: fold(0.0, f64::max), which skips NaN
+    return float(np.fmax.reduce(a, initial=0.0)) if a.size else 0.0
+
+
+# -- the catalogue -----------------------------------------------------------------------------
+
+
+def problems() -> Dict[str, str]:
+    """The catalogue: ``{name: description}`` (summary, family, default step and final time,
+    parameters), in the order ``geomint list`` prints it."""
+    return dict(_native.problems())
+
+
+def methods(problem: ProblemLike, *, params: Optional[Mapping[str, float]] = None) -> Dict[str, str]:
+    """The methods that apply to ``problem``: ``{name: description}`` (order, structure,
+    summary), the default first."""
+    return dict(_native.methods(_system(problem, params)))
+
+
+def problem(name: str, params: Optional[Mapping[str, float]] = None) -> System:
+    """The catalogue problem ``name`` with ``params`` (e.g. ``{"e": 0.9}`` for kepler), the
+    others at their defaults. Its ``labels``, ``quantities``, ``methods``, ``defaults`` and
+    ``initial_state`` describe it."""
+    return _native.problem(name, _params(params))
+
+
+def nbody(masses: ArrayLike, positions: ArrayLike, velocities: ArrayLike, *, G: float = 1.0) -> System:
+    """A gravitational N-body system ``H = Σ|p_i|²/(2m_i) − G Σ_{i<j} m_i m_j/|q_i − q_j|``.
+
+    ``masses`` has shape (B,), ``positions`` and ``velocities`` (B, 2) or (B, 3) (at most 18
+    coordinates: 6 bodies in space, 9 in the plane). The state is ``(q, p)``, flattened body by
+    body, with momenta ``p_i = m_i v_i``; the monitored quantities are the energy and the
+    angular and linear momenta. Every canonical method applies.
+    """
+    return _native.nbody(_f64(masses), _f64(positions), _f64(velocities), float(G))
+
+
+def rigid_body(inertia: ArrayLike, Pi: ArrayLike, R: Optional[ArrayLike] = None) -> System:
+    """A free rigid body on SO(3): ``inertia`` is 3 principal moments or a symmetric positive
+    definite 3 × 3 tensor, ``Pi`` the body angular momentum, ``R`` the attitude (a rotation
+    matrix, identity by default). The state is ``R`` row-major then ``Pi`` (12 values)."""
+    return _native.rigid_body(_f64(inertia), _f64(Pi), None if R is None else _f64(R))
+
+
+def heavy_top(
+    inertia: ArrayLike,
+    Pi: ArrayLike,
+    R: Optional[ArrayLike] = None,
+    *,
+    mgl: float = 1.0,
+    chi: ArrayLike = (0.0, 0.0, 1.0),
+) -> System:
+    """A heavy top on SO(3): inertia about the fixed point, weight times distance ``mgl`` and
+    body direction ``chi`` of the centre of mass (normalised), body momentum ``Pi``, attitude
+    ``R`` (identity by default). State as for :func:`rigid_body`."""
+    return _native.heavy_top(_f64(inertia), _f64(Pi), None if R is None else _f64(R), float(mgl), _f64(chi))
+
+
+# -- runs ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One run, sampled every ``every`` steps (and at the last step), the initial state first.
+
+    ``states`` is (S, n); ``values[name]`` is (S,) or (S, dim); ``errors[name]`` is (S,): the
+    relative error of a conserved quantity against its initial value (absolute when that is 0),
+    ``|φ|`` for a constraint. ``solution_error`` where an exact solution is known.
+    ``wall_seconds`` is the time of the steps (sampling excluded), as the CLI reports it.
+    """
+
+    problem: str
+    method: str
+    h: float
+    steps: int
+    every: int
+    labels: List[str]
+    quantities: List[Quantity]
+    t: np.ndarray
+    step: np.ndarray
+    states: np.ndarray
+    values: Dict[str, np.ndarray]
+    errors: Dict[str, np.ndarray]
+    solution_error: Optional[np.ndarray]
+    wall_seconds: float
+
+    @property
+    def final_state(self) -> np.ndarray:
+        """The state after the last step."""
+        return self.states[-1]
+
+    def max_error(self, name: str) -> float:
+        """The largest error of quantity ``name`` over the samples."""
+        return _max0(self.errors[name])
+
+    def final_error(self, name: str) -> float:
+        """The error of quantity ``name`` at the last sample."""
+        return float(self.errors[name][-1])
+
+
+def run(
+    problem: ProblemLike,
+    method: Optional[str] = None,
+    h: Optional[float] = None,
+    steps: Optional[int] = None,
+    *,
+    t_end: Optional[float] = None,
+    params: Optional[Mapping[str, float]] = None,
+    state: Optional[ArrayLike] = None,
+    every: Optional[int] = 1,
+) -> RunResult:
+    """Integrates ``problem`` (a catalogue name or a :class:`System`) with ``method`` for
+    ``steps`` steps of ``h`` (or to ``t_end``), sampling every ``every`` steps.
+
+    ``None`` takes what ``geomint run`` takes: the problem's first method, its step, its final
+    time, about 1000 samples. From the problem's own initial state this is the CLI's run, bit for
+    bit; ``state`` starts it elsewhere (coordinates as in ``System.labels``).
+    """
+    system = _system(problem, params)
+    st = None if state is None else _f64(state)
+    d = _native.run(system, method, h, steps, t_end, every, st)
+    qs = _quantities(d["quantities"])
+    return RunResult(
+        problem=d["problem"],
+        method=d["method"],
+        h=d["h"],
+        steps=d["steps"],
+        every=d["every"],
+        labels=list(d["labels"]),
+        quantities=qs,
+        t=d["t"],
+        step=d["step"],
+        states=d["states"],
+        values=_split(d["values"], qs, by_dim=True),
+        errors=_split(d["errors"], qs, by_dim=False),
+        solution_error=d["solution_error"],
+        wall_seconds=d["wall_seconds"],
+    )
+
+
+# -- ensembles -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EnsembleResult:
+    """An ensemble: the final state of every member, (M, n), and the errors of the quantities
+    at the final state, ``errors[name]`` of shape (M,) (``max_errors`` over the samples every
+    ``every`` steps, when ``every`` was given). ``wall_seconds``: the whole ensemble's time
+    (for a Dask ensemble, from submitting to gathering)."""
+
+    problem: str
+    method: str
+    h: float
+    steps: int
+    every: Optional[int]
+    labels: List[str]
+    quantities: List[Quantity]
+    states: np.ndarray
+    error_array: np.ndarray
+    max_error_array: Optional[np.ndarray]
+    wall_seconds: float
+
+    @property
+    def members(self) -> int:
+        """The number of members M."""
+        return int(self.states.shape[0])
+
+    @property
+    def errors(self) -> Dict[str, np.ndarray]:
+        """``{name: (M,) final errors}``."""
+        return _split(self.error_array, self.quantities, by_dim=False)
+
+    @property
+    def max_errors(self) -> Optional[Dict[str, np.ndarray]]:
+        """``{name: (M,) largest sampled errors}``, if ``every`` was given."""
+        if self.max_error_array is None:
+            return None
+        return _split(self.max_error_array, self.quantities, by_dim=False)
+
+
+def _ensemble_result(parts: Sequence[Dict[str, Any]], wall_seconds: Optional[float] = None) -> EnsembleResult:
+    d = parts[0]
+    if len(parts) == 1:
+        states, errors, max_errors = d["states"], d["errors"], d["max_errors"]
+    else:
+        states = np.concatenate([p["states"] for p in parts])
+        errors = np.concatenate([p["errors"] for p in parts])
+        max_errors = None if d["max_errors"] is None else np.concatenate([p["max_errors"] for p in parts])
+    return EnsembleResult(
+        problem=d["problem"],
+        method=d["method"],
+        h=d["h"],
+        steps=d["steps"],
+        every=d["every"],
+        labels=list(d["labels"]),
+        quantities=_quantities(d["quantities"]),
+        states=states,
+        error_array=errors,
+        max_error_array=max_errors,
+        wall_seconds=d["wall_seconds"] if wall_seconds is None else wall_seconds,
+    )
+
+
+def ensemble(
+    problem: ProblemLike,
+    method: Optional[str],
+    h: Optional[float],
+    steps: Optional[int],
+    states: ArrayLike,
+    *,
+    params: Optional[Mapping[str, float]] = None,
+    every: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> EnsembleResult:
+    """Integrates ``problem`` from every row of ``states`` (an (M, n) array) for ``steps`` steps
+    of ``h``, in parallel on all cores (or ``threads`` threads), with the GIL released.
+
+    Member ``i`` equals ``run(problem, method, h, steps, state=states[i])``'s final state and
+    final errors, bit for bit. A failing member raises with its index in the message.
+    """
+    system = _system(problem, params)
+    d = _native.ensemble(system, method, h, steps, _f64(states), every, threads)
+    return _ensemble_result([d])

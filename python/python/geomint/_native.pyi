@@ -1,0 +1,72 @@
+"""Type stubs of ``geomint._native``, the extension module (Rust, PyO3). Use the functions of
+``geomint`` itself; these are their building blocks."""
+
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+_F64 = npt.NDArray[np.float64]
+
+class IntegrationError(RuntimeError):
+    """A step of the integration failed; the message is the one the CLI prints."""
+
+class System:
+    """A system to integrate (a catalogue problem or one built from data); immutable, picklable."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def family(self) -> str: ...
+    @property
+    def labels(self) -> List[str]: ...
+    @property
+    def methods(self) -> List[str]: ...
+    @property
+    def defaults(self) -> Tuple[float, float]: ...
+    @property
+    def quantities(self) -> List[Tuple[str, str, int, str]]: ...
+    @property
+    def params(self) -> Dict[str, float]: ...
+    @property
+    def initial_state(self) -> _F64: ...
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]: ...
+
+def problems() -> List[Tuple[str, str]]: ...
+def methods(system: System) -> List[Tuple[str, str]]: ...
+def problem(name: str, params: Optional[List[Tuple[str, float]]] = None) -> System: ...
+def _problem_from_dict(name: str, params: Dict[str, float]) -> System: ...
+def nbody(masses: _F64, positions: _F64, velocities: _F64, G: float = 1.0) -> System: ...
+def rigid_body(inertia: _F64, Pi: _F64, R: Optional[_F64] = None) -> System: ...
+def heavy_top(
+    inertia: _F64, Pi: _F64, R: Optional[_F64] = None, mgl: float = 1.0, chi: Optional[_F64] = None
+) -> System: ...
+def run(
+    system: System,
+    method: Optional[str] = None,
+    h: Optional[float] = None,
+    steps: Optional[int] = None,
+    t_end: Optional[float] = None,
+    every: Optional[int] = None,
+    state: Optional[_F64] = None,
+) -> Dict[str, Any]: ...
+def ensemble(
+    system: System,
+    method: Optional[str],
+    h: Optional[float],
+    steps: Optional[int],
+    states: _F64,
+    every: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, Any]: ...
+def check_ensemble(
+    system: System,
+    method: Optional[str],
+    h: Optional[float],
+    steps: Optional[int],
+    shape: List[int],
+    every: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> None: ...

@@ -1,0 +1,73 @@
+"""geomint.dask.ensemble on a LocalCluster of two worker processes equals geomint.ensemble."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import geomint
+import geomint.dask
+
+distributed = pytest.importorskip("distributed")
+
+
+def bits(a) -> bytes:
+    return np.ascontiguousarray(a, dtype=np.float64).tobytes()
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+    )
+    c = distributed.Client(cluster)
+    try:
+        yield c
+    finally:
+        c.close()
+        cluster.close()
+
+
+def kepler_states(m: int) -> np.ndarray:
+    e = 0.05 + 0.9 * np.arange(m) / m
+    return np.stack([1 - e, 0 * e, 0 * e, np.sqrt((1 + e) / (1 - e))], axis=1)
+
+
+def test_dask_ensemble_equals_the_local_ensemble(client):
+    states = kepler_states(1000)
+    local = geomint.ensemble("kepler", "stormer-verlet", 0.01, 1000, states, every=100)
+    remote = geomint.dask.ensemble(client, "kepler", "stormer-verlet", 0.01, 1000, states, chunk_size=64, every=100)
+    assert remote.members == 1000
+    assert bits(remote.states) == bits(local.states)
+    assert bits(remote.error_array) == bits(local.error_array)
+    assert bits(remote.max_error_array) == bits(local.max_error_array)
+    assert remote.labels == local.labels and remote.quantities == local.quantities
+    # both workers took part
+    assert len(client.nthreads()) == 2
+
+
+def test_dask_ensemble_of_built_systems_and_default_chunks(client):
+    body = geomint.rigid_body(np.diag([2.0, 1.0, 2.0 / 3.0]), [0.45, 0.0, 0.89])
+    states = np.tile(body.initial_state, (50, 1))
+    states[:, 9] += np.linspace(0.0, 0.5, 50)
+    local = geomint.ensemble(body, "hp-sv", 0.1, 200, states)
+    remote = geomint.dask.ensemble(client, body, "hp-sv", 0.1, 200, states)
+    assert bits(remote.states) == bits(local.states) and bits(remote.error_array) == bits(local.error_array)
+    assert np.all(remote.errors["casimir"] <= 1e-12)
+
+
+def test_dask_ensemble_checks_the_input_before_submitting(client):
+    with pytest.raises(ValueError) as info:
+        geomint.dask.ensemble(client, "kepler", "stormer-verlet", 0.01, 10, np.zeros((8, 3)))
+    with pytest.raises(ValueError) as local:
+        geomint.ensemble("kepler", "stormer-verlet", 0.01, 10, np.zeros((8, 3)))
+    assert str(info.value) == str(local.value)
+    with pytest.raises(ValueError, match="unknown problem 'keplr'"):
+        geomint.dask.ensemble(client, "keplr", None, 0.01, 10, np.zeros((8, 4)))
+    with pytest.raises(ValueError, match="chunk_size must be a positive integer"):
+        geomint.dask.ensemble(client, "kepler", None, 0.01, 10, kepler_states(4), chunk_size=0)
+    # a failing member fails the whole call, with the member's index within its chunk's message
+    bad = kepler_states(10)
+    bad[7] = [0.0, 0.0, 0.0, 1.0]
+    with pytest.raises(geomint.IntegrationError, match="integration failed at step 1"):
+        geomint.dask.ensemble(client, "kepler", "stormer-verlet", 0.01, 10, bad, chunk_size=5)

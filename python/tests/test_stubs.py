@@ -1,0 +1,36 @@
+"""The type stubs name exactly what the extension module has, with the same parameters."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import geomint
+from geomint import _native
+
+
+def stub_tree() -> ast.Module:
+    path = Path(geomint.__file__).with_name("_native.pyi")
+    assert path.exists(), "the stubs are installed with the package"
+    assert Path(geomint.__file__).with_name("py.typed").exists()
+    return ast.parse(path.read_text())
+
+
+def test_stubs_match_the_extension_module():
+    tree = stub_tree()
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    public = {n for n in dir(_native) if not n.startswith("__")}
+    assert public == set(functions) | set(classes)
+    for name, node in functions.items():
+        params = [a.arg for a in node.args.args]
+        assert params == list(inspect.signature(getattr(_native, name)).parameters), name
+    members = {n.name for n in classes["System"].body if isinstance(n, ast.FunctionDef)}
+    assert members == {n for n in dir(_native.System) if not n.startswith("_")} | {"__reduce__"}
+
+
+def test_the_package_exports_what_it_documents():
+    for name in geomint.__all__:
+        assert hasattr(geomint, name), name
+    assert geomint.System is _native.System and geomint.IntegrationError is _native.IntegrationError
