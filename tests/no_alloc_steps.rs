@@ -110,3 +110,44 @@ fn explicit_lie_group_and_workbench_steps_do_not_allocate() {
         assert_eq!(n, 0, "workbench {name}/{method}: {n} heap allocations in one step");
     }
 }
+
+/// Heavy top on T*SO(3), `H = ½ Πᵀ I⁻¹ Π + e3·R e3`, and the spherical pendulum on T*S².
+#[derive(Debug)]
+struct Top;
+impl<S: Scalar> discretization::lie_function::LieFunction<S, geom_core::lie::So3, 3> for Top {
+    fn eval(&self, _: &geom_core::lie::So3, r: &nalgebra::Matrix3<S>, p: &SVector<S, 3>) -> S {
+        (p[0] * p[0] + p[1] * p[1] / S::from(5.0) + p[2] * p[2] / S::from(6.0)) * S::from(0.5) + r[(2, 2)]
+    }
+}
+struct Pendulum;
+impl PhaseSpaceFunction<3> for Pendulum {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 3>, p: &SVector<S, 3>) -> S {
+        p.norm_squared() * S::from(0.5) + q[2]
+    }
+}
+
+#[test]
+fn discretization_map_steps_on_groups_and_spheres_do_not_allocate() {
+    use discretization::lie_function::LieAutoDiff;
+    use discretization::{
+        LieCotangentLiftIntegrator, LieGroupState, LieGroupThetaMap, SphereCotangentLiftIntegrator, SphereThetaMap,
+    };
+    use geom_core::lie::{Chart, LieGroup, So3};
+    let lie = LieCotangentLiftIntegrator::new(LieGroupThetaMap::midpoint(So3, Chart::Exp), LieAutoDiff(Top));
+    let mut s = LieGroupState::new(So3.exp(&SVector::from([0.3, -0.2, 0.1])), SVector::from([0.6, 1.5, 2.5]));
+    assert_eq!(count(|| lie.step(&mut s, 0.01).unwrap()), 0, "T*SO(3) cotangent-lift step");
+    let lp = discretization::LiePoissonIntegrator::new(LieGroupThetaMap::midpoint(So3, Chart::Cayley), Body);
+    let mut pi = SVector::from([0.6, 1.5, 2.5]);
+    assert_eq!(count(|| lp.step(&mut pi, 0.05).unwrap()), 0, "Lie–Poisson step");
+    let sphere = SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), Pendulum).unwrap();
+    let mut x = PhaseState::new(SVector::from([0.6, 0.0, -0.8]), SVector::from([0.0, 1.0, 0.0]));
+    assert_eq!(count(|| sphere.step(&mut x, 0.01).unwrap()), 0, "T*S² step");
+}
+
+/// The free body's `h(Π) = ½ Πᵀ I⁻¹ Π`.
+struct Body;
+impl geom_core::function::ScalarFunction<3> for Body {
+    fn eval<S: Scalar>(&self, p: &SVector<S, 3>) -> S {
+        (p[0] * p[0] + p[1] * p[1] / S::from(5.0) + p[2] * p[2] / S::from(6.0)) * S::from(0.5)
+    }
+}

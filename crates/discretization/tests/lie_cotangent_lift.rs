@@ -332,3 +332,34 @@ fn bad_input_is_a_typed_error_and_leaves_the_state() {
         assert_eq!(fast, before);
     }
 }
+
+/// A map defined only for `|ξ| <= 1` (a user's chart with a bounded domain).
+#[derive(Debug, Clone, Copy)]
+struct Bounded;
+impl<S: Scalar> LieMapModel<S, So3, 3> for Bounded {
+    fn name(&self) -> String {
+        "bounded midpoint".into()
+    }
+    fn eval(&self, group: &So3, g: &Matrix3<S>, xi: &SVector<S, 3>) -> Result<(Matrix3<S>, Matrix3<S>), GeomError> {
+        if xi.norm_squared().re() > 1.0 {
+            return Err(GeomError::OutsideDomain { map: "bounded midpoint", reason: "|ξ| > 1" });
+        }
+        let half = xi * S::from(0.5);
+        Ok((g * group.exp(&(-half)), g * group.exp(&half)))
+    }
+}
+
+#[test]
+fn a_map_undefined_at_the_velocity_is_a_typed_error_and_the_state_is_untouched() {
+    let integ = LieCotangentLiftIntegrator::new(
+        LieAutoDiffMap::<_, _, 3>::new(So3, Bounded),
+        LieAutoDiff(HeavyTop { weight: 1.0 }),
+    );
+    let s0 = LieGroupState::new(So3.exp(&Vector3::new(0.1, 0.2, 0.3)), Vector3::new(30.0, 0.0, 0.0));
+    let mut s = s0;
+    // ξ ≈ h I⁻¹Π = (3, 0, 0) at h = 0.1: outside the map's domain
+    assert!(matches!(integ.step(&mut s, 0.1), Err(GeomError::OutsideDomain { .. })));
+    assert_eq!(s, s0);
+    // a small step is inside
+    integ.step(&mut s, 0.01).unwrap();
+}
