@@ -222,9 +222,17 @@ pub struct Record {
 }
 
 impl Record {
-    fn with_capacity(names: Vec<String>, samples: usize) -> Self {
-        let series = names.iter().map(|_| Vec::with_capacity(samples)).collect();
-        Self { names, steps: Vec::with_capacity(samples), times: Vec::with_capacity(samples), series }
+    /// Room for `samples` samples, or [`GeomError::InvalidParameter`] if they cannot be
+    /// allocated (a step count whose record does not fit in memory is an input error, not an
+    /// abort).
+    fn try_with_capacity(names: Vec<String>, samples: usize) -> Result<Self, GeomError> {
+        let mut record =
+            Self { series: names.iter().map(|_| Vec::new()).collect(), names, steps: Vec::new(), times: Vec::new() };
+        let mut ok = record.steps.try_reserve_exact(samples).is_ok() && record.times.try_reserve_exact(samples).is_ok();
+        for series in &mut record.series {
+            ok = ok && series.try_reserve_exact(samples).is_ok();
+        }
+        if ok { Ok(record) } else { Err(too_many_samples(samples)) }
     }
     /// Number of samples.
     pub fn len(&self) -> usize {
@@ -317,6 +325,14 @@ pub enum DriverError {
     },
 }
 
+/// The error for a record of `samples` samples that cannot be allocated.
+fn too_many_samples(samples: usize) -> GeomError {
+    GeomError::InvalidParameter {
+        what: "steps",
+        reason: format!("{samples} samples do not fit in memory: sample less often (every) or run fewer steps"),
+    }
+}
+
 // ------------------------------------------------------------------------------------------------
 // Driver
 
@@ -393,7 +409,7 @@ impl Driver {
     }
     /// Number of samples of a run of `steps` steps (module documentation).
     pub fn samples(&self, steps: usize) -> usize {
-        steps / self.every + 1 + usize::from(!steps.is_multiple_of(self.every))
+        (steps / self.every).saturating_add(1 + usize::from(!steps.is_multiple_of(self.every)))
     }
 
     fn fixed(&self, steps: usize) -> Result<Schedule, GeomError> {
@@ -435,8 +451,11 @@ impl Driver {
         mut advance: impl FnMut(&mut St, f64) -> Result<(), GeomError>,
     ) -> Result<Trajectory<St>, DriverError> {
         let samples = self.samples(schedule.steps);
-        let mut record = Record::with_capacity(observers.iter().map(|o| o.name()).collect(), samples);
-        let mut states = Vec::with_capacity(if self.store_states { samples } else { 0 });
+        let mut record = Record::try_with_capacity(observers.iter().map(|o| o.name()).collect(), samples)?;
+        let mut states = Vec::new();
+        if self.store_states && states.try_reserve_exact(samples).is_err() {
+            return Err(too_many_samples(samples).into());
+        }
         let mut state = initial;
         let sample = |state: &St, step: usize, time: f64, record: &mut Record, states: &mut Vec<St>| {
             record.steps.push(step);
