@@ -57,6 +57,21 @@ pub(crate) fn lift<G: MapScalar<f64, S, D>, S: Scalar, const D: usize>(
     group.map_scalar(g, &|v| S::from(v))
 }
 
+/// `g exp(a) exp(b)` at the scalar `S` (each seed optional): the left-translated curves along
+/// which the left-trivialized derivatives of this crate are taken.
+#[inline]
+pub(crate) fn translated<G: MapScalar<f64, S, D>, S: Scalar, const D: usize>(
+    group: &G,
+    g: &<G as LieGroup<f64, D>>::Element,
+    seeds: [Option<&SVector<S, D>>; 2],
+) -> <G as LieGroup<S, D>>::Element {
+    let mut gs = lift::<G, S, D>(group, g);
+    for x in seeds.into_iter().flatten() {
+        gs = LieGroup::<S, D>::compose(group, &gs, &LieGroup::<S, D>::exp(group, x));
+    }
+    gs
+}
+
 /// A scalar function `F(g, y)` on `G × R^D` at the scalar `S`, written once for every scalar
 /// (`impl<S: Scalar> LieFunction<S, G, D> for Model`) so that the same body runs at `f64` and at
 /// the dual numbers of [`LieAutoDiff`] (module documentation).
@@ -170,10 +185,7 @@ where
     F: LieFunction<S, G, D> + ?Sized,
     S: Scalar,
 {
-    let mut gs = lift::<G, S, D>(group, g);
-    for x in [a, b].into_iter().flatten() {
-        gs = LieGroup::<S, D>::compose(group, &gs, &LieGroup::<S, D>::exp(group, x));
-    }
+    let gs = translated::<G, S, D>(group, g, [a, b]);
     let mut ys = y.map(S::from);
     if let Some(c) = c {
         ys += c;

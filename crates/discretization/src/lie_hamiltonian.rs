@@ -88,9 +88,11 @@ pub fn lie_newton_options() -> NewtonOptions {
 /// A state `(g, μ)` of `T*G` in left trivialization.
 pub type LieState<G, const D: usize> = LieGroupState<<G as LieGroup<f64, D>>::Element, D>;
 
-/// `K(ξ) = (1-θ) dτ_{(1-θ)ξ}ᵀ (Ad*_{τ(θξ)} μ_k + f) + θ dτ_{θξ}ᵀ μ_k` at any scalar (`f` fixed).
+/// `K(ξ) = (1-θ) dτ_{(1-θ)ξ}ᵀ (Ad*_{τ(θξ)} μ_k + f) + θ dτ_{θξ}ᵀ μ_k` at any scalar (`f` fixed;
+/// `f = 0` is the momentum of the reduced Lie–Poisson step). For the midpoint both chart
+/// derivatives are taken at `ξ/2`, once.
 #[inline]
-fn chart_term<G: LieGroup<S, D>, S: Scalar, const D: usize>(
+pub(crate) fn chart_term<G: LieGroup<S, D>, S: Scalar, const D: usize>(
     group: &G,
     chart: Chart,
     theta: f64,
@@ -101,12 +103,15 @@ fn chart_term<G: LieGroup<S, D>, S: Scalar, const D: usize>(
     let (x1, x2) = (xi * S::from(theta), xi * S::from(1.0 - theta));
     let mu = mu_k.map(S::from);
     let nu = group.coadjoint(&group.tau(chart, &x1)?, &mu) + f.map(S::from);
+    if theta == 0.5 {
+        return Ok(group.dtau(chart, &x1)?.tr_mul(&(nu + mu)) * S::from(0.5));
+    }
     Ok(group.dtau(chart, &x2)?.tr_mul(&nu) * S::from(1.0 - theta)
         + group.dtau(chart, &x1)?.tr_mul(&mu) * S::from(theta))
 }
 
 /// `K(ξ)` and `∂K/∂ξ` (forward AD through the group).
-fn chart_term_and_jacobian<G, const D: usize>(
+pub(crate) fn chart_term_and_jacobian<G, const D: usize>(
     group: &G,
     chart: Chart,
     theta: f64,

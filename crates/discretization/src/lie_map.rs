@@ -31,7 +31,7 @@
 //! * [`LieRetractionModel`]: a retraction `R_g(ξ)` on `G` written over the scalar; its θ-map
 //!   `(R_g(-θξ), R_g((1-θ)ξ))` is a [`LieMapModel`] through [`RetractionMap`].
 
-use crate::lie_function::{AdLieGroup, lift};
+use crate::lie_function::{AdLieGroup, lift, translated};
 use crate::lie_group::LieGroupThetaMap;
 use crate::map::DiscretizationMap;
 use crate::retraction::{LieGroupRetraction, RetractionMap, lie_distance};
@@ -371,10 +371,7 @@ impl<G: AdLieGroup<D>, M: AdLieMapModel<G, D>, const D: usize> LieAutoDiffMap<G,
         G: geom_core::lie::MapScalar<f64, S, D>,
         M: LieMapModel<S, G, D>,
     {
-        let mut gs = lift::<G, S, D>(&self.group, g);
-        for x in [a, b].into_iter().flatten() {
-            gs = LieGroup::<S, D>::compose(&self.group, &gs, &LieGroup::<S, D>::exp(&self.group, x));
-        }
+        let gs = translated::<G, S, D>(&self.group, g, [a, b]);
         let mut xs = xi.map(S::from);
         for x in [c, d].into_iter().flatten() {
             xs += x;

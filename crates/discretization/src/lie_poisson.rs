@@ -25,7 +25,7 @@
 use crate::hamiltonian::integrator_newton_options;
 use crate::lagrangian::LieGroupState;
 use crate::lie_function::{AdLieGroup, LieAutoDiff, LieFunction};
-use crate::lie_hamiltonian::{LieCotangentLiftIntegrator, lie_newton_options};
+use crate::lie_hamiltonian::{LieCotangentLiftIntegrator, chart_term, chart_term_and_jacobian, lie_newton_options};
 use crate::lie_map::LieGroupMap;
 use crate::one_step::OneStep;
 use geom_core::GeomError;
@@ -120,26 +120,6 @@ impl<R, H> LiePoissonIntegrator<R, H> {
     }
 }
 
-/// `K(ξ) = (1-θ) dτ_{(1-θ)ξ}ᵀ Ad*_{τ(θξ)} μ_k + θ dτ_{θξ}ᵀ μ_k` (the θ-path momentum with
-/// `D_g H = 0`) at any scalar.
-fn reduced_momentum<G: LieGroup<S, D>, S: Scalar, const D: usize>(
-    group: &G,
-    chart: geom_core::lie::Chart,
-    theta: f64,
-    xi: &SVector<S, D>,
-    mu_k: &SVector<f64, D>,
-) -> Result<SVector<S, D>, GeomError> {
-    let (x1, x2) = (xi * S::from(theta), xi * S::from(1.0 - theta));
-    let mu = mu_k.map(S::from);
-    let nu = group.coadjoint(&group.tau(chart, &x1)?, &mu);
-    if theta == 0.5 {
-        // the midpoint: both chart derivatives at ξ/2
-        return Ok(group.dtau(chart, &x1)?.tr_mul(&(nu + mu)) * S::from(0.5));
-    }
-    Ok(group.dtau(chart, &x2)?.tr_mul(&nu) * S::from(1.0 - theta)
-        + group.dtau(chart, &x1)?.tr_mul(&mu) * S::from(theta))
-}
-
 /// The reduced θ-map step for a left-invariant `h(μ)`: with `D_g H = 0` the momentum of the
 /// θ path is explicit, `μ = K(ξ)`, and one block remains, `ξ = h ∇h(K(ξ))` (Newton with
 /// `J = I - h D²h(K) ∂K/∂ξ`, `∂K/∂ξ` by forward AD through the group); then
@@ -165,18 +145,15 @@ where
     let ([xi], _) = geom_core::newton::newton_blocks::<D, 1>(
         |z, jac| {
             let xi = z[0];
-            let k = reduced_momentum::<G, f64, D>(group, chart, theta, &xi, mu)?;
+            let zero = SVector::<f64, D>::zeros();
             match jac {
-                None => Ok([xi - ad.gradient(&k) * h]),
+                None => {
+                    let k = chart_term::<G, f64, D>(group, chart, theta, &xi, mu, &zero)?;
+                    Ok([xi - ad.gradient(&k) * h])
+                }
                 Some(j) => {
+                    let (k, dk) = chart_term_and_jacobian(group, chart, theta, &xi, mu, &zero)?;
                     let (grad, hess) = ad.gradient_and_hessian(&k);
-                    let dk = geom_core::function::ad_jacobian_of(
-                        &xi,
-                        |x: &SVector<Dual64, D>| reduced_momentum::<G, Dual64, D>(group, chart, theta, x, mu),
-                        |x: &SVector<DualSVec64<D>, D>| {
-                            reduced_momentum::<G, DualSVec64<D>, D>(group, chart, theta, x, mu)
-                        },
-                    )?;
                     j[0][0] = id - hess * dk * h;
                     Ok([xi - grad * h])
                 }

@@ -33,6 +33,22 @@ fn unit<S: Scalar, const D: usize>(j: usize) -> SVector<S, D> {
     SVector::from_fn(|i, _| S::from(if i == j { 1.0 } else { 0.0 }))
 }
 
+/// The `D × D` matrix whose column `j` is `vee(f(hat(e_j)))`.
+fn columns<S, G, const D: usize, const N: usize>(
+    group: &G,
+    f: impl Fn(SMatrix<S, N, N>) -> SMatrix<S, N, N>,
+) -> SMatrix<S, D, D>
+where
+    S: Scalar,
+    G: LieGroup<S, D, Element = SMatrix<S, N, N>, Matrix = SMatrix<S, N, N>> + ?Sized,
+{
+    let mut out = SMatrix::<S, D, D>::zeros();
+    for j in 0..D {
+        out.set_column(j, &group.vee(&f(group.hat(&unit::<S, D>(j)))));
+    }
+    out
+}
+
 /// `Ad_g`, column `j` = `vee(g hat(e_j) g^{-1})`.
 pub fn adjoint<S, G, const D: usize, const N: usize>(group: &G, g: &SMatrix<S, N, N>) -> SMatrix<S, D, D>
 where
@@ -40,11 +56,7 @@ where
     G: LieGroup<S, D, Element = SMatrix<S, N, N>, Matrix = SMatrix<S, N, N>> + ?Sized,
 {
     let gi = group.inverse(g);
-    let mut out = SMatrix::<S, D, D>::zeros();
-    for j in 0..D {
-        out.set_column(j, &group.vee(&(g * group.hat(&unit::<S, D>(j)) * gi)));
-    }
-    out
+    columns(group, |e| g * e * gi)
 }
 
 /// `ad_x`, column `j` = `vee([hat(x), hat(e_j)])`.
@@ -54,12 +66,7 @@ where
     G: LieGroup<S, D, Element = SMatrix<S, N, N>, Matrix = SMatrix<S, N, N>> + ?Sized,
 {
     let hx = group.hat(x);
-    let mut out = SMatrix::<S, D, D>::zeros();
-    for j in 0..D {
-        let e = group.hat(&unit::<S, D>(j));
-        out.set_column(j, &group.vee(&(hx * e - e * hx)));
-    }
-    out
+    columns(group, |e| hx * e - e * hx)
 }
 
 /// `cay(x) = (I - X/2)^{-1}(I + X/2)`; [`crate::GeomError::SingularMatrix`] if `I - X/2` is
@@ -99,11 +106,5 @@ where
     G: LieGroup<S, D, Element = SMatrix<S, N, N>, Matrix = SMatrix<S, N, N>> + ?Sized,
 {
     let hx = group.hat(x);
-    let mut out = SMatrix::<S, D, D>::zeros();
-    for j in 0..D {
-        let e = group.hat(&unit::<S, D>(j));
-        let col = e - (hx * e - e * hx) * S::from(0.5) - hx * e * hx * S::from(0.25);
-        out.set_column(j, &group.vee(&col));
-    }
-    out
+    columns(group, |e| e - (hx * e - e * hx) * S::from(0.5) - hx * e * hx * S::from(0.25))
 }
