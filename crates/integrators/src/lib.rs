@@ -8,6 +8,7 @@
 //! * [`classical`]: symplectic Euler, Störmer–Verlet, Gauss–Legendre collocation, Lobatto
 //!   IIIA–IIIB on `T*R^n`; [`variational`]: the integrator of a discrete Lagrangian;
 //! * [`hp`]: Hamilton–Pontryagin RKMK integrators on any Lie group; [`rkmk`]: plain RKMK;
+//! * [`lgvi`]: the Lee–Leok–McClamroch Lie group variational integrator of a rigid body;
 //! * [`models`]: free rigid body, heavy top, underwater vehicle;
 //! * [`driver`]: runs any [`discretization::OneStep`] with observers and compensated summation.
 //!
@@ -67,6 +68,7 @@
 pub mod classical;
 pub mod driver;
 pub mod hp;
+pub mod lgvi;
 pub mod models;
 pub mod rkmk;
 pub mod tableau;
