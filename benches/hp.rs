@@ -17,10 +17,11 @@ mod common;
 
 use criterion::{Criterion, criterion_group};
 use discretization::OneStep;
-use geom_core::lie::{Chart, So3};
+use geom_core::lie::{Chart, LieGroup, So3};
 use geom_core::newton::{NewtonOptions, newton};
 use integrators::hp::{self, DEFAULT_NEWTON_TOL, LieState};
-use integrators::models::FreeRigidBody;
+use integrators::lgvi::Lgvi;
+use integrators::models::{FreeRigidBody, HeavyTop};
 use nalgebra::{Matrix3, Vector3};
 use std::hint::black_box;
 
@@ -32,14 +33,25 @@ fn skew(x: &Vector3<f64>) -> Matrix3<f64> {
 
 /// The hand-written reference: one SO(3)/Cayley Störmer–Verlet step of the free body.
 fn hand_step(inertia: &Matrix3<f64>, inertia_inv: &Matrix3<f64>, r: &mut Matrix3<f64>, pi: &mut Vector3<f64>, h: f64) {
+    let xi = hand_solve(inertia, inertia_inv, pi, h);
+    let p = inertia * xi;
+    let x = xi * h;
+    let k = 4.0 / (4.0 + x.norm_squared());
+    let sx = skew(&x);
+    *r *= Matrix3::identity() + (sx + sx * sx * 0.5) * k;
+    *pi = p - xi.cross(&p) * (0.5 * h) + xi * (0.25 * h * h * xi.dot(&p));
+}
+
+/// Newton on `μ = P + (h/2) ξ×P + (h²/4)(ξ·P) ξ`, `P = Iξ` (Jacobian of docs/math.md §D.5).
+fn hand_solve(inertia: &Matrix3<f64>, inertia_inv: &Matrix3<f64>, mu: &Vector3<f64>, h: f64) -> Vector3<f64> {
     let tol = DEFAULT_NEWTON_TOL;
-    let scale = pi.amax();
-    let mut xi = inertia_inv * *pi;
+    let scale = mu.amax();
+    let mut xi = inertia_inv * *mu;
     let mut previous: Option<f64> = None;
     for _ in 0..50 {
         let p = inertia * xi;
         let xp = xi.dot(&p);
-        let f = p + xi.cross(&p) * (0.5 * h) + xi * (0.25 * h * h * xp) - *pi;
+        let f = p + xi.cross(&p) * (0.5 * h) + xi * (0.25 * h * h * xp) - *mu;
         if f.amax() <= tol * scale {
             break;
         }
@@ -57,12 +69,80 @@ fn hand_step(inertia: &Matrix3<f64>, inertia_inv: &Matrix3<f64>, r: &mut Matrix3
         }
         previous = Some(s);
     }
-    let p = inertia * xi;
-    let x = xi * h;
+    xi
+}
+
+/// The heavy top's torque `mgl Γ × χ`, `Γ = Rᵀe3`.
+fn top_torque(r: &Matrix3<f64>, mgl: f64, chi: &Vector3<f64>) -> Vector3<f64> {
+    Vector3::new(r[(2, 0)], r[(2, 1)], r[(2, 2)]).cross(chi) * mgl
+}
+
+/// The hand-written heavy top, SO(3)/Cayley Störmer–Verlet (docs/math.md §D.5, "simplest
+/// members"): kick `μ = Π_k + (h/2) f(R_k)`, the free-body solve of [`hand_solve`] with `μ`
+/// in place of `Π_k`, `R_{k+1} = R_k C`, `C = cay(hξ)`, `Π_{k+1} = Cᵀμ + (h/2) f(R_{k+1})`.
+fn hand_step_top(
+    inertia: &Matrix3<f64>,
+    inertia_inv: &Matrix3<f64>,
+    (mgl, chi): (f64, &Vector3<f64>),
+    r: &mut Matrix3<f64>,
+    pi: &mut Vector3<f64>,
+    h: f64,
+) {
+    let mu = *pi + top_torque(r, mgl, chi) * (0.5 * h);
+    let x = hand_solve(inertia, inertia_inv, &mu, h) * h;
     let k = 4.0 / (4.0 + x.norm_squared());
     let sx = skew(&x);
-    *r *= Matrix3::identity() + (sx + sx * sx * 0.5) * k;
-    *pi = p - xi.cross(&p) * (0.5 * h) + xi * (0.25 * h * h * xi.dot(&p));
+    let c = Matrix3::identity() + (sx + sx * sx * 0.5) * k;
+    *r *= c;
+    *pi = c.tr_mul(&mu) + top_torque(r, mgl, chi) * (0.5 * h);
+}
+
+/// The hand-written Lee–Leok–McClamroch step (integrators::lgvi's equations on plain f64):
+/// `g = hΠ_k + (h²/2)M_k`, Newton on `Φ(f) = g + g×f + (g·f)f − 2Jf` (Jacobian
+/// `ĝ + (g·f)I + fgᵀ − 2J`, `nalgebra`'s `try_inverse`, the same tests as geom-core's Newton)
+/// from `f = ½J^{-1}g`, `F = cay(2f)`, `R_{k+1} = R_kF`, `Π_{k+1} = Fᵀ(Π_k + (h/2)M_k) + (h/2)M_{k+1}`.
+fn hand_lgvi(
+    inertia: &Matrix3<f64>,
+    inertia_inv: &Matrix3<f64>,
+    top: Option<(f64, &Vector3<f64>)>,
+    r: &mut Matrix3<f64>,
+    pi: &mut Vector3<f64>,
+    h: f64,
+) {
+    let tol = DEFAULT_NEWTON_TOL;
+    let moment = |r: &Matrix3<f64>| match top {
+        Some((mgl, chi)) => top_torque(r, mgl, chi),
+        None => Vector3::zeros(),
+    };
+    let kicked = *pi + moment(r) * (0.5 * h);
+    let g = kicked * h;
+    let scale = g.amax();
+    let mut f = inertia_inv * g * 0.5;
+    let gh = skew(&g);
+    let mut previous: Option<f64> = None;
+    for _ in 0..50 {
+        let gf = g.dot(&f);
+        let phi = g + g.cross(&f) + f * gf - inertia * f * 2.0;
+        if phi.amax() <= tol * scale {
+            break;
+        }
+        let j = gh + Matrix3::from_diagonal_element(gf) + f * g.transpose() - inertia * 2.0;
+        let dx = -(j.try_inverse().expect("nonsingular") * phi);
+        f += dx;
+        let s = dx.amax();
+        if let Some(prev) = previous {
+            let theta = s / prev;
+            if theta < 1.0 && (theta / (1.0 - theta)).max(1.0) * s <= tol * (1.0 + f.amax()) {
+                break;
+            }
+        }
+        previous = Some(s);
+    }
+    let k = 1.0 / (1.0 + f.norm_squared());
+    let sf = skew(&f);
+    let big_f = Matrix3::identity() + (sf + sf * sf) * (2.0 * k);
+    *r *= big_f;
+    *pi = big_f.tr_mul(&kicked) + moment(r) * (0.5 * h);
 }
 
 /// The same equations and Jacobian solved by `geom_core::newton::newton` (the solver the
@@ -197,6 +277,115 @@ fn ratios() {
         |n| {
             for _ in 0..n {
                 hand_step(&inertia, &inertia_inv, black_box(&mut r3), black_box(&mut pi3), H);
+            }
+        },
+    );
+
+    // the heavy top: the separable kick–solve–kick path against the hand-written loop
+    let top =
+        HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.5, 1.0)), 1.0, Vector3::new(0.1, 0.0, 1.0)).unwrap();
+    let (ti, ti_inv, mgl, chi) = (*top.inertia(), top.inertia().try_inverse().unwrap(), top.mgl(), *top.chi());
+    let top_sv = hp::stormer_verlet(So3, top, Chart::Cayley).unwrap();
+    let t0 = LieState::new(So3.exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.3, -0.4, 2.0));
+    let (mut a, mut r, mut pi) = (t0, t0.g, t0.pi);
+    for _ in 0..1000 {
+        top_sv.step(&mut a, H).unwrap();
+        hand_step_top(&ti, &ti_inv, (mgl, &chi), &mut r, &mut pi, H);
+    }
+    let diff = (a.g - r).amax().max((a.pi - pi).amax());
+    assert!(diff < 1e-12, "heavy top: generic vs hand-written after 1000 steps {diff:e}");
+    report.case(
+        "heavy_top_hp_sv_cayley",
+        1.5,
+        5000,
+        |n| {
+            for _ in 0..n {
+                top_sv.step(black_box(&mut a), H).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hand_step_top(&ti, &ti_inv, (mgl, &chi), black_box(&mut r), black_box(&mut pi), H);
+            }
+        },
+    );
+
+    // the Lee–Leok–McClamroch integrator: against its hand-written loop, and against HP-SV
+    let lgvi = Lgvi::new(body).unwrap();
+    let (mut a, mut r, mut pi) = (s0, s0.g, s0.pi);
+    for _ in 0..1000 {
+        lgvi.step(&mut a, H).unwrap();
+        hand_lgvi(&inertia, &inertia_inv, None, &mut r, &mut pi, H);
+    }
+    let diff = (a.g - r).amax().max((a.pi - pi).amax());
+    assert!(diff < 1e-12, "LGVI vs hand-written after 1000 steps {diff:e}");
+    report.case(
+        "rigid_body_lgvi_vs_hand_lgvi",
+        1.2,
+        5000,
+        |n| {
+            for _ in 0..n {
+                lgvi.step(black_box(&mut a), H).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hand_lgvi(&inertia, &inertia_inv, None, black_box(&mut r), black_box(&mut pi), H);
+            }
+        },
+    );
+    let (mut b, mut c) = (s0, s0);
+    report.case(
+        "rigid_body_lgvi_vs_hp_sv_cayley",
+        2.0,
+        5000,
+        |n| {
+            for _ in 0..n {
+                lgvi.step(black_box(&mut b), H).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                sv.step(black_box(&mut c), H).unwrap();
+            }
+        },
+    );
+    let top_lgvi = Lgvi::new(top).unwrap();
+    let (mut a, mut r, mut pi) = (t0, t0.g, t0.pi);
+    for _ in 0..1000 {
+        top_lgvi.step(&mut a, H).unwrap();
+        hand_lgvi(&ti, &ti_inv, Some((mgl, &chi)), &mut r, &mut pi, H);
+    }
+    let diff = (a.g - r).amax().max((a.pi - pi).amax());
+    assert!(diff < 1e-12, "heavy top LGVI vs hand-written after 1000 steps {diff:e}");
+    report.case(
+        "heavy_top_lgvi_vs_hand_lgvi",
+        1.2,
+        5000,
+        |n| {
+            for _ in 0..n {
+                top_lgvi.step(black_box(&mut a), H).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hand_lgvi(&ti, &ti_inv, Some((mgl, &chi)), black_box(&mut r), black_box(&mut pi), H);
+            }
+        },
+    );
+    let (mut b, mut c) = (t0, t0);
+    report.case(
+        "heavy_top_lgvi_vs_hp_sv_cayley",
+        2.0,
+        5000,
+        |n| {
+            for _ in 0..n {
+                top_lgvi.step(black_box(&mut b), H).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                top_sv.step(black_box(&mut c), H).unwrap();
             }
         },
     );

@@ -180,6 +180,8 @@ impl<S: Scalar> Lagrangian<S, So3, 3> for HeavyTop {
 }
 
 impl<S: Scalar> LeftLagrangian<S, So3, 3> for HeavyTop {
+    /// `ℓ = ½ξᵀIξ − mgl e3·(Rχ)`: kinetic minus potential.
+    const SEPARABLE: bool = true;
     #[inline]
     fn momentum(&self, _: &So3, _: &Matrix3<S>, xi: &Vector3<S>) -> Result<Vector3<S>> {
         Ok(self.inertia.map(S::from) * xi)

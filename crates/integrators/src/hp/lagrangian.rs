@@ -72,6 +72,14 @@ pub trait LeftLagrangian<S: Scalar, G: LieGroup<S, D>, const D: usize>: Lagrangi
     /// `(dτ^{-1}_{hξ})* ∂ℓ/∂ξ(ξ) = Π_k` for one `ξ` (every stage of docs/math.md §D.5 then has
     /// `Ξ^i = ξ`). The `g` passed to [`momentum`](Self::momentum) is then `g_k`.
     const LEFT_INVARIANT: bool = false;
+    /// `true` promises that `ℓ` is separable, `ℓ(g, ξ) = K(ξ) − V(g)`: the momentum
+    /// `∂ℓ/∂ξ` does not depend on `g` and the force `f` does not depend on `ξ`. Then the stages
+    /// of Störmer–Verlet and of the symplectic Euler pair coincide and the integrator takes the
+    /// kick–solve–kick form (docs/math.md §D.5, "simplest members"): one `D`-dimensional Newton
+    /// solve per step instead of the `sD`-dimensional stage system. A wrong promise gives a
+    /// wrong method; tests compare a model's separable path against [`AutoDiff`] of it, which
+    /// never claims separability.
+    const SEPARABLE: bool = false;
     /// The body momentum `∂ℓ/∂ξ(g, ξ) ∈ g*`.
     fn momentum(&self, group: &G, g: &G::Element, xi: &SVector<S, D>) -> Result<SVector<S, D>>;
     /// The left-trivialized force `f = g ∂ℓ/∂g(g, ξ) ∈ g*`,
@@ -126,8 +134,10 @@ impl<S: Scalar, G: LieGroup<S, D>, const D: usize> PotentialGradient<S, G, D> fo
 ///
 /// It implements [`Lagrangian`] whenever `P: Potential`, and [`LeftLagrangian`] whenever
 /// `P: PotentialGradient`; with a potential given by its value only, use
-/// `AutoDiff(KineticPotential::new(..))`. It never claims left invariance (even with
-/// [`ZeroPotential`]), so it exercises the general stage equations.
+/// `AutoDiff(KineticPotential::new(..))`. It is separable ([`LeftLagrangian::SEPARABLE`]:
+/// Störmer–Verlet and symplectic Euler take the kick–solve–kick step) but never claims left
+/// invariance (even with [`ZeroPotential`]), so other tableaux exercise the general stage
+/// equations.
 ///
 /// ```
 /// use geom_core::lie::Rn;
@@ -198,6 +208,7 @@ where
     G: LieGroup<S, D>,
     P: PotentialGradient<S, G, D>,
 {
+    const SEPARABLE: bool = true;
     fn momentum(&self, _: &G, _: &G::Element, xi: &SVector<S, D>) -> Result<SVector<S, D>> {
         Ok(self.inertia.map(S::from) * xi)
     }

@@ -237,6 +237,9 @@ pub struct HpIntegrator<G, L, const D: usize, const S: usize> {
     name: String,
     tableau_order: u32,
     tableau_symmetric: bool,
+    /// `(Σ_{c_i = 0} b_i, Σ_{c_i = 1} b_i)` when the tableau's stages collapse to one for a
+    /// separable `ℓ` (module docs, "separable Lagrangians"), else `None`.
+    kicks: Option<(f64, f64)>,
     newton: NewtonOptions,
 }
 
@@ -282,6 +285,7 @@ where
             (b[i] - b[S - 1 - i]).abs() <= tableau::ORDER_TOL
                 && (0..S).all(|j| (a[i][j] + a[S - 1 - i][S - 1 - j] - b[j]).abs() <= tableau::ORDER_TOL)
         }) && c.iter().all(|&ci| ci == 0.0 || ci == 1.0);
+        let kicks = separable_kicks(&a, &b, &w);
         Ok(Self {
             group,
             lagrangian,
@@ -291,6 +295,7 @@ where
             name: format!("HP {} ({})", tableau.name(), chart.name()),
             tableau_order: tableau.order(),
             tableau_symmetric,
+            kicks,
             newton: NewtonOptions::integrator(),
         })
     }
@@ -353,47 +358,24 @@ where
         let lagrangian = &self.lagrangian;
         let chart = self.chart;
         let (next, report) = if <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT {
-            // R(ξ) = (dτ^{-1}_{hξ})* m(ξ) - Π_k, DR = (dτ^{-1}_{hξ})* Dm + h D_x[(dτ^{-1}_x)* μ]
-            let (xi, report) = newton_blocks::<D, 1>(
-                |x, jac| {
-                    let x = &x[0];
-                    let hx = x * h;
-                    let m = LeftLagrangian::<f64, G, D>::momentum(lagrangian, group, &state.g, x)?;
-                    match jac {
-                        None => Ok([(group.dtau_inv_transpose(chart, &hx, &m)? - state.pi) * inv_scale]),
-                        Some(out) => {
-                            let dm =
-                                match LeftLagrangian::<f64, G, D>::momentum_jacobian(lagrangian, group, &state.g, x) {
-                                    Some(dm) => dm,
-                                    None => self.ad_momentum_jacobian(&state.g, x)?,
-                                };
-                            let pulled = group.dtau_inv_transpose(chart, &hx, &m)?;
-                            let dchart_dx = group.dtau_inv_transpose_derivative(chart, &hx, &m)?;
-                            // (dτ⁻¹)ᵀ Dm: for D <= 3, D applications of the vector form to the
-                            // columns of Dm (cheaper than forming dτ⁻¹ and a matrix product);
-                            // above, the matrix (measured: SO(3) 10% faster per step, SE(3)
-                            // 10% slower with columns)
-                            let adm = if D <= 3 {
-                                let mut adm = nalgebra::SMatrix::<f64, D, D>::zeros();
-                                for j in 0..D {
-                                    let col = group.dtau_inv_transpose(chart, &hx, &dm.column(j).into_owned())?;
-                                    adm.set_column(j, &col);
-                                }
-                                adm
-                            } else {
-                                LieGroup::<f64, D>::dtau_inv(group, chart, &hx)?.tr_mul(&dm)
-                            };
-                            out[0][0] = (adm + dchart_dx * h) * inv_scale;
-                            Ok([(pulled - state.pi) * inv_scale])
-                        }
-                    }
-                },
-                &[xi0],
-                &self.newton,
-            )?;
-            let t = LieGroup::<f64, D>::tau(group, chart, &(xi[0] * h))?;
+            let (xi, report) = self.solve_reduced(&state.g, &state.pi, h, inv_scale, xi0)?;
+            let t = LieGroup::<f64, D>::tau(group, chart, &(xi * h))?;
             let g = LieGroup::<f64, D>::compose(group, &state.g, &t);
             (LieState { g, pi: LieGroup::<f64, D>::coadjoint(group, &t, &state.pi) }, report)
+        } else if let (true, Some((before, after))) = (<L as LeftLagrangian<f64, G, D>>::SEPARABLE, self.kicks) {
+            // kick, the left-invariant solve, drift, kick (module docs, "separable Lagrangians")
+            let mut mu = state.pi;
+            if before != 0.0 {
+                mu += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &state.g, &xi0)? * (h * before);
+            }
+            let (xi, report) = self.solve_reduced(&state.g, &mu, h, inv_scale, xi0)?;
+            let t = LieGroup::<f64, D>::tau(group, chart, &(xi * h))?;
+            let g = LieGroup::<f64, D>::compose(group, &state.g, &t);
+            let mut pi = LieGroup::<f64, D>::coadjoint(group, &t, &mu);
+            if after != 0.0 {
+                pi += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &g, &xi)? * (h * after);
+            }
+            (LieState { g, pi }, report)
         } else {
             let co = &self.coefficients;
             let gk_d = group.map_scalar(&state.g, &DualSVec64::from_re);
@@ -429,6 +411,58 @@ where
         Ok((next, report))
     }
 
+    /// Solve `(dτ^{-1}_{hξ})* ∂ℓ/∂ξ(g, ξ) = μ` for `ξ` (the step of a left-invariant `ℓ`, and
+    /// the middle of the kick–solve–kick step of a separable one), the residual scaled by
+    /// `inv_scale`, from `xi0`.
+    fn solve_reduced(
+        &self,
+        g: &ElementOf<G, D>,
+        mu: &SVector<f64, D>,
+        h: f64,
+        inv_scale: f64,
+        xi0: SVector<f64, D>,
+    ) -> Result<(SVector<f64, D>, NewtonReport)> {
+        let (group, lagrangian, chart) = (&self.group, &self.lagrangian, self.chart);
+        // R(ξ) = (dτ^{-1}_{hξ})* m(ξ) - μ, DR = (dτ^{-1}_{hξ})* Dm + h D_x[(dτ^{-1}_x)* m]
+        let (xi, report) = newton_blocks::<D, 1>(
+            |x, jac| {
+                let x = &x[0];
+                let hx = x * h;
+                let m = LeftLagrangian::<f64, G, D>::momentum(lagrangian, group, g, x)?;
+                match jac {
+                    None => Ok([(group.dtau_inv_transpose(chart, &hx, &m)? - mu) * inv_scale]),
+                    Some(out) => {
+                        let dm = match LeftLagrangian::<f64, G, D>::momentum_jacobian(lagrangian, group, g, x) {
+                            Some(dm) => dm,
+                            None => self.ad_momentum_jacobian(g, x)?,
+                        };
+                        let pulled = group.dtau_inv_transpose(chart, &hx, &m)?;
+                        let dchart_dx = group.dtau_inv_transpose_derivative(chart, &hx, &m)?;
+                        // (dτ⁻¹)ᵀ Dm: for D <= 3, D applications of the vector form to the
+                        // columns of Dm (cheaper than forming dτ⁻¹ and a matrix product);
+                        // above, the matrix (measured: SO(3) 10% faster per step, SE(3)
+                        // 10% slower with columns)
+                        let adm = if D <= 3 {
+                            let mut adm = nalgebra::SMatrix::<f64, D, D>::zeros();
+                            for j in 0..D {
+                                let col = group.dtau_inv_transpose(chart, &hx, &dm.column(j).into_owned())?;
+                                adm.set_column(j, &col);
+                            }
+                            adm
+                        } else {
+                            LieGroup::<f64, D>::dtau_inv(group, chart, &hx)?.tr_mul(&dm)
+                        };
+                        out[0][0] = (adm + dchart_dx * h) * inv_scale;
+                        Ok([(pulled - mu) * inv_scale])
+                    }
+                }
+            },
+            &[xi0],
+            &self.newton,
+        )?;
+        Ok((xi[0], report))
+    }
+
     /// `∂/∂ξ (∂ℓ/∂ξ)(g, ξ)` by AD (one evaluation of the momentum at `DualSVec64<D>`).
     fn ad_momentum_jacobian(&self, g: &ElementOf<G, D>, xi: &SVector<f64, D>) -> Result<nalgebra::SMatrix<f64, D, D>> {
         let gd = self.group.map_scalar(g, &DualSVec64::from_re);
@@ -454,6 +488,32 @@ where
         });
         Ok(Lu::factor(&hess, "Legendre transform at xi = 0")?.solve(&(pi - m0)))
     }
+}
+
+/// For a separable `ℓ = K(ξ) − V(g)` the stage equations read `∂K(Ξ^i) = M − h Σ_j w_ij p_j`:
+/// when `w_ij = w_j` for every `i`, all stages coincide (`Ξ^i = ξ`, `Θ^i = c_i ξ`). If moreover
+/// every `c_j ∈ {0, 1}` with `w_j = 0` where `c_j = 0` and `w_j = b_j` where `c_j = 1`, the
+/// forces at `g_{k+1}` cancel from the `Π_k` equation (`(dτ^{-1}_x)*(dτ_{-x})* = Ad*_{τ(-x)}`)
+/// and the step is kick–solve–kick with the weights returned here,
+/// `(Σ_{c_j = 0} b_j, Σ_{c_j = 1} b_j)`: Störmer–Verlet `(½, ½)`, symplectic Euler A `(1, 0)`,
+/// B `(0, 1)`.
+fn separable_kicks<const S: usize>(a: &[[f64; S]; S], b: &[f64; S], w: &[[f64; S]; S]) -> Option<(f64, f64)> {
+    let tol = tableau::ORDER_TOL;
+    let (mut before, mut after) = (0.0, 0.0);
+    for j in 0..S {
+        if (0..S).any(|i| (w[i][j] - w[0][j]).abs() > tol) {
+            return None;
+        }
+        let c: f64 = a[j].iter().sum();
+        if c.abs() <= tol && w[0][j].abs() <= tol {
+            before += b[j];
+        } else if (c - 1.0).abs() <= tol && (w[0][j] - b[j]).abs() <= tol {
+            after += b[j];
+        } else {
+            return None;
+        }
+    }
+    Some((before, after))
 }
 
 /// The stage equations `R_i(Ξ)` of the module documentation (not yet scaled), with the
