@@ -36,7 +36,7 @@ use crate::lie_group::LieGroupThetaMap;
 use crate::map::DiscretizationMap;
 use crate::retraction::{LieGroupRetraction, RetractionMap, lie_distance};
 use geom_core::function::ad_jacobian_of;
-use geom_core::lie::{Chart, LieGroup};
+use geom_core::lie::{Chart, GroupChart, LieGroup};
 use geom_core::newton::newton_blocks;
 use geom_core::{GeomError, Scalar};
 use nalgebra::{Const, SMatrix, SVector, U1};
@@ -283,12 +283,14 @@ pub trait LieRetractionModel<S: Scalar, G: LieGroup<S, D>, const D: usize>: Debu
     fn retract(&self, group: &G, g: &G::Element, xi: &SVector<S, D>) -> Result<G::Element, GeomError>;
 }
 
-impl<S: Scalar, G: LieGroup<S, D>, const D: usize> LieRetractionModel<S, G, D> for LieGroupRetraction<G, D> {
+impl<S: Scalar, G: LieGroup<S, D>, C: GroupChart<S, G, D>, const D: usize> LieRetractionModel<S, G, D>
+    for LieGroupRetraction<G, D, C>
+{
     fn name(&self) -> String {
         format!("{} left-translated {}", LieGroup::<S, D>::name(self.group()), self.chart().name())
     }
     fn retract(&self, group: &G, g: &G::Element, xi: &SVector<S, D>) -> Result<G::Element, GeomError> {
-        group.compose_tau(self.chart(), g, xi)
+        self.chart().compose_tau(group, g, xi)
     }
 }
 

@@ -21,7 +21,7 @@ use crate::error::DiscretizationError;
 use crate::map::{CovectorHessian, DiscretizationMap, EuclideanMap, MapJacobian};
 use crate::sphere::{check_sphere_point, check_sphere_tangent};
 use geom_core::GeomError;
-use geom_core::lie::{Chart, LieGroup};
+use geom_core::lie::{Chart, GroupChart, LieGroup};
 use nalgebra::{SMatrix, SVector, Vector3};
 use std::fmt::Debug;
 
@@ -85,14 +85,16 @@ impl<const N: usize> Retraction for EuclideanRetraction<N> {
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LieGroupRetraction<G, const D: usize> {
+pub struct LieGroupRetraction<G, const D: usize, C = Chart> {
     group: G,
-    chart: Chart,
+    chart: C,
 }
 
-impl<G, const D: usize> LieGroupRetraction<G, D> {
-    /// The retraction `g τ(ξ)` of `group` with the chart `chart`.
-    pub fn new(group: G, chart: Chart) -> Self {
+impl<G, const D: usize, C: Copy> LieGroupRetraction<G, D, C> {
+    /// The retraction `g τ(ξ)` of `group` with the chart `chart` (a shipped [`Chart`] or a
+    /// user's [`GroupChart`]; a user chart is validated by the methods that use it, or by
+    /// [`geom_core::lie::check_chart`]).
+    pub fn new(group: G, chart: C) -> Self {
         Self { group, chart }
     }
     /// The group.
@@ -100,7 +102,7 @@ impl<G, const D: usize> LieGroupRetraction<G, D> {
         &self.group
     }
     /// The chart `τ`.
-    pub fn chart(&self) -> Chart {
+    pub fn chart(&self) -> C {
         self.chart
     }
 }
@@ -117,7 +119,7 @@ pub(crate) fn lie_distance<G: LieGroup<f64, D> + ?Sized, const D: usize>(
     }
 }
 
-impl<G: LieGroup<f64, D>, const D: usize> Retraction for LieGroupRetraction<G, D> {
+impl<G: LieGroup<f64, D>, const D: usize, C: GroupChart<f64, G, D>> Retraction for LieGroupRetraction<G, D, C> {
     type Point = G::Element;
     type Tangent = SVector<f64, D>;
     fn name(&self) -> String {
@@ -125,10 +127,10 @@ impl<G: LieGroup<f64, D>, const D: usize> Retraction for LieGroupRetraction<G, D
     }
     fn retract(&self, g: &G::Element, xi: &SVector<f64, D>) -> Result<G::Element, GeomError> {
         geom_core::error::check_finite(xi.iter(), "Lie algebra element")?;
-        self.group.compose_tau(self.chart, g, xi)
+        self.chart.compose_tau(&self.group, g, xi)
     }
     fn inverse_retract(&self, g: &G::Element, h: &G::Element) -> Result<SVector<f64, D>, GeomError> {
-        self.group.tau_inv(self.chart, &self.group.compose(&self.group.inverse(g), h))
+        self.chart.tau_inv(&self.group, &self.group.compose(&self.group.inverse(g), h))
     }
     fn distance(&self, a: &G::Element, b: &G::Element) -> f64 {
         lie_distance(&self.group, a, b)

@@ -255,6 +255,10 @@ impl<S: Scalar, const N: usize> Lu<S, N> {
         for (i, p) in self.perm.iter_mut().enumerate() {
             *p = i;
         }
+        if N <= 3 {
+            // resolved at compile time: the closed-form inverse inlines into the caller
+            return invert_small(&mut self.rows, what);
+        }
         factor_rows(&mut self.rows, &mut self.perm, what)
     }
 
@@ -354,6 +358,9 @@ impl<S: Scalar, const N: usize, const B: usize> BlockLu<S, N, B> {
         }
         for (k, p) in self.perm.as_flattened_mut().iter_mut().enumerate() {
             *p = k;
+        }
+        if N * B <= 3 {
+            return invert_small(self.rows.as_flattened_mut(), what);
         }
         factor_rows(self.rows.as_flattened_mut(), self.perm.as_flattened_mut(), what)
     }

@@ -408,7 +408,45 @@ fn newton_fixed<const N: usize>(
     x0: &SVector<f64, N>,
     opts: &NewtonOptions,
 ) -> Result<(SVector<f64, N>, NewtonReport)> {
-    newton_loop::<Fixed<N>>(eval, x0, opts)
+    newton_loop::<Fixed<N>>(eval, None::<fn(&SVector<f64, N>, &mut SMatrix<f64, N, N>) -> Result<()>>, x0, opts)
+}
+
+/// Solve `F(x) = 0` by Newton's method from `x0` with the residual and the caller's Jacobian as
+/// two functions: `residual(x) = F(x)`, `jacobian(x) = J(x)`, `J[(i, j)] = ∂F_i/∂x_j`. The same
+/// iteration, tests and errors as [`newton`], but the Jacobian is evaluated only where a step
+/// follows (not at the iterate that passes the residual test), which saves one Jacobian per
+/// solve when it is not a by-product of the residual (closed forms; use [`newton`] or
+/// [`newton_ad`] when both come from one pass).
+///
+/// ```
+/// use geom_core::newton::{newton_split, NewtonOptions};
+/// use nalgebra::{SMatrix, SVector};
+///
+/// // x^2 + y^2 = 4, x y = 1
+/// let f = |x: &SVector<f64, 2>| Ok(SVector::from([x[0] * x[0] + x[1] * x[1] - 4.0, x[0] * x[1] - 1.0]));
+/// let j = |x: &SVector<f64, 2>| Ok(SMatrix::<f64, 2, 2>::new(2.0 * x[0], 2.0 * x[1], x[1], x[0]));
+/// let (x, report) = newton_split(f, j, &SVector::from([2.0, 0.5]), &NewtonOptions::default())?;
+/// let xs = (2.0 + 3.0f64.sqrt()).sqrt();
+/// assert!((x[0] - xs).abs() < 1e-14 && (x[1] - 1.0 / xs).abs() < 1e-14);
+/// assert_eq!(report.jacobian_updates, report.iterations);
+/// # Ok::<(), geom_core::GeomError>(())
+/// ```
+#[inline]
+pub fn newton_split<const N: usize>(
+    mut residual: impl FnMut(&SVector<f64, N>) -> Result<SVector<f64, N>>,
+    mut jacobian: impl FnMut(&SVector<f64, N>) -> Result<SMatrix<f64, N, N>>,
+    x0: &SVector<f64, N>,
+    opts: &NewtonOptions,
+) -> Result<(SVector<f64, N>, NewtonReport)> {
+    newton_loop::<Fixed<N>>(
+        |x, _| residual(x),
+        Some(|x: &SVector<f64, N>, out: &mut SMatrix<f64, N, N>| {
+            *out = jacobian(x)?;
+            Ok(())
+        }),
+        x0,
+        opts,
+    )
 }
 
 /// The linear algebra of one Newton iteration, so that the fixed-size and the block solvers run
@@ -508,9 +546,13 @@ fn scan_slice(v: &[f64], (zero, max): (f64, f64)) -> (f64, f64) {
     })
 }
 
+/// The one Newton loop. `eval(x, Some(jac))` returns `F(x)` and writes `J(x)`; with a separate
+/// `late_jacobian`, `eval` is always called without a Jacobian and `late_jacobian(x, jac)` only
+/// after `x` has failed the residual test ([`newton_split`]).
 #[inline]
 fn newton_loop<Sp: Space>(
     mut eval: impl FnMut(&Sp::Vec, Option<&mut Sp::Jac>) -> Result<Sp::Vec>,
+    mut late_jacobian: Option<impl FnMut(&Sp::Vec, &mut Sp::Jac) -> Result<()>>,
     x0: &Sp::Vec,
     opts: &NewtonOptions,
 ) -> Result<(Sp::Vec, NewtonReport)> {
@@ -527,7 +569,7 @@ fn newton_loop<Sp: Space>(
     loop {
         // No Jacobian at the last allowed evaluation: no step follows it.
         let want = k < opts.max_iterations && monitor.wants_jacobian(!factored);
-        let fx = eval(&x, if want { Some(&mut jac) } else { None })?;
+        let fx = eval(&x, if want && late_jacobian.is_none() { Some(&mut jac) } else { None })?;
         let (finite, r) = Sp::scan(&fx);
         if !finite {
             return Err(GeomError::NonFinite { what: "Newton residual" });
@@ -536,6 +578,9 @@ fn newton_loop<Sp: Space>(
             return done.map(|report| (x, report));
         }
         if want {
+            if let Some(late) = late_jacobian.as_mut() {
+                late(&x, &mut jac)?;
+            }
             Sp::refactor(&mut lu, &jac).map_err(|e| at_iteration(e, k))?;
             factored = true;
             monitor.jacobian_updates += 1;
@@ -650,7 +695,12 @@ pub fn newton_blocks<const N: usize, const B: usize>(
     x0: &BlockVector<f64, N, B>,
     opts: &NewtonOptions,
 ) -> Result<(BlockVector<f64, N, B>, NewtonReport)> {
-    newton_loop::<Blocks<N, B>>(eval, x0, opts)
+    newton_loop::<Blocks<N, B>>(
+        eval,
+        None::<fn(&BlockVector<f64, N, B>, &mut BlockMatrix<f64, N, B>) -> Result<()>>,
+        x0,
+        opts,
+    )
 }
 
 /// [`newton_blocks`] with the exact block Jacobian of `res` by forward AD

@@ -25,7 +25,7 @@
 //!   Φ(f) = g + g × f + (g·f) f − 2 J f = 0,      DΦ(f) = ĝ + (g·f) I₃ + f gᵀ − 2J,
 //! ```
 //!
-//! solved by [`geom_core::newton::newton`] with this analytic Jacobian, from `f₀ = ½ J^{-1} g`
+//! solved by [`geom_core::newton::newton_split`] with this analytic Jacobian, from `f₀ = ½ J^{-1} g`
 //! (the solution to first order in `h`). `F` is then orthogonal to round-off by construction
 //! (`F = cay(2f)` in geom-core's convention `cay(x) = (I − x̂/2)^{-1}(I + x̂/2)`).
 //!
@@ -38,7 +38,7 @@ use crate::hp::{KineticPotential, LieState, PotentialGradient, check_inertia};
 use crate::models::{FreeRigidBody, HeavyTop};
 use discretization::{OneStep, check_step};
 use geom_core::lie::{So3, so3};
-use geom_core::newton::{NewtonOptions, NewtonReport, newton};
+use geom_core::newton::{NewtonOptions, NewtonReport, newton_split};
 use geom_core::{GeomError, Result};
 use nalgebra::{Matrix3, Vector3};
 
@@ -164,13 +164,9 @@ impl<B: AttitudeDynamics> Lgvi<B> {
         let inv = 1.0 / scale;
         let j2 = self.inertia * 2.0;
         let ghat = so3::hat(g);
-        newton(
-            |f: &Vector3<f64>| {
-                let gf = g.dot(f);
-                let phi = (g + g.cross(f) + f * gf - j2 * f) * inv;
-                let jac = (ghat + Matrix3::from_diagonal_element(gf) + f * g.transpose() - j2) * inv;
-                Ok((phi, jac))
-            },
+        newton_split(
+            |f: &Vector3<f64>| Ok((g + g.cross(f) + f * g.dot(f) - j2 * f) * inv),
+            |f: &Vector3<f64>| Ok((ghat + Matrix3::from_diagonal_element(g.dot(f)) + f * g.transpose() - j2) * inv),
             &(self.half_inertia_inv * g),
             &self.newton,
         )

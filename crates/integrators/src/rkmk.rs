@@ -26,7 +26,7 @@
 
 use crate::tableau::{self, Tableau};
 use discretization::{OneStep, check_step};
-use geom_core::lie::{Chart, LieGroup, dexp_inv_series};
+use geom_core::lie::{Chart, GroupChart, LieGroup, check_chart, dexp_inv_series};
 use geom_core::{GeomError, Result};
 use nalgebra::SVector;
 
@@ -56,10 +56,10 @@ impl<E> GroupState<E> {
 /// An explicit RKMK method (module documentation) with `S` stages on the group `G` for the field
 /// `F`, chart `τ`, and `dexp^{-1}` truncation `q` (exp chart only).
 #[derive(Debug, Clone)]
-pub struct Rkmk<G, F, const D: usize, const S: usize> {
+pub struct Rkmk<G, F, const D: usize, const S: usize, C = Chart> {
     group: G,
     field: F,
-    chart: Chart,
+    chart: C,
     a: [[f64; S]; S],
     b: [f64; S],
     c: [f64; S],
@@ -68,15 +68,18 @@ pub struct Rkmk<G, F, const D: usize, const S: usize> {
     name: String,
 }
 
-impl<G, F, const D: usize, const S: usize> Rkmk<G, F, D, S>
+impl<G, F, const D: usize, const S: usize, C> Rkmk<G, F, D, S, C>
 where
     G: LieGroup<f64, D>,
     F: LieVectorField<G, D>,
+    C: GroupChart<f64, G, D>,
 {
     /// The RKMK method of the explicit tableau `tableau` (`S` stages, else
     /// [`GeomError::DimensionMismatch`]; an implicit tableau is [`GeomError::InvalidParameter`]),
-    /// with the chart `τ`. For `τ = exp` the truncation is `q = max(p - 2, 0)`, which keeps the
-    /// order `p` of the tableau; for Cayley `dcay^{-1}` is exact.
+    /// with the chart `τ` (a shipped [`Chart`], or a user's [`GroupChart`], which must pass
+    /// [`check_chart`], else [`GeomError::InvalidParameter`]). For `τ = exp` the truncation is
+    /// `q = max(p - 2, 0)`, which keeps the order `p` of the tableau; the other charts use their
+    /// exact `dτ^{-1}`.
     ///
     /// ```
     /// use geom_core::lie::{Chart, So3xR3};
@@ -89,7 +92,10 @@ where
     /// assert!(Rkmk::<_, _, 6, 1>::new(So3xR3::default(), body, &tableau::implicit_euler(), Chart::Exp).is_err());
     /// # Ok::<(), geom_core::GeomError>(())
     /// ```
-    pub fn new(group: G, field: F, tableau: &Tableau, chart: Chart) -> Result<Self> {
+    pub fn new(group: G, field: F, tableau: &Tableau, chart: C) -> Result<Self> {
+        if chart.builtin().is_none() {
+            check_chart(&group, &chart)?;
+        }
         if !tableau.is_explicit() {
             return Err(GeomError::InvalidParameter {
                 what: "RKMK tableau",
@@ -98,9 +104,9 @@ where
         }
         let (a, b, c) = tableau.arrays::<S>()?;
         let order = tableau.order();
-        let truncation = match chart {
-            Chart::Exp => Some(order.saturating_sub(2) as usize),
-            Chart::Cayley => None,
+        let truncation = match chart.builtin() {
+            Some(Chart::Exp) => Some(order.saturating_sub(2) as usize),
+            _ => None,
         };
         Ok(Self {
             group,
@@ -117,9 +123,9 @@ where
 
     /// The same method with the Bernoulli series of `dexp^{-1}` truncated after `ad^q` (exp
     /// chart; `None` = the exact `dexp^{-1}`). A `q < p - 2` lowers the order (HLW IV.8).
-    /// Ignored for the Cayley chart, whose `dcay^{-1}` is always exact.
+    /// Ignored for the other charts, whose `dτ^{-1}` is always exact.
     pub fn with_truncation(mut self, q: Option<usize>) -> Self {
-        if self.chart == Chart::Exp {
+        if self.chart.builtin() == Some(Chart::Exp) {
             self.truncation = q;
             self.name = match q {
                 Some(q) => format!("{} q={q}", self.name.split(" q=").next().unwrap_or_default()),
@@ -145,9 +151,9 @@ where
     /// `dτ^{-1}_{-Θ} k`, truncated for the exp chart as configured.
     #[inline]
     fn dtau_inv_left(&self, theta: &SVector<f64, D>, k: &SVector<f64, D>) -> Result<SVector<f64, D>> {
-        let m = match (self.chart, self.truncation) {
-            (Chart::Exp, Some(q)) => dexp_inv_series(&self.group.ad(&(-theta)), q),
-            (chart, _) => self.group.dtau_inv(chart, &(-theta))?,
+        let m = match (self.chart.builtin(), self.truncation) {
+            (Some(Chart::Exp), Some(q)) => dexp_inv_series(&self.group.ad(&(-theta)), q),
+            _ => self.chart.dtau_inv(&self.group, &(-theta))?,
         };
         Ok(m * k)
     }
@@ -170,7 +176,7 @@ where
             let gi = if i == 0 || theta.iter().all(|v| *v == 0.0) {
                 state.g.clone()
             } else {
-                group.compose_tau(self.chart, &state.g, &theta)?
+                self.chart.compose_tau(group, &state.g, &theta)?
             };
             let f = self.field.eval(group, state.t + self.c[i] * h, &gi)?;
             k[i] = if i == 0 { f } else { self.dtau_inv_left(&theta, &f)? };
@@ -179,7 +185,7 @@ where
         for (ki, bi) in k.iter().zip(&self.b) {
             incr += ki * (h * bi);
         }
-        let g = group.compose_tau(self.chart, &state.g, &incr)?;
+        let g = self.chart.compose_tau(group, &state.g, &incr)?;
         if !group.defect(&g).is_finite() {
             return Err(GeomError::NonFinite { what: "RKMK state after the step" });
         }
@@ -187,10 +193,11 @@ where
     }
 }
 
-impl<G, F, const D: usize, const S: usize> OneStep<GroupState<G::Element>> for Rkmk<G, F, D, S>
+impl<G, F, const D: usize, const S: usize, C> OneStep<GroupState<G::Element>> for Rkmk<G, F, D, S, C>
 where
     G: LieGroup<f64, D>,
     F: LieVectorField<G, D>,
+    C: GroupChart<f64, G, D>,
 {
     fn name(&self) -> String {
         self.name.clone()

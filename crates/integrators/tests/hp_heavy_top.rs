@@ -6,7 +6,7 @@
 mod hp_common;
 
 use discretization::OneStep;
-use geom_core::lie::{Chart, LieGroup, So3};
+use geom_core::lie::{Chart, So3};
 use hp_common::{heavy_top, orthogonality_defect, slope};
 use integrators::hp::{self, LieState};
 use integrators::models::HeavyTop;
@@ -81,7 +81,8 @@ fn energy_error_orders() {
 fn separable_path_equals_the_general_stage_equations() {
     let (top, s0) = heavy_top();
     for chart in [Chart::Cayley, Chart::Exp] {
-        let pairs: [(Box<dyn OneStep<State>>, Box<dyn OneStep<State>>); 3] = [
+        type Boxed = Box<dyn OneStep<State>>;
+        let pairs: [(Boxed, Boxed); 3] = [
             (
                 Box::new(hp::stormer_verlet(So3, top, chart).unwrap()),
                 Box::new(hp::stormer_verlet(So3, hp::AutoDiff(top), chart).unwrap()),

@@ -24,6 +24,7 @@
 //! the caller is trusted by every operation (the unchecked path for hot loops), and
 //! [`LieGroup::check_element`] validates user data against a stated tolerance.
 
+mod chart;
 mod family;
 mod gl;
 mod lift;
@@ -39,6 +40,7 @@ pub mod so3;
 pub mod su2;
 pub mod testing;
 
+pub use chart::{CHART_DERIVATIVE_TOL, CHART_IDENTITY_TOL, ChartReport, GroupChart, check_chart};
 pub use family::LieGroupFamily;
 pub use gl::Gl;
 pub use lift::{LiftElement, MapScalar};
@@ -59,7 +61,8 @@ use nalgebra::{SMatrix, SVector};
 /// Default tolerance of [`LieGroup::check_element`] and of the checked constructors.
 pub const MEMBERSHIP_TOLERANCE: f64 = 1e-9;
 
-/// The local chart `tau: g -> G` used by Cayley-type and RKMK methods (docs/math.md §D.2).
+/// The two shipped local charts `tau: g -> G` used by Cayley-type and RKMK methods (docs/math.md
+/// §D.2). A user's chart implements [`GroupChart`] instead; `Chart` implements it for every group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Chart {
     /// The exponential map.

@@ -24,7 +24,7 @@
 //! * `R^n`: `dτ^{-1} = I`, derivative 0.
 
 use geom_core::lie::so3::DEXP_INV_D;
-use geom_core::lie::{Chart, Gl, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2, se3, so3};
+use geom_core::lie::{Chart, Gl, GroupChart, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2, se3, so3};
 use geom_core::{GeomError, Result};
 use nalgebra::{Const, Matrix3, Matrix6, SMatrix, SVector, U1, Vector3, Vector6};
 use num_dual::DualSVec64;
@@ -46,6 +46,55 @@ pub trait ChartDerivative<const D: usize>: LieGroup<f64, D> + LieGroup<DualSVec6
         mu: &SVector<f64, D>,
     ) -> Result<SMatrix<f64, D, D>> {
         ad_dtau_inv_transpose_derivative(self, chart, x, mu)
+    }
+}
+
+/// The charts the HP integrator accepts: a [`GroupChart`] of `G` at `f64` and at the dual type
+/// `DualSVec64<D>` of the Newton Jacobian — the shipped [`Chart`] or a user's chart written once
+/// over the scalar (`impl<S: Scalar> GroupChart<S, So3, 3> for MyChart`).
+pub trait HpChart<G: LieGroup<f64, D> + LieGroup<DualSVec64<D>, D>, const D: usize>:
+    GroupChart<f64, G, D> + GroupChart<DualSVec64<D>, G, D>
+{
+}
+impl<G, C, const D: usize> HpChart<G, D> for C
+where
+    G: LieGroup<f64, D> + LieGroup<DualSVec64<D>, D>,
+    C: GroupChart<f64, G, D> + GroupChart<DualSVec64<D>, G, D>,
+{
+}
+
+/// `(dτ^{-1}_x)ᵀ μ` for any chart: the group's closed form for a shipped chart, else the
+/// chart's `dτ^{-1}` matrix.
+#[inline]
+pub(crate) fn chart_dtau_inv_transpose<G: ChartDerivative<D>, C: HpChart<G, D>, const D: usize>(
+    group: &G,
+    chart: &C,
+    x: &SVector<f64, D>,
+    mu: &SVector<f64, D>,
+) -> Result<SVector<f64, D>> {
+    match GroupChart::<f64, G, D>::builtin(chart) {
+        Some(builtin) => group.dtau_inv_transpose(builtin, x, mu),
+        None => Ok(GroupChart::<f64, G, D>::dtau_inv(chart, group, x)?.tr_mul(mu)),
+    }
+}
+
+/// `D_x[(dτ^{-1}_x)ᵀ μ]` for any chart: the group's closed form (or its AD default) for a
+/// shipped chart, else forward AD through the chart's `dτ^{-1}` at `DualSVec64<D>`.
+#[inline]
+pub(crate) fn chart_dtau_inv_transpose_derivative<G: ChartDerivative<D>, C: HpChart<G, D>, const D: usize>(
+    group: &G,
+    chart: &C,
+    x: &SVector<f64, D>,
+    mu: &SVector<f64, D>,
+) -> Result<SMatrix<f64, D, D>> {
+    match GroupChart::<f64, G, D>::builtin(chart) {
+        Some(builtin) => group.dtau_inv_transpose_derivative(builtin, x, mu),
+        None => {
+            let xd = SVector::<DualSVec64<D>, D>::from_fn(|i, _| DualSVec64::from_re(x[i]).derivative(i));
+            let v =
+                GroupChart::<DualSVec64<D>, G, D>::dtau_inv(chart, group, &xd)?.tr_mul(&mu.map(DualSVec64::from_re));
+            Ok(SMatrix::from_fn(|i, j| v[i].eps.unwrap_generic(Const::<D>, U1)[j]))
+        }
     }
 }
 

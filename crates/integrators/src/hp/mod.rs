@@ -78,7 +78,8 @@ mod chart;
 mod lagrangian;
 mod scalar;
 
-pub use chart::{ChartDerivative, ad_dtau_inv_transpose_derivative};
+pub use chart::{ChartDerivative, HpChart, ad_dtau_inv_transpose_derivative};
+use chart::{chart_dtau_inv_transpose, chart_dtau_inv_transpose_derivative};
 pub(crate) use lagrangian::check_inertia;
 pub use lagrangian::{
     AutoDiff, KineticPotential, Lagrangian, LeftLagrangian, Potential, PotentialGradient, ZeroPotential,
@@ -87,9 +88,9 @@ pub use scalar::{AdScalar, MapScalar};
 
 use crate::tableau::{self, Tableau};
 use discretization::{OneStep, check_step};
-use geom_core::lie::{Chart, LieGroup};
+use geom_core::lie::{Chart, GroupChart, LieGroup, check_chart};
 use geom_core::linalg::{BlockVector, Lu};
-use geom_core::newton::{NewtonOptions, NewtonReport, block_jacobian, newton_blocks};
+use geom_core::newton::{NewtonOptions, NewtonReport, block_jacobian, newton_blocks, newton_split};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::SVector;
 use num_dual::DualSVec64;
@@ -228,10 +229,10 @@ struct Coefficients<const S: usize> {
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct HpIntegrator<G, L, const D: usize, const S: usize> {
+pub struct HpIntegrator<G, L, const D: usize, const S: usize, C = Chart> {
     group: G,
     lagrangian: L,
-    chart: Chart,
+    chart: C,
     coefficients: Coefficients<S>,
     c: [f64; S],
     name: String,
@@ -243,14 +244,16 @@ pub struct HpIntegrator<G, L, const D: usize, const S: usize> {
     newton: NewtonOptions,
 }
 
-impl<G, L, const D: usize, const S: usize> HpIntegrator<G, L, D, S>
+impl<G, L, const D: usize, const S: usize, C> HpIntegrator<G, L, D, S, C>
 where
     G: HpGroup<D>,
     L: HpLagrangian<G, D>,
+    C: HpChart<G, D>,
 {
     /// The HP integrator of `tableau` (which must have `S` stages, `Σ b_i = 1` and every
     /// `b_i != 0`, else [`GeomError::DimensionMismatch`] / [`GeomError::InvalidParameter`]),
-    /// with the chart `τ` and [`DEFAULT_NEWTON_TOL`].
+    /// with the chart `τ` (a shipped [`Chart`] or a user's [`GroupChart`], which must pass
+    /// [`check_chart`], else [`GeomError::InvalidParameter`]) and [`DEFAULT_NEWTON_TOL`].
     ///
     /// ```
     /// use geom_core::lie::{Chart, So3};
@@ -264,7 +267,10 @@ where
     /// assert!(HpIntegrator::<_, _, 3, 2>::new(So3, body, &tableau::explicit_midpoint(), Chart::Exp).is_err());
     /// # Ok::<(), geom_core::GeomError>(())
     /// ```
-    pub fn new(group: G, lagrangian: L, tableau: &Tableau, chart: Chart) -> Result<Self> {
+    pub fn new(group: G, lagrangian: L, tableau: &Tableau, chart: C) -> Result<Self> {
+        if GroupChart::<f64, G, D>::builtin(&chart).is_none() {
+            check_chart::<G, C, D>(&group, &chart)?;
+        }
         let (a, b, c) = tableau.arrays::<S>()?;
         let sum: f64 = b.iter().sum();
         if (sum - 1.0).abs() > tableau::ORDER_TOL {
@@ -292,7 +298,7 @@ where
             chart,
             coefficients: Coefficients { a, b, w, zero_row },
             c,
-            name: format!("HP {} ({})", tableau.name(), chart.name()),
+            name: format!("HP {} ({})", tableau.name(), GroupChart::<f64, G, D>::name(&chart)),
             tableau_order: tableau.order(),
             tableau_symmetric,
             kicks,
@@ -322,7 +328,7 @@ where
         &self.lagrangian
     }
     /// The chart `τ`.
-    pub fn chart(&self) -> Chart {
+    pub fn chart(&self) -> C {
         self.chart
     }
     /// The stage nodes `c`.
@@ -359,7 +365,7 @@ where
         let chart = self.chart;
         let (next, report) = if <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT {
             let (xi, report) = self.solve_reduced(&state.g, &state.pi, h, inv_scale, xi0)?;
-            let t = LieGroup::<f64, D>::tau(group, chart, &(xi * h))?;
+            let t = GroupChart::<f64, G, D>::tau(&chart, group, &(xi * h))?;
             let g = LieGroup::<f64, D>::compose(group, &state.g, &t);
             (LieState { g, pi: LieGroup::<f64, D>::coadjoint(group, &t, &state.pi) }, report)
         } else if let (true, Some((before, after))) = (<L as LeftLagrangian<f64, G, D>>::SEPARABLE, self.kicks) {
@@ -369,7 +375,7 @@ where
                 mu += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &state.g, &xi0)? * (h * before);
             }
             let (xi, report) = self.solve_reduced(&state.g, &mu, h, inv_scale, xi0)?;
-            let t = LieGroup::<f64, D>::tau(group, chart, &(xi * h))?;
+            let t = GroupChart::<f64, G, D>::tau(&chart, group, &(xi * h))?;
             let g = LieGroup::<f64, D>::compose(group, &state.g, &t);
             let mut pi = LieGroup::<f64, D>::coadjoint(group, &t, &mu);
             if after != 0.0 {
@@ -385,7 +391,7 @@ where
                     Some(out) => {
                         let (fx, j) = block_jacobian(x, |xd| {
                             let (r, _, _) =
-                                stage_equations(group, &self.lagrangian, self.chart, co, h, &gk_d, &pik_d, xd)?;
+                                stage_equations(group, &self.lagrangian, &self.chart, co, h, &gk_d, &pik_d, xd)?;
                             Ok(r.map(|ri| ri * DualSVec64::from_re(inv_scale)))
                         })?;
                         *out = j;
@@ -393,16 +399,16 @@ where
                     }
                     None => {
                         let (r, _, _) =
-                            stage_equations(group, &self.lagrangian, self.chart, co, h, &state.g, &state.pi, x)?;
+                            stage_equations(group, &self.lagrangian, &self.chart, co, h, &state.g, &state.pi, x)?;
                         Ok(r.map(|ri| ri * inv_scale))
                     }
                 },
                 &[xi0; S],
                 &self.newton,
             )?;
-            let (_, m, xbar) = stage_equations(group, &self.lagrangian, self.chart, co, h, &state.g, &state.pi, &xi)?;
-            let g = LieGroup::<f64, D>::compose_tau(group, self.chart, &state.g, &(xbar * h))?;
-            let pi = LieGroup::<f64, D>::dtau_inv(group, self.chart, &(xbar * (-h)))?.tr_mul(&m);
+            let (_, m, xbar) = stage_equations(group, &self.lagrangian, &self.chart, co, h, &state.g, &state.pi, &xi)?;
+            let g = GroupChart::<f64, G, D>::compose_tau(&self.chart, group, &state.g, &(xbar * h))?;
+            let pi = GroupChart::<f64, G, D>::dtau_inv(&self.chart, group, &(xbar * (-h)))?.tr_mul(&m);
             (LieState { g, pi }, report)
         };
         if !geom_core::error::all_finite(next.pi.as_slice()) || !element_is_finite(group, &next.g) {
@@ -424,43 +430,37 @@ where
     ) -> Result<(SVector<f64, D>, NewtonReport)> {
         let (group, lagrangian, chart) = (&self.group, &self.lagrangian, self.chart);
         // R(ξ) = (dτ^{-1}_{hξ})* m(ξ) - μ, DR = (dτ^{-1}_{hξ})* Dm + h D_x[(dτ^{-1}_x)* m]
-        let (xi, report) = newton_blocks::<D, 1>(
-            |x, jac| {
-                let x = &x[0];
+        newton_split(
+            |x| {
+                let m = LeftLagrangian::<f64, G, D>::momentum(lagrangian, group, g, x)?;
+                Ok((chart_dtau_inv_transpose(group, &chart, &(x * h), &m)? - mu) * inv_scale)
+            },
+            |x| {
                 let hx = x * h;
                 let m = LeftLagrangian::<f64, G, D>::momentum(lagrangian, group, g, x)?;
-                match jac {
-                    None => Ok([(group.dtau_inv_transpose(chart, &hx, &m)? - mu) * inv_scale]),
-                    Some(out) => {
-                        let dm = match LeftLagrangian::<f64, G, D>::momentum_jacobian(lagrangian, group, g, x) {
-                            Some(dm) => dm,
-                            None => self.ad_momentum_jacobian(g, x)?,
-                        };
-                        let pulled = group.dtau_inv_transpose(chart, &hx, &m)?;
-                        let dchart_dx = group.dtau_inv_transpose_derivative(chart, &hx, &m)?;
-                        // (dτ⁻¹)ᵀ Dm: for D <= 3, D applications of the vector form to the
-                        // columns of Dm (cheaper than forming dτ⁻¹ and a matrix product);
-                        // above, the matrix (measured: SO(3) 10% faster per step, SE(3)
-                        // 10% slower with columns)
-                        let adm = if D <= 3 {
-                            let mut adm = nalgebra::SMatrix::<f64, D, D>::zeros();
-                            for j in 0..D {
-                                let col = group.dtau_inv_transpose(chart, &hx, &dm.column(j).into_owned())?;
-                                adm.set_column(j, &col);
-                            }
-                            adm
-                        } else {
-                            LieGroup::<f64, D>::dtau_inv(group, chart, &hx)?.tr_mul(&dm)
-                        };
-                        out[0][0] = (adm + dchart_dx * h) * inv_scale;
-                        Ok([(pulled - mu) * inv_scale])
+                let dm = match LeftLagrangian::<f64, G, D>::momentum_jacobian(lagrangian, group, g, x) {
+                    Some(dm) => dm,
+                    None => self.ad_momentum_jacobian(g, x)?,
+                };
+                let dchart_dx = chart_dtau_inv_transpose_derivative(group, &chart, &hx, &m)?;
+                // (dτ⁻¹)ᵀ Dm: for D <= 3, D applications of the vector form to the columns of
+                // Dm (cheaper than forming dτ⁻¹ and a matrix product); above, the matrix
+                // (measured: SO(3) 10% faster per step, SE(3) 10% slower with columns)
+                let adm = if D <= 3 {
+                    let mut adm = nalgebra::SMatrix::<f64, D, D>::zeros();
+                    for j in 0..D {
+                        let col = chart_dtau_inv_transpose(group, &chart, &hx, &dm.column(j).into_owned())?;
+                        adm.set_column(j, &col);
                     }
-                }
+                    adm
+                } else {
+                    GroupChart::<f64, G, D>::dtau_inv(&chart, group, &hx)?.tr_mul(&dm)
+                };
+                Ok((adm + dchart_dx * h) * inv_scale)
             },
-            &[xi0],
+            &xi0,
             &self.newton,
-        )?;
-        Ok((xi[0], report))
+        )
     }
 
     /// `∂/∂ξ (∂ℓ/∂ξ)(g, ξ)` by AD (one evaluation of the momentum at `DualSVec64<D>`).
@@ -520,10 +520,10 @@ fn separable_kicks<const S: usize>(a: &[[f64; S]; S], b: &[f64; S], w: &[[f64; S
 /// eliminated multiplier `M(Ξ)` and `Ξ̄`.
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 #[inline]
-fn stage_equations<T, G, L, const D: usize, const S: usize>(
+fn stage_equations<T, G, L, C, const D: usize, const S: usize>(
     group: &G,
     lagrangian: &L,
-    chart: Chart,
+    chart: &C,
     co: &Coefficients<S>,
     h: f64,
     gk: &<G as LieGroup<T, D>>::Element,
@@ -534,6 +534,7 @@ where
     T: Scalar,
     G: LieGroup<T, D>,
     L: LeftLagrangian<T, G, D>,
+    C: GroupChart<T, G, D>,
 {
     let hs = T::from(h);
     let mut momenta = [SVector::<T, D>::zeros(); S];
@@ -554,11 +555,11 @@ where
                 }
             }
             let htheta = theta * hs;
-            let t = group.tau(chart, &htheta)?;
+            let t = chart.tau(group, &htheta)?;
             let gi = group.compose(gk, &t);
             let m = lagrangian.momentum(group, &gi, &xi[i])?;
             let f = lagrangian.force(group, &gi, &xi[i])?;
-            pulled[i] = group.dtau(chart, &(-htheta))?.tr_mul(&f);
+            pulled[i] = chart.dtau(group, &(-htheta))?.tr_mul(&f);
             let f_back = group.coadjoint(&group.inverse(&t), &f);
             (m, f, f_back)
         };
@@ -572,7 +573,7 @@ where
     for (j, x) in xi.iter().enumerate() {
         xbar += x * T::from(co.b[j]);
     }
-    let big_m = group.dtau(chart, &(xbar * hs))?.tr_mul(&mu);
+    let big_m = chart.dtau(group, &(xbar * hs))?.tr_mul(&mu);
     let mut r = [SVector::<T, D>::zeros(); S];
     for ((ri, mi), wi) in r.iter_mut().zip(&momenta).zip(&co.w) {
         *ri = mi - big_m;
@@ -585,10 +586,11 @@ where
     Ok((r, big_m, xbar))
 }
 
-impl<G, L, const D: usize, const S: usize> OneStep<LieState<ElementOf<G, D>, D>> for HpIntegrator<G, L, D, S>
+impl<G, L, const D: usize, const S: usize, C> OneStep<LieState<ElementOf<G, D>, D>> for HpIntegrator<G, L, D, S, C>
 where
     G: HpGroup<D>,
     L: HpLagrangian<G, D>,
+    C: HpChart<G, D>,
 {
     fn name(&self) -> String {
         self.name.clone()
@@ -615,33 +617,35 @@ where
 /// Lie-group symplectic Euler A (docs/math.md §D.5; tableau `c = 0, a = 0, b = 1`):
 /// solve `Π_k + h f(g_k) = (dτ^{-1}_{hξ})* Iξ`; `g_{k+1} = g_k τ(hξ)`,
 /// `Π_{k+1} = (dτ^{-1}_{-hξ})* Iξ`. Order 1 (2 for a left-invariant `ℓ`).
-pub fn symplectic_euler_a<G, L, const D: usize>(
+pub fn symplectic_euler_a<G, L, C, const D: usize>(
     group: G,
     lagrangian: L,
-    chart: Chart,
-) -> Result<HpIntegrator<G, L, D, 1>>
+    chart: C,
+) -> Result<HpIntegrator<G, L, D, 1, C>>
 where
     G: HpGroup<D>,
     L: HpLagrangian<G, D>,
+    C: HpChart<G, D>,
 {
     Ok(HpIntegrator::new(group, lagrangian, &tableau::explicit_euler(), chart)?
-        .with_name(format!("HP symplectic Euler A ({})", chart.name())))
+        .with_name(format!("HP symplectic Euler A ({})", GroupChart::<f64, G, D>::name(&chart))))
 }
 
 /// Lie-group symplectic Euler B (docs/math.md §D.5; tableau `c = a = b = 1`):
 /// solve `Π_k = (dτ^{-1}_{hξ})* Iξ`; `g_{k+1} = g_k τ(hξ)`,
 /// `Π_{k+1} = (dτ^{-1}_{-hξ})* Iξ + h f(g_{k+1})`. The adjoint of symplectic Euler A.
-pub fn symplectic_euler_b<G, L, const D: usize>(
+pub fn symplectic_euler_b<G, L, C, const D: usize>(
     group: G,
     lagrangian: L,
-    chart: Chart,
-) -> Result<HpIntegrator<G, L, D, 1>>
+    chart: C,
+) -> Result<HpIntegrator<G, L, D, 1, C>>
 where
     G: HpGroup<D>,
     L: HpLagrangian<G, D>,
+    C: HpChart<G, D>,
 {
     Ok(HpIntegrator::new(group, lagrangian, &tableau::implicit_euler(), chart)?
-        .with_name(format!("HP symplectic Euler B ({})", chart.name())))
+        .with_name(format!("HP symplectic Euler B ({})", GroupChart::<f64, G, D>::name(&chart))))
 }
 
 /// Lie-group Störmer–Verlet (docs/math.md §D.5; Lobatto IIIA `s = 2`, `c = (0, 1)`,
@@ -653,11 +657,12 @@ where
 /// ```
 ///
 /// Order 2, symmetric; on SO(3) with `τ = cay` it is the componentwise scheme of docs/math.md §D.5.
-pub fn stormer_verlet<G, L, const D: usize>(group: G, lagrangian: L, chart: Chart) -> Result<HpIntegrator<G, L, D, 2>>
+pub fn stormer_verlet<G, L, C, const D: usize>(group: G, lagrangian: L, chart: C) -> Result<HpIntegrator<G, L, D, 2, C>>
 where
     G: HpGroup<D>,
     L: HpLagrangian<G, D>,
+    C: HpChart<G, D>,
 {
     Ok(HpIntegrator::new(group, lagrangian, &tableau::lobatto_iiia(2)?, chart)?
-        .with_name(format!("HP Störmer–Verlet ({})", chart.name())))
+        .with_name(format!("HP Störmer–Verlet ({})", GroupChart::<f64, G, D>::name(&chart))))
 }
