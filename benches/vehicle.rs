@@ -17,7 +17,23 @@
 //! that keeps the `ChartDerivative` defaults; and the chart pieces alone
 //! (`dtau_inv_transpose_derivative`, `dtau_inv_transpose`, `dexp_inv`, ns per call).
 //!
-//! `VEHICLE_PROFILE=<route>` runs one route alone (`exp`, `cayley`, `exp_ad`), for `perf record`.
+//! The vehicle with gravity and buoyancy (`models::BuoyantVehicle`, the chaotic regime of
+//! `examples/underwater_vehicle_buoyant.rs`, h = 0.05 s): HP Störmer–Verlet (Cayley), which
+//! takes the kick–solve–kick step of a separable Lagrangian (`LeftLagrangian::SEPARABLE`),
+//! against a hand-written SE(3)/Cayley loop of the same equations (kick, Newton with a
+//! closed-form Jacobian, drift, kick), target 1.5, as for the heavy top in `benches/hp.rs`:
+//!
+//! ```text
+//!   ratio buoyant_vehicle_sv_cayley_vs_hand_written <HP ns/step> <hand-written ns/step> <ratio> 1.5
+//!   info buoyant_vehicle_sv_cayley_vs_neutral_sv_cayley <buoyant ns/step> <neutral ns/step> <ratio>
+//!   info buoyant_vehicle_sv_general_stages_vs_separable <ns/step> <ns/step> <ratio>
+//! ```
+//!
+//! The last line times the same step through the general stage equations (`hp::AutoDiff` of the
+//! model, which never claims separability: two stage blocks, Jacobian by dual numbers).
+//!
+//! `VEHICLE_PROFILE=<route>` runs one route alone (`exp`, `cayley`, `exp_ad`, `buoyant`), for
+//! `perf record`.
 //!
 //! Run: `cargo bench --bench vehicle`.
 
@@ -27,10 +43,12 @@ use common::ratio::{Report, interleaved};
 use discretization::OneStep;
 use geom_core::Result;
 use geom_core::Scalar;
-use geom_core::lie::{Chart, LieGroup, MapScalar, Se3, so3};
-use integrators::hp::{self, ChartDerivative, Lagrangian, LeftLagrangian, LieState, ad_dtau_inv_transpose_derivative};
-use integrators::models::UnderwaterVehicle;
-use nalgebra::{Matrix4, Matrix6, Vector6};
+use geom_core::lie::{Chart, LieGroup, MapScalar, Se3, se3, so3};
+use integrators::hp::{
+    self, AutoDiff, ChartDerivative, Lagrangian, LeftLagrangian, LieState, ad_dtau_inv_transpose_derivative,
+};
+use integrators::models::{BuoyantVehicle, UnderwaterVehicle};
+use nalgebra::{Matrix3, Matrix4, Matrix6, Vector3, Vector6};
 use std::hint::black_box;
 
 const H: f64 = 0.05;
@@ -165,6 +183,126 @@ impl<S: Scalar> LeftLagrangian<S, Se3Ad, 6> for VehicleAd {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The vehicle with gravity and buoyancy (`models::BuoyantVehicle`, docs/math.md §D.6.1).
+
+/// Steps per round of the general-stage-equation route (~100x the cost of a separable step).
+const GENERAL_STEPS: usize = 200;
+
+/// The chaotic regime of `examples/underwater_vehicle_buoyant.rs`: the ellipsoid above with its
+/// CG at `r_G = (0.15, -0.1, -0.1)` m, `W = B`, tilted by 1.34 rad and tumbling.
+fn buoyant_vehicle() -> (BuoyantVehicle, State) {
+    let (veh, _) =
+        BuoyantVehicle::ellipsoid(1.0, 0.5, 0.25, 1000.0, 1.0, Vector3::new(0.15, -0.1, -0.1), 9.81).unwrap();
+    let xi = Vector6::new(0.6, -0.8, 1.2, 0.4, -0.3, 0.2);
+    let g0 = Se3.exp(&Vector6::new(1.2, 0.6, 0.3, 0.0, 0.0, 0.0));
+    (veh, LieState::new(g0, veh.metric() * xi))
+}
+
+fn skew(x: &Vector3<f64>) -> Matrix3<f64> {
+    Matrix3::new(0.0, -x[2], x[1], x[2], 0.0, -x[0], -x[1], x[0], 0.0)
+}
+
+/// `(dcay^{-1}_{(ω, y)})ᵀ (a, c) = (a + ω×a/2 + ω(ω·a)/4 + y×c/2 + y×(ω×c)/4, c + ω×c/2)`, the
+/// transpose of the SE(3) block formula of docs/math.md §D.2.
+fn dcay_inv_t(w: &Vector3<f64>, y: &Vector3<f64>, a: &Vector3<f64>, c: &Vector3<f64>) -> Vector6<f64> {
+    let wc = w.cross(c);
+    let rot = a + w.cross(a) * 0.5 + w * (0.25 * w.dot(a)) + y.cross(c) * 0.5 + y.cross(&wc) * 0.25;
+    se3::join(&rot, &(c + wc * 0.5))
+}
+
+/// The hand-written buoyant vehicle, SE(3)/Cayley Störmer–Verlet (docs/math.md §D.5, "simplest
+/// members"): kick `μ = Π_k + (h/2) f(g_k)`; Newton on `(dcay^{-1}_{hξ})ᵀ 𝕄ξ = μ` from
+/// `ξ = 𝕄^{-1}μ` with the Jacobian `(dcay^{-1}_{hξ})ᵀ 𝕄 + h ∂_x[(dcay^{-1}_x)ᵀ m]|_{m = 𝕄ξ}`
+/// (closed form) and the convergence tests of `geom_core::newton`; `g_{k+1} = g_k cay(hξ)`,
+/// `Π_{k+1} = (dcay^{-1}_{-hξ})ᵀ 𝕄ξ + (h/2) f(g_{k+1})`, `f = (W Γ × r_G, (B - W) Γ)`.
+fn hand_buoyant_step(
+    metric: &Matrix6<f64>,
+    metric_inv: &Matrix6<f64>,
+    (weight, buoyancy, r_g): (f64, f64, &Vector3<f64>),
+    g: &mut Matrix4<f64>,
+    pi: &mut Vector6<f64>,
+    h: f64,
+) {
+    let force = |g: &Matrix4<f64>| {
+        let gamma = Vector3::new(g[(2, 0)], g[(2, 1)], g[(2, 2)]);
+        se3::join(&(gamma.cross(r_g) * weight), &(gamma * (buoyancy - weight)))
+    };
+    let tol = hp::DEFAULT_NEWTON_TOL;
+    let mu = *pi + force(g) * (0.5 * h);
+    let scale = mu.amax();
+    let mut xi = metric_inv * mu;
+    let mut previous: Option<f64> = None;
+    for _ in 0..50 {
+        let m = metric * xi;
+        let (w, y) = se3::split(&(xi * h));
+        let (a, c) = se3::split(&m);
+        let f = dcay_inv_t(&w, &y, &a, &c) - mu;
+        if f.amax() <= tol * scale {
+            break;
+        }
+        let (wh, yh, ah, ch) = (skew(&w), skew(&y), skew(&a), skew(&c));
+        let half = Matrix3::identity() + wh * 0.5;
+        // (dcay^{-1}_x)ᵀ = [[I + ω̂/2 + ωωᵀ/4, ŷ/2 + ŷω̂/4], [0, I + ω̂/2]]
+        let mut t = Matrix6::zeros();
+        t.fixed_view_mut::<3, 3>(0, 0).copy_from(&(half + w * w.transpose() * 0.25));
+        t.fixed_view_mut::<3, 3>(0, 3).copy_from(&((yh + yh * wh * 0.5) * 0.5));
+        t.fixed_view_mut::<3, 3>(3, 3).copy_from(&half);
+        // ∂_x of (dcay^{-1}_x)ᵀ (a, c), x = (ω, y)
+        let mut dx = Matrix6::zeros();
+        dx.fixed_view_mut::<3, 3>(0, 0).copy_from(
+            &(-ah * 0.5 + (w * a.transpose() + Matrix3::from_diagonal_element(w.dot(&a))) * 0.25 - yh * ch * 0.25),
+        );
+        dx.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-ch * 0.5 - skew(&w.cross(&c)) * 0.25));
+        dx.fixed_view_mut::<3, 3>(3, 0).copy_from(&(-ch * 0.5));
+        let j = t * metric + dx * h;
+        let step = -(j.lu().solve(&f).expect("nonsingular"));
+        xi += step;
+        let s = step.amax();
+        if let Some(prev) = previous {
+            let theta = s / prev;
+            if theta < 1.0 && (theta / (1.0 - theta)).max(1.0) * s <= tol * (1.0 + xi.amax()) {
+                break;
+            }
+        }
+        previous = Some(s);
+    }
+    let m = metric * xi;
+    let (w, y) = se3::split(&(xi * h));
+    let (a, c) = se3::split(&m);
+    // cay(ω, y) = [[I + k(ω̂ + ω̂²/2), (I + ω̂/2 + ωωᵀ/4) y / (1 + |ω|²/4)], [0, 1]], k = 4/(4 + |ω|²)
+    let n2 = w.norm_squared();
+    let wh = skew(&w);
+    let rc = Matrix3::identity() + (wh + wh * wh * 0.5) * (4.0 / (4.0 + n2));
+    let tc = (y + w.cross(&y) * 0.5 + w * (0.25 * w.dot(&y))) / (1.0 + 0.25 * n2);
+    let r = g.fixed_view::<3, 3>(0, 0).into_owned();
+    let b = g.fixed_view::<3, 1>(0, 3).into_owned();
+    g.fixed_view_mut::<3, 3>(0, 0).copy_from(&(r * rc));
+    g.fixed_view_mut::<3, 1>(0, 3).copy_from(&(r * tc + b));
+    *pi = dcay_inv_t(&(-w), &(-y), &a, &c) + force(g) * (0.5 * h);
+}
+
+/// One step of the generic HP Störmer–Verlet and of [`hand_buoyant_step`] from the same states
+/// along 1000 steps agree to round-off (whole trajectories are not compared: the regime is
+/// chaotic).
+fn check_buoyant_agreement(veh: &BuoyantVehicle, s0: &State) {
+    let sv = hp::stormer_verlet(Se3, *veh, Chart::Cayley).unwrap();
+    let metric_inv = veh.metric().try_inverse().unwrap();
+    let (mut dpi, mut dg) = (0.0f64, 0.0f64);
+    let mut s = *s0;
+    for _ in 0..1000 {
+        let (mut g, mut pi) = (s.g, s.pi);
+        sv.step(&mut s, H).unwrap();
+        hand_buoyant_step(veh.metric(), &metric_inv, (veh.weight(), veh.buoyancy(), veh.r_g()), &mut g, &mut pi, H);
+        dpi = dpi.max((s.pi - pi).amax() / s.pi.amax());
+        dg = dg.max((s.g - g).amax() / s.g.amax());
+    }
+    println!(
+        "agreement of one step, buoyant HP-SV vs hand-written, over 1000 steps: |ΔΠ|/|Π| {dpi:.2e}, |Δg|/|g| {dg:.2e}"
+    );
+    assert!(dpi <= 1e-12 && dg <= 1e-12, "the buoyant routes disagree: {dpi:e} {dg:e}");
+}
+
 /// `n` calls of `f`.
 fn calls(f: &impl Fn()) -> impl FnMut(usize) + '_ {
     move |n| (0..n).for_each(|_| f())
@@ -207,6 +345,11 @@ fn profile(route: &str) {
         "exp" => advance(&hp::stormer_verlet(Se3, veh, Chart::Exp).unwrap(), &mut s, N),
         "cayley" => advance(&hp::stormer_verlet(Se3, veh, Chart::Cayley).unwrap(), &mut s, N),
         "exp_ad" => advance(&hp::stormer_verlet(Se3Ad, VehicleAd(veh), Chart::Exp).unwrap(), &mut s, N),
+        "buoyant" => {
+            let (bveh, b0) = buoyant_vehicle();
+            s = b0;
+            advance(&hp::stormer_verlet(Se3, bveh, Chart::Cayley).unwrap(), &mut s, N);
+        }
         other => panic!("unknown VEHICLE_PROFILE route {other}"),
     }
     println!("{route}: {:.1} ns per step", t.elapsed().as_nanos() as f64 / N as f64);
@@ -274,6 +417,47 @@ fn main() {
     };
     let (n_ns, k_ns) = interleaved(CALLS, calls(&new_inv), calls(&cay_inv));
     println!("info dexp_inv_matrix_new_vs_dcay_inv {n_ns:.1} {k_ns:.1} {:.3}", n_ns / k_ns);
+
+    // the vehicle with gravity and buoyancy: the generic HP-SV (kick–solve–kick, the model is
+    // separable) against the hand-written loop, against the neutral vehicle, and through the
+    // general stage equations
+    let (bveh, b0) = buoyant_vehicle();
+    check_buoyant_agreement(&bveh, &b0);
+    let bsv = hp::stormer_verlet(Se3, bveh, Chart::Cayley).unwrap();
+    let bmetric_inv = bveh.metric().try_inverse().unwrap();
+    let hand = |n: usize| {
+        let (mut g, mut pi) = (b0.g, b0.pi);
+        for _ in 0..n {
+            hand_buoyant_step(
+                bveh.metric(),
+                &bmetric_inv,
+                (bveh.weight(), bveh.buoyancy(), bveh.r_g()),
+                black_box(&mut g),
+                black_box(&mut pi),
+                black_box(H),
+            );
+        }
+        black_box((g, pi));
+    };
+    let buoyant = |n: usize| {
+        let mut s = b0;
+        advance(&bsv, &mut s, n);
+        black_box(s);
+    };
+    report.case("buoyant_vehicle_sv_cayley_vs_hand_written", 1.5, STEPS, buoyant, hand);
+    let (b_ns, n_ns) = interleaved(STEPS, buoyant, |n| run(&cay, n));
+    println!("info buoyant_vehicle_sv_cayley_vs_neutral_sv_cayley {b_ns:.1} {n_ns:.1} {:.3}", b_ns / n_ns);
+    let general = hp::stormer_verlet(Se3, AutoDiff(bveh), Chart::Cayley).unwrap();
+    let (g_ns, s_ns) = interleaved(
+        GENERAL_STEPS,
+        |n| {
+            let mut s = b0;
+            advance(&general, &mut s, n);
+            black_box(s);
+        },
+        buoyant,
+    );
+    println!("info buoyant_vehicle_sv_general_stages_vs_separable {g_ns:.1} {s_ns:.1} {:.3}", g_ns / s_ns);
 
     report.print("HP Störmer–Verlet on the underwater vehicle, exp vs Cayley chart (ns/step)");
 }

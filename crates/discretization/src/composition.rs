@@ -174,6 +174,72 @@ pub fn suzuki_umeno8() -> CompositionScheme {
     CompositionScheme::symmetric("Suzuki-Umeno 8".into(), &half, Some(-0.79688793935291635402), 2, 8)
 }
 
+/// Kahan & Li order 10 (s = 33, symmetric): the set `s33odr10a` of W. Kahan, R.-C. Li,
+/// *Composition constants for raising the orders of unconventional schemes for ordinary
+/// differential equations*, Math. Comp. 66 (1997), for a symmetric 2nd-order method
+/// (docs/math.md §B.3). Quoted with the 20 significant digits found for this set; its moments
+/// `Σγ^k`, `k = 3, 5, 7, 9`, vanish to about `2e-20` before rounding to `f64`. Kahan and Li's
+/// order-10 sets have 31 and 33 stages; the 35-stage order-10 set in the literature is
+/// Sofroniou and Spaletta's ([`sofroniou_spaletta10`]). Its coefficients are large
+/// (`Σ|γ_i| ≈ 13.7`, `max|γ_i| ≈ 0.96`), so its error constant is much larger than that of
+/// [`sofroniou_spaletta10`] (`Σ|γ_i| ≈ 6.2`).
+pub fn kahan_li10() -> CompositionScheme {
+    let half = [
+        0.070428877682658066880,
+        0.87415651735353949041,
+        0.055414604963802442707,
+        -0.066800477898797011598,
+        -0.62641308958799555593,
+        0.23682621087528762872,
+        -0.42221063403170054210,
+        0.24222942201040859249,
+        0.047374515478601436594,
+        0.54386826052472423338,
+        -0.93252230928447264311,
+        0.16960179883676464855,
+        0.71608567578450563608,
+        -0.80016730247310573512,
+        0.23778185292256770747,
+        -0.32330301550863943389,
+    ];
+    CompositionScheme::symmetric("Kahan-Li 10".into(), &half, Some(0.95529818470370207691), 2, 10)
+}
+
+/// Sofroniou & Spaletta order 10 (s = 35, symmetric) for a symmetric 2nd-order method:
+/// M. Sofroniou, G. Spaletta, *Derivation of symmetric composition constants for symmetric
+/// integrators*, Optim. Methods Softw. 20 (2005) (docs/math.md §B.3). Quoted with 32
+/// significant digits (the 26-digit values also in circulation are their rounding and give the
+/// same `f64`); the moments `Σγ^k`, `k = 3, 5, 7, 9`, vanish to `1e-32` before rounding to
+/// `f64`. All `|γ_i| < 0.42`.
+pub fn sofroniou_spaletta10() -> CompositionScheme {
+    let half = [
+        0.078795722521686419263907679337684,
+        0.31309610341510852776481247192647,
+        0.027918383235078066109520273275299,
+        -0.22959284159390709415121339679655,
+        0.13096206107716486317465685927961,
+        -0.26973340565451071434460973222411,
+        0.074973343155891435666137105641410,
+        0.11199342399981020488957508073640,
+        0.36613344954622675119314812353150,
+        -0.39910563013603589787862981058340,
+        0.10308739852747107731580277001372,
+        0.41143087395589023782070411897608,
+        -0.0048663605831352617621956593099771,
+        -0.39203335370863990644808193642610,
+        0.051942502962449647037182904015976,
+        0.050665090759924496335874344156866,
+        0.049674370639729879054568800279461,
+    ];
+    CompositionScheme::symmetric(
+        "Sofroniou-Spaletta 10".into(),
+        &half,
+        Some(0.049317735759594537917680008339338),
+        2,
+        10,
+    )
+}
+
 /// `Φ*_{h/2} ∘ Φ_{h/2}`: a first-order method composed with its adjoint, order 2 and symmetric
 /// (symplectic Euler with its adjoint gives Störmer–Verlet).
 pub fn adjoint_pair() -> CompositionScheme {
@@ -214,6 +280,8 @@ pub fn all_schemes() -> Vec<CompositionScheme> {
         yoshida8(),
         kahan_li8(),
         suzuki_umeno8(),
+        kahan_li10(),
+        sofroniou_spaletta10(),
     ]
 }
 

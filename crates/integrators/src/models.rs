@@ -1,7 +1,8 @@
 //! Mechanical systems on Lie groups for the Hamilton–Pontryagin and RKMK integrators
 //! (docs/math.md §D.1, D.6; Bou-Rabee & Marsden, *Hamilton–Pontryagin integrators on Lie groups,
-//! Part I*, 2009, arXiv:0801.0996, §6): the free rigid body and the heavy top on SO(3), and
-//! Kirchhoff's underwater vehicle on SE(3).
+//! Part I*, 2009, arXiv:0801.0996, §6): the free rigid body and the heavy top on SO(3),
+//! Kirchhoff's underwater vehicle on SE(3), and the vehicle with gravity and buoyancy
+//! ([`BuoyantVehicle`], Leonard 1997).
 //!
 //! Each model is a left-trivialized Lagrangian ([`Lagrangian`], [`LeftLagrangian`], with
 //! closed-form momentum and force, checked against [`crate::hp::AutoDiff`] in the tests), and
@@ -15,9 +16,9 @@
 
 use crate::hp::{Lagrangian, LeftLagrangian, LieState, check_inertia};
 use crate::rkmk::LieVectorField;
-use geom_core::lie::{Se3, So3, So3xR3, se3};
+use geom_core::lie::{Se3, So3, So3xR3, se3, so3};
 use geom_core::{GeomError, Result, Scalar};
-use nalgebra::{Matrix3, Matrix6, SVector, Vector3, Vector6};
+use nalgebra::{Matrix3, Matrix4, Matrix6, SVector, Vector3, Vector6};
 
 /// The free rigid body on SO(3): `ℓ(ξ) = ½ ξᵀ I ξ`, `Π = IΩ`, Euler's equation
 /// `Π̇ = Π × Ω` (docs/math.md §D.1). Left-invariant: the spatial angular momentum `RΠ` and the
@@ -404,6 +405,284 @@ impl<S: Scalar> LeftLagrangian<S, Se3, 6> for UnderwaterVehicle {
     }
     #[inline]
     fn momentum_jacobian(&self, _: &Se3, _: &nalgebra::Matrix4<S>, _: &Vector6<S>) -> Option<Matrix6<S>> {
+        Some(self.metric.map(S::from))
+    }
+}
+
+/// An underwater vehicle with gravity and buoyancy on SE(3) (Leonard, *Stability of a
+/// bottom-heavy underwater vehicle*, Automatica 33, 1997; Leonard & Marsden, *Stability and
+/// drift of underwater vehicle dynamics: mechanical systems with rigid motion symmetry*,
+/// Physica D 105, 1997; docs/math.md §D.6.1).
+///
+/// **Conventions.** `g = (R, b)`: `R` rotates body to space, `b` is the spatial position of the
+/// body-frame origin, the **centre of buoyancy** (CB). `e3` points **up**, against gravity (as
+/// for [`HeavyTop`]); Leonard's `k` points down, `k = -e3`. `Γ = Rᵀe3` is the upward vertical in
+/// the body frame. The centre of gravity (CG) sits at `r_G` from the CB in the body frame. The
+/// weight is `W = m g` (body mass `m`), the buoyancy `B = ρ𝒱 g` (displaced fluid).
+///
+/// **Lagrangian.** `ℓ(g, ξ) = ½ ξᵀ𝕄ξ - V(g)` with body velocities `ξ = (Ω, v)` and
+///
+/// ```text
+///   V(R, b) = W e3·(b + R r_G) - B e3·b = W ⟨R r_G, e3⟩ + (W - B) ⟨b, e3⟩,
+/// ```
+///
+/// the heights of the CG and the CB times weight and buoyancy. `𝕄` is the symmetric positive
+/// definite 6×6 generalized inertia (rigid body about the CB plus added mass). For a rigid body
+/// with its CG off the CB its off-diagonal block is `m r̂_G` (see [`BuoyantVehicle::ellipsoid`]).
+///
+/// **Equations.** The left-trivialized force is `f = -dV = (W Γ × r_G, (B - W) Γ)`, so
+/// `μ = (Π, P) = 𝕄ξ` obeys
+///
+/// ```text
+///   Π̇ = Π × Ω + P × v + W Γ × r_G,   Ṗ = P × Ω + (B - W) Γ,   Γ̇ = Γ × Ω.
+/// ```
+///
+/// `W Γ × r_G = r_G × (-WΓ)` is the moment of the weight about the CB, and `(B - W)Γ` is the net
+/// vertical force in the body frame. A bottom-heavy vehicle (`r_G` pointing down when upright)
+/// is righted; a heavier-than-water one (`W > B`) sinks.
+///
+/// **First integrals.** The energy `E = ½ μᵀ𝕄^{-1}μ + V(g)` ([`energy`](Self::energy)). `V` is
+/// invariant under left multiplication by rotations about `e3` and horizontal translations (and
+/// by every translation when `W = B`). Their momenta are components of the spatial momentum map
+/// of left multiplication, computed from the state as
+///
+/// ```text
+///   J(g, μ) = Ad*_{g^{-1}} μ = (RΠ + b × RP, RP)
+/// ```
+///
+/// ([`spatial_momentum`](Self::spatial_momentum)): `e3·(RΠ + b × RP)`, the angular momentum
+/// about the vertical axis through the origin, and the horizontal linear momenta `e1·RP`,
+/// `e2·RP` ([`conserved_momenta`](Self::conserved_momenta)). The vertical linear momentum
+/// changes at the constant rate `e3·(RP)˙ = B - W`. The model is not left-invariant but
+/// separable (`LeftLagrangian::SEPARABLE`): HP Störmer–Verlet and symplectic Euler take the
+/// kick–solve–kick step, other tableaux solve their general stage equations. Every member
+/// conserves these momenta to round-off, since its stage points `g_k τ(hΘ^i)` are
+/// left-equivariant.
+///
+/// With `W = B` and `r_G = 0` the model is Kirchhoff's [`UnderwaterVehicle`] with `V = 0`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BuoyantVehicle {
+    metric: Matrix6<f64>,
+    metric_inv: Matrix6<f64>,
+    weight: f64,
+    buoyancy: f64,
+    r_g: Vector3<f64>,
+}
+
+/// The parameters of a bottom-heavy (or offset) solid ellipsoid, from [`BuoyantVehicle::ellipsoid`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BuoyantParameters {
+    /// Shape, fluid density, displaced mass `ρ𝒱` ([`EllipsoidParameters::mass`]), Lamb's
+    /// coefficients and the added masses and inertias (these depend on the fluid only).
+    pub fluid: EllipsoidParameters,
+    /// Body mass `m`.
+    pub body_mass: f64,
+    /// Gravitational acceleration `g` (m/s²).
+    pub gravity: f64,
+    /// Weight `W = m g` (N).
+    pub weight: f64,
+    /// Buoyancy `B = ρ𝒱 g` (N).
+    pub buoyancy: f64,
+    /// The CG offset `r_G` from the CB, body frame (m).
+    pub r_g: Vector3<f64>,
+    /// Body inertia about the CG, `(m / ρ𝒱)` times that of the uniform solid (kg m²).
+    pub inertia_about_cg: Vector3<f64>,
+    /// Body inertia about the CB, `J_G - m r̂_G²` (parallel axes; kg m²).
+    pub inertia_about_cb: Matrix3<f64>,
+}
+
+impl BuoyantVehicle {
+    /// A vehicle with the generalized inertia `𝕄` (symmetric positive definite, rotation block
+    /// first), weight `W`, buoyancy `B` (finite, non-negative) and CG offset `r_G` (finite).
+    /// Errors: [`GeomError::InvalidParameter`] / [`GeomError::NonFinite`].
+    ///
+    /// ```
+    /// use integrators::models::BuoyantVehicle;
+    /// use nalgebra::{Matrix6, Vector3};
+    /// let m = Matrix6::from_diagonal(&nalgebra::Vector6::new(2.0, 2.0, 1.0, 3.0, 3.0, 3.0));
+    /// assert!(BuoyantVehicle::new(m, 10.0, 9.0, Vector3::new(0.0, 0.0, -0.1)).is_ok());
+    /// assert!(BuoyantVehicle::new(-m, 10.0, 9.0, Vector3::zeros()).is_err());
+    /// assert!(BuoyantVehicle::new(m, -1.0, 9.0, Vector3::zeros()).is_err());
+    /// ```
+    pub fn new(metric: Matrix6<f64>, weight: f64, buoyancy: f64, r_g: Vector3<f64>) -> Result<Self> {
+        let metric_inv = check_inertia(&metric, "buoyant vehicle metric")?;
+        if !weight.is_finite() || !buoyancy.is_finite() || !r_g.iter().all(|v| v.is_finite()) {
+            return Err(GeomError::NonFinite { what: "buoyant vehicle parameters" });
+        }
+        if weight < 0.0 || buoyancy < 0.0 {
+            return Err(GeomError::InvalidParameter {
+                what: "buoyant vehicle",
+                reason: format!("weight and buoyancy must be non-negative, got {weight}, {buoyancy}"),
+            });
+        }
+        Ok(Self { metric, metric_inv, weight, buoyancy, r_g })
+    }
+
+    /// A solid ellipsoid with semi-axes `(a, b, c)` along the body axes in a fluid of density
+    /// `ρ`, with body mass `m = mass_ratio · ρ𝒱` and its CG at `r_G` from the centroid (the CB),
+    /// under gravity `g`. The body's mass is modelled as that of the uniform solid scaled by
+    /// `mass_ratio` and moved by `r_G` (ballast): inertia `J_G = mass_ratio · J_uniform` about
+    /// the CG, `J_CB = J_G - m r̂_G²` about the CB. Then
+    ///
+    /// ```text
+    ///   𝕄 = [[J_CB + added inertia, m r̂_G], [-m r̂_G, m Id + added mass]],
+    ///   W = m g,   B = ρ𝒱 g,
+    /// ```
+    ///
+    /// where the off-diagonal blocks come from `½ m |v + Ω × r_G|²` and the added masses and
+    /// inertias are Lamb's ([`UnderwaterVehicle::ellipsoid`]). `mass_ratio = 1` is neutrally
+    /// buoyant, `> 1` heavier than the fluid. Errors for non-positive or non-finite input.
+    ///
+    /// ```
+    /// use integrators::models::BuoyantVehicle;
+    /// use nalgebra::Vector3;
+    /// let (veh, p) = BuoyantVehicle::ellipsoid(1.0, 0.5, 0.25, 1000.0, 1.0, Vector3::new(0.0, 0.0, -0.05), 9.81)?;
+    /// assert!((p.weight - p.buoyancy).abs() < 1e-9 * p.weight);
+    /// assert_eq!(veh.net_weight(), p.weight - p.buoyancy);
+    /// # Ok::<(), geom_core::GeomError>(())
+    /// ```
+    pub fn ellipsoid(
+        a: f64,
+        b: f64,
+        c: f64,
+        density: f64,
+        mass_ratio: f64,
+        r_g: Vector3<f64>,
+        gravity: f64,
+    ) -> Result<(Self, BuoyantParameters)> {
+        if ![mass_ratio, gravity].iter().all(|v| v.is_finite() && *v > 0.0) {
+            return Err(GeomError::InvalidParameter {
+                what: "buoyant ellipsoid",
+                reason: format!("mass ratio and gravity must be finite and positive, got {mass_ratio}, {gravity}"),
+            });
+        }
+        if !r_g.iter().all(|v| v.is_finite()) {
+            return Err(GeomError::NonFinite { what: "centre of gravity offset" });
+        }
+        let (_, fluid) = UnderwaterVehicle::ellipsoid(a, b, c, density)?;
+        let m = mass_ratio * fluid.mass;
+        let inertia_about_cg = fluid.body_inertia * mass_ratio;
+        let rh = so3::hat(&r_g);
+        let inertia_about_cb = Matrix3::from_diagonal(&inertia_about_cg) - rh * rh * m;
+        let mut metric = Matrix6::zeros();
+        metric
+            .fixed_view_mut::<3, 3>(0, 0)
+            .copy_from(&(inertia_about_cb + Matrix3::from_diagonal(&fluid.added_inertia)));
+        metric.fixed_view_mut::<3, 3>(0, 3).copy_from(&(rh * m));
+        metric.fixed_view_mut::<3, 3>(3, 0).copy_from(&(rh * (-m)));
+        metric
+            .fixed_view_mut::<3, 3>(3, 3)
+            .copy_from(&Matrix3::from_diagonal(&(Vector3::repeat(m) + fluid.added_mass)));
+        let (weight, buoyancy) = (m * gravity, fluid.mass * gravity);
+        let vehicle = Self::new(metric, weight, buoyancy, r_g)?;
+        let params = BuoyantParameters {
+            fluid,
+            body_mass: m,
+            gravity,
+            weight,
+            buoyancy,
+            r_g,
+            inertia_about_cg,
+            inertia_about_cb,
+        };
+        Ok((vehicle, params))
+    }
+
+    /// The generalized inertia `𝕄`.
+    pub fn metric(&self) -> &Matrix6<f64> {
+        &self.metric
+    }
+    /// The weight `W`.
+    pub fn weight(&self) -> f64 {
+        self.weight
+    }
+    /// The buoyancy `B`.
+    pub fn buoyancy(&self) -> f64 {
+        self.buoyancy
+    }
+    /// The net weight `W - B` (positive: heavier than the fluid).
+    pub fn net_weight(&self) -> f64 {
+        self.weight - self.buoyancy
+    }
+    /// The CG offset `r_G` from the CB (body frame).
+    pub fn r_g(&self) -> &Vector3<f64> {
+        &self.r_g
+    }
+    /// `Γ = Rᵀ e3`, the upward vertical in the body frame.
+    pub fn gamma(g: &Matrix4<f64>) -> Vector3<f64> {
+        Vector3::new(g[(2, 0)], g[(2, 1)], g[(2, 2)])
+    }
+    /// The body velocity `ξ = 𝕄^{-1} μ`.
+    pub fn velocity(&self, mu: &Vector6<f64>) -> Vector6<f64> {
+        self.metric_inv * mu
+    }
+    /// The potential `V(g) = W ⟨R r_G, e3⟩ + (W - B) ⟨b, e3⟩`.
+    pub fn potential(&self, g: &Matrix4<f64>) -> f64 {
+        self.potential_at(g)
+    }
+    /// The energy `E = ½ μᵀ𝕄^{-1}μ + V(g)`.
+    pub fn energy(&self, state: &LieState<Matrix4<f64>, 6>) -> f64 {
+        0.5 * state.pi.dot(&(self.metric_inv * state.pi)) + self.potential(&state.g)
+    }
+    /// The left-trivialized force `f = -dV = (W Γ × r_G, (B - W) Γ)`.
+    pub fn force(&self, g: &Matrix4<f64>) -> Vector6<f64> {
+        self.force_at(g)
+    }
+    /// The spatial momentum map `Ad*_{g^{-1}} μ = (RΠ + b × RP, RP)` of left multiplication.
+    pub fn spatial_momentum(state: &LieState<Matrix4<f64>, 6>) -> Vector6<f64> {
+        state.spatial_momentum(&Se3)
+    }
+    /// The conserved components of [`spatial_momentum`](Self::spatial_momentum):
+    /// `(e3·(RΠ + b × RP), e1·RP, e2·RP)`, the angular momentum about the vertical through the
+    /// origin and the horizontal linear momentum.
+    pub fn conserved_momenta(state: &LieState<Matrix4<f64>, 6>) -> Vector3<f64> {
+        let j = Self::spatial_momentum(state);
+        Vector3::new(j[2], j[3], j[4])
+    }
+
+    #[inline]
+    fn potential_at<S: Scalar>(&self, g: &Matrix4<S>) -> S {
+        let lever =
+            g[(2, 0)] * S::from(self.r_g[0]) + g[(2, 1)] * S::from(self.r_g[1]) + g[(2, 2)] * S::from(self.r_g[2]);
+        lever * S::from(self.weight) + g[(2, 3)] * S::from(self.weight - self.buoyancy)
+    }
+
+    #[inline]
+    fn force_at<S: Scalar>(&self, g: &Matrix4<S>) -> Vector6<S> {
+        let gamma = Vector3::new(g[(2, 0)], g[(2, 1)], g[(2, 2)]);
+        se3::join(
+            &(gamma.cross(&self.r_g.map(S::from)) * S::from(self.weight)),
+            &(gamma * S::from(self.buoyancy - self.weight)),
+        )
+    }
+}
+
+impl<S: Scalar> Lagrangian<S, Se3, 6> for BuoyantVehicle {
+    fn lagrangian(&self, _: &Se3, g: &Matrix4<S>, xi: &Vector6<S>) -> Result<S> {
+        Ok((self.metric.map(S::from) * xi).dot(xi) * S::from(0.5) - self.potential_at(g))
+    }
+}
+
+impl<S: Scalar> LeftLagrangian<S, Se3, 6> for BuoyantVehicle {
+    /// `ℓ = ½ξᵀ𝕄ξ - V(g)`: kinetic minus potential, so Störmer–Verlet and symplectic Euler take
+    /// the kick–solve–kick step (tested against [`crate::hp::AutoDiff`], which never claims it).
+    const SEPARABLE: bool = true;
+    #[inline]
+    fn momentum(&self, _: &Se3, _: &Matrix4<S>, xi: &Vector6<S>) -> Result<Vector6<S>> {
+        Ok(self.metric.map(S::from) * xi)
+    }
+    /// `<f, η> = -d/dε V(g exp(εη))`: with `η = (ω, u)`, `R ↦ R(I + εω̂)`, `b ↦ b + εRu`, so
+    /// `<dV, η> = W ω·(r_G × Γ) + (W - B) u·Γ` and `f = (W Γ × r_G, (B - W) Γ)`.
+    #[inline]
+    fn force(&self, _: &Se3, g: &Matrix4<S>, _: &Vector6<S>) -> Result<Vector6<S>> {
+        Ok(self.force_at(g))
+    }
+    #[inline]
+    fn velocity_guess(&self, _: &Se3, _: &Matrix4<S>, pi: &Vector6<S>) -> Option<Vector6<S>> {
+        Some(self.metric_inv.map(S::from) * pi)
+    }
+    #[inline]
+    fn momentum_jacobian(&self, _: &Se3, _: &Matrix4<S>, _: &Vector6<S>) -> Option<Matrix6<S>> {
         Some(self.metric.map(S::from))
     }
 }
