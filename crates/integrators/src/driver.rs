@@ -27,6 +27,14 @@
 //! the serial code, so the results equal the serial results bit for bit, whatever the thread
 //! count.
 //!
+//! **Resumable runs and checkpoints.** [`Driver::start`] (or [`Driver::start_compensated`])
+//! begins a [`RunState`], which [`RunState::advance`] moves on in pieces, stopping between two
+//! steps when an [`AtomicBool`] is set (read once per step). [`RunState::checkpoint`] saves it as
+//! a serde-serialisable [`DriverCheckpoint`] (the state, the compensated-summation carries and the
+//! record as exact bit patterns, a format version, an FNV-1a checksum); [`RunState::restore`]
+//! refuses a checkpoint that is of another version, corrupted or inconsistent. A run saved,
+//! restored and continued ends bit for bit where an uninterrupted run of the same total ends.
+//!
 //! **Errors.** Invalid inputs are [`GeomError`]s (wrapped in [`DriverError::Geom`]): `h` not
 //! finite and positive is [`GeomError::InvalidStep`]; `steps = 0`, `every = 0`, a final time not
 //! finite and positive, or a thread count of 0 is [`GeomError::InvalidParameter`]. A step that
@@ -38,6 +46,7 @@ use geom_core::action::GroupAction;
 use geom_core::function::{PhaseSpaceDerivatives, ScalarDerivatives};
 use nalgebra::SVector;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 use thiserror::Error;
 
 /// The increment `(Δq, Δp) = Φ_h(q, p) − (q, p)` of one step, computed directly by the method
@@ -323,6 +332,10 @@ pub enum DriverError {
         /// The method's error.
         source: GeomError,
     },
+    /// A [`DriverCheckpoint`] that cannot be restored: another format version, a checksum that
+    /// does not match its content, or content inconsistent with itself or with the state type.
+    #[error("checkpoint refused: {0}")]
+    Checkpoint(String),
 }
 
 /// The error for a record of `samples` samples that cannot be allocated.
@@ -542,17 +555,7 @@ impl Driver {
     ) -> Result<Trajectory<PhaseState<N>>, DriverError> {
         let mut eq = SVector::<f64, N>::zeros();
         let mut ep = SVector::<f64, N>::zeros();
-        self.drive(initial, schedule, observers, |s, h| {
-            let (dq, dp) = method.increment(s, h)?;
-            let (q, nq) = kahan(&s.q, &eq, &dq);
-            let (p, np) = kahan(&s.p, &ep, &dp);
-            let next = PhaseState::new(q, p);
-            if !next.is_finite() || !nq.iter().chain(np.iter()).all(|v| v.is_finite()) {
-                return Err(GeomError::NonFinite { what: "state after compensated step" });
-            }
-            (*s, eq, ep) = (next, nq, np);
-            Ok(())
-        })
+        self.drive(initial, schedule, observers, |s, h| compensated_step(method, s, h, &mut eq, &mut ep))
     }
 
     /// [`run`](Self::run) for every initial condition, in parallel (rayon, current pool); one
@@ -577,6 +580,27 @@ impl Driver {
     ) -> Vec<Result<Trajectory<PhaseState<N>>, DriverError>> {
         initials.par_iter().map(|s| self.run_compensated(method, *s, steps, observers)).collect()
     }
+}
+
+/// One compensated step: `s ← s + δ` with the carries `(eq, ep)` (HLW Algorithm VIII.5.1); on
+/// error neither the state nor the carries change.
+#[inline]
+fn compensated_step<const N: usize, M: Increment<N> + ?Sized>(
+    method: &M,
+    s: &mut PhaseState<N>,
+    h: f64,
+    eq: &mut SVector<f64, N>,
+    ep: &mut SVector<f64, N>,
+) -> Result<(), GeomError> {
+    let (dq, dp) = method.increment(s, h)?;
+    let (q, nq) = kahan(&s.q, eq, &dq);
+    let (p, np) = kahan(&s.p, ep, &dp);
+    let next = PhaseState::new(q, p);
+    if !next.is_finite() || !nq.iter().chain(np.iter()).all(|v| v.is_finite()) {
+        return Err(GeomError::NonFinite { what: "state after compensated step" });
+    }
+    (*s, *eq, *ep) = (next, nq, np);
+    Ok(())
 }
 
 /// One compensated addition per component: returns `(y + δ, e')` (HLW Algorithm VIII.5.1).
@@ -616,4 +640,582 @@ pub fn with_threads<R: Send>(threads: usize, job: impl FnOnce() -> R + Send) -> 
         .build()
         .map_err(|e| GeomError::InvalidParameter { what: "threads", reason: e.to_string() })?;
     Ok(pool.install(job))
+}
+
+// ------------------------------------------------------------------------------------------------
+// Resumable runs and checkpoints
+
+/// A state written as a fixed number of `f64` words and rebuilt from them bit for bit: what a
+/// [`DriverCheckpoint`] stores (implemented for `f64`, fixed-size matrices and vectors,
+/// [`PhaseState`], the Hamilton–Pontryagin [`crate::hp::LieState`] and the discretization layer's
+/// [`discretization::LieGroupState`] over any such element).
+///
+/// ```
+/// use integrators::driver::FlatState;
+/// use integrators::PhaseState;
+/// use nalgebra::Vector2;
+///
+/// let s = PhaseState::new(Vector2::new(1.0, -0.0), Vector2::new(f64::MIN_POSITIVE, 3.5));
+/// let mut words = Vec::new();
+/// s.write_words(&mut words);
+/// assert_eq!(words.len(), <PhaseState<2> as FlatState>::WORDS);
+/// let back = PhaseState::<2>::read_words(&words).unwrap();
+/// assert!(back.q.iter().chain(back.p.iter()).zip(&words).all(|(a, b)| a.to_bits() == b.to_bits()));
+/// assert!(PhaseState::<2>::read_words(&words[..3]).is_none());
+/// ```
+pub trait FlatState: Sized {
+    /// Number of words.
+    const WORDS: usize;
+    /// Appends the [`WORDS`](Self::WORDS) words of `self` to `out`.
+    fn write_words(&self, out: &mut Vec<f64>);
+    /// The state written as `words`; `None` unless `words.len() == WORDS`.
+    fn read_words(words: &[f64]) -> Option<Self>;
+}
+
+impl FlatState for f64 {
+    const WORDS: usize = 1;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        out.push(*self);
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        match words {
+            [w] => Some(*w),
+            _ => None,
+        }
+    }
+}
+
+/// Column-major, as nalgebra stores the entries.
+impl<const R: usize, const C: usize> FlatState for nalgebra::SMatrix<f64, R, C> {
+    const WORDS: usize = R * C;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(self.as_slice());
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        (words.len() == R * C).then(|| Self::from_column_slice(words))
+    }
+}
+
+/// `q`, then `p`.
+impl<const N: usize> FlatState for PhaseState<N> {
+    const WORDS: usize = 2 * N;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(self.q.as_slice());
+        out.extend_from_slice(self.p.as_slice());
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        (words.len() == 2 * N)
+            .then(|| PhaseState::new(SVector::from_column_slice(&words[..N]), SVector::from_column_slice(&words[N..])))
+    }
+}
+
+/// `g`, then `Π`.
+impl<E: FlatState, const D: usize> FlatState for crate::hp::LieState<E, D> {
+    const WORDS: usize = E::WORDS + D;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        self.g.write_words(out);
+        out.extend_from_slice(self.pi.as_slice());
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        if words.len() != Self::WORDS {
+            return None;
+        }
+        let g = E::read_words(&words[..E::WORDS])?;
+        Some(Self::new(g, SVector::from_column_slice(&words[E::WORDS..])))
+    }
+}
+
+/// `g`, then `μ`.
+impl<E: FlatState, const D: usize> FlatState for discretization::LieGroupState<E, D> {
+    const WORDS: usize = E::WORDS + D;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        self.g.write_words(out);
+        out.extend_from_slice(self.mu.as_slice());
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        if words.len() != Self::WORDS {
+            return None;
+        }
+        let g = E::read_words(&words[..E::WORDS])?;
+        Some(Self::new(g, SVector::from_column_slice(&words[E::WORDS..])))
+    }
+}
+
+/// How a call of [`RunState::advance`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Advanced {
+    /// The run reached the requested number of steps.
+    Reached,
+    /// The stop flag was set; the run stopped after a whole step, before the requested count.
+    Stopped,
+}
+
+/// A run that can be advanced in pieces, stopped between two steps (an [`AtomicBool`] read once
+/// per step), saved as a [`DriverCheckpoint`] and continued, with a result equal bit for bit to
+/// one uninterrupted [`Driver::run`] (or [`Driver::run_compensated`], carries included) of the
+/// total number of steps: the same final state, and the same [`Record`] after
+/// [`finish`](Self::finish).
+///
+/// It holds the samples at step 0 and at every multiple of `every` reached so far; the sample of
+/// a last step off that grid is added by [`finish`](Self::finish) only, so that a run continued
+/// past it does not keep it. Fixed steps only (no shortened last step, as [`Driver::run_to`]
+/// may take).
+///
+/// ```
+/// use integrators::classical::StormerVerlet;
+/// use integrators::driver::{Driver, DriverCheckpoint, Energy, Observer, RunState};
+/// use integrators::PhaseState;
+/// use geom_core::function::{AutoDiff, PhaseSpaceFunction};
+/// use geom_core::Scalar;
+/// use nalgebra::SVector;
+///
+/// struct Oscillator;
+/// impl PhaseSpaceFunction<1> for Oscillator {
+///     fn eval<S: Scalar>(&self, q: &SVector<S, 1>, p: &SVector<S, 1>) -> S {
+///         (q[0] * q[0] + p[0] * p[0]) * S::from(0.5)
+///     }
+/// }
+/// let sv = StormerVerlet::new(AutoDiff(Oscillator));
+/// let energy = Energy(AutoDiff(Oscillator));
+/// let observers = [&energy as &dyn Observer<_>];
+/// let driver = Driver::new(0.1)?.sample_every(7)?;
+/// let start = PhaseState::new(SVector::from([1.0]), SVector::from([0.0]));
+///
+/// let mut first = driver.start(start, &observers);
+/// first.advance(&sv, 40, &observers, None)?;
+/// let saved: DriverCheckpoint = first.checkpoint();
+/// let mut second = RunState::<PhaseState<1>>::restore(&saved)?;
+/// second.advance(&sv, 100, &observers, None)?;
+/// assert_eq!(second.finish(&observers), driver.run(&sv, start, 100, &observers)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunState<St> {
+    driver: Driver,
+    step: usize,
+    state: St,
+    /// The compensated-summation carries `(e_q, e_p)`, `None` for a plain run.
+    carry: Option<Vec<f64>>,
+    record: Record,
+    states: Vec<St>,
+}
+
+impl Driver {
+    /// A resumable run from `initial` (sampled as step 0); continue it with
+    /// [`RunState::advance`].
+    pub fn start<St: Clone>(&self, initial: St, observers: &[&dyn Observer<St>]) -> RunState<St> {
+        let names: Vec<String> = observers.iter().map(|o| o.name()).collect();
+        let record =
+            Record { series: names.iter().map(|_| Vec::new()).collect(), names, steps: Vec::new(), times: Vec::new() };
+        let mut run = RunState { driver: *self, step: 0, state: initial, carry: None, record, states: Vec::new() };
+        run.sample(observers);
+        run
+    }
+
+    /// A resumable run with compensated summation (zero carries); continue it with
+    /// [`RunState::advance_compensated`].
+    pub fn start_compensated<const N: usize>(
+        &self,
+        initial: PhaseState<N>,
+        observers: &[&dyn Observer<PhaseState<N>>],
+    ) -> RunState<PhaseState<N>> {
+        let mut run = self.start(initial, observers);
+        run.carry = Some(vec![0.0; 2 * N]);
+        run
+    }
+}
+
+impl<St: Clone> RunState<St> {
+    /// The driver (step, sampling) of the run.
+    pub fn driver(&self) -> &Driver {
+        &self.driver
+    }
+    /// Steps taken.
+    pub fn step(&self) -> usize {
+        self.step
+    }
+    /// The time `step · h`.
+    pub fn time(&self) -> f64 {
+        self.step as f64 * self.driver.h
+    }
+    /// The current state.
+    pub fn state(&self) -> &St {
+        &self.state
+    }
+    /// The samples so far (step 0 and every multiple of `every` reached).
+    pub fn record(&self) -> &Record {
+        &self.record
+    }
+    /// Whether the run sums its increments with compensation.
+    pub fn is_compensated(&self) -> bool {
+        self.carry.is_some()
+    }
+    /// The compensated-summation carries `(e_q, e_p)` concatenated (`None` for a plain run).
+    pub fn carries(&self) -> Option<&[f64]> {
+        self.carry.as_deref()
+    }
+
+    fn sample(&mut self, observers: &[&dyn Observer<St>]) {
+        self.record.steps.push(self.step);
+        self.record.times.push(self.time());
+        for (series, o) in self.record.series.iter_mut().zip(observers) {
+            series.push(o.observe(&self.state));
+        }
+        if self.driver.store_states {
+            self.states.push(self.state.clone());
+        }
+    }
+
+    /// The observers must be those the run started with (same names, same order).
+    fn check_observers(&self, observers: &[&dyn Observer<St>]) -> Result<(), GeomError> {
+        let same = observers.len() == self.record.names.len()
+            && observers.iter().zip(&self.record.names).all(|(o, n)| o.name() == *n);
+        if same {
+            Ok(())
+        } else {
+            Err(GeomError::InvalidParameter {
+                what: "observers",
+                reason: format!("the run samples {:?}; pass the same observers in the same order", self.record.names),
+            })
+        }
+    }
+
+    /// The loop of [`advance`](Self::advance) and [`advance_compensated`](Self::advance_compensated).
+    fn drive_to(
+        &mut self,
+        steps: usize,
+        observers: &[&dyn Observer<St>],
+        stop: Option<&AtomicBool>,
+        mut advance: impl FnMut(&mut St, f64) -> Result<(), GeomError>,
+    ) -> Result<Advanced, DriverError> {
+        self.check_observers(observers)?;
+        if steps < self.step {
+            return Err(GeomError::InvalidParameter {
+                what: "steps",
+                reason: format!("the run is already at step {}; ask for {} or more", self.step, self.step),
+            }
+            .into());
+        }
+        let every = self.driver.every;
+        let more = steps / every - self.step / every;
+        let mut ok = self.record.steps.try_reserve(more).is_ok() && self.record.times.try_reserve(more).is_ok();
+        for series in &mut self.record.series {
+            ok = ok && series.try_reserve(more).is_ok();
+        }
+        if self.driver.store_states {
+            ok = ok && self.states.try_reserve(more).is_ok();
+        }
+        if !ok {
+            return Err(too_many_samples(self.record.len().saturating_add(more)).into());
+        }
+        let h = self.driver.h;
+        while self.step < steps {
+            if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                return Ok(Advanced::Stopped);
+            }
+            let k = self.step + 1;
+            advance(&mut self.state, h).map_err(|source| DriverError::StepFailed {
+                step: k,
+                time: (k - 1) as f64 * h,
+                source,
+            })?;
+            self.step = k;
+            if k.is_multiple_of(every) {
+                self.sample(observers);
+            }
+        }
+        Ok(Advanced::Reached)
+    }
+
+    /// Takes steps of `method` until `steps` steps in total are done, or until `stop` is set
+    /// (read before each step). A failed step ([`DriverError::StepFailed`]) leaves the run at the
+    /// last good step, where it can still be saved or finished. [`GeomError::InvalidParameter`]
+    /// for a compensated run (continue it with [`advance_compensated`](Self::advance_compensated)),
+    /// for `steps` below the steps already taken, or for other observers than the run's.
+    pub fn advance<M: OneStep<St> + ?Sized>(
+        &mut self,
+        method: &M,
+        steps: usize,
+        observers: &[&dyn Observer<St>],
+        stop: Option<&AtomicBool>,
+    ) -> Result<Advanced, DriverError> {
+        if self.carry.is_some() {
+            return Err(GeomError::InvalidParameter {
+                what: "run",
+                reason: "a compensated run continues with advance_compensated".into(),
+            }
+            .into());
+        }
+        self.drive_to(steps, observers, stop, |s, h| method.step(s, h))
+    }
+
+    /// The [`Trajectory`] of the run so far: its record with the current step sampled too (if it
+    /// is not a multiple of `every`), as [`Driver::run`] samples its last step.
+    pub fn finish(mut self, observers: &[&dyn Observer<St>]) -> Trajectory<St> {
+        if self.record.steps.last() != Some(&self.step) {
+            self.sample(observers);
+        }
+        let time = self.time();
+        Trajectory { final_state: self.state, steps: self.step, time, record: self.record, states: self.states }
+    }
+}
+
+impl<const N: usize> RunState<PhaseState<N>> {
+    /// [`advance`](Self::advance) with compensated summation of the increments, the carries
+    /// continued from where the run stopped; [`GeomError::InvalidParameter`] for a plain run.
+    pub fn advance_compensated<M: Increment<N> + ?Sized>(
+        &mut self,
+        method: &M,
+        steps: usize,
+        observers: &[&dyn Observer<PhaseState<N>>],
+        stop: Option<&AtomicBool>,
+    ) -> Result<Advanced, DriverError> {
+        let carry = match self.carry.take() {
+            Some(c) if c.len() == 2 * N => c,
+            other => {
+                self.carry = other;
+                return Err(GeomError::InvalidParameter {
+                    what: "run",
+                    reason: format!("not a compensated run of {} words of carries", 2 * N),
+                }
+                .into());
+            }
+        };
+        let mut eq = SVector::<f64, N>::from_column_slice(&carry[..N]);
+        let mut ep = SVector::<f64, N>::from_column_slice(&carry[N..]);
+        let result = self.drive_to(steps, observers, stop, |s, h| compensated_step(method, s, h, &mut eq, &mut ep));
+        self.carry = Some(eq.iter().chain(ep.iter()).copied().collect());
+        result
+    }
+}
+
+/// The format version of [`DriverCheckpoint`]; a checkpoint of another version is refused.
+pub const CHECKPOINT_FORMAT: u32 = 1;
+
+/// The streaming 64-bit FNV-1a hash (Fowler–Noll–Vo): the checksum of checkpoints. Any change of
+/// a single byte changes it (each step, `h ← (h ⊕ b) · p` with an odd `p`, is a bijection of
+/// `h`).
+///
+/// ```
+/// use integrators::driver::Fnv1a;
+/// let mut h = Fnv1a::new();
+/// h.write(b"foo");
+/// h.write(b"bar");
+/// assert_eq!(h.finish(), 0x85944171f73967e8);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fnv1a(u64);
+
+impl Fnv1a {
+    /// The hash of no bytes.
+    pub const fn new() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+    /// Hashes `bytes` after those written so far.
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    /// The hash of everything written.
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// An `f64` kept as its bit pattern, serialised as 16 lowercase hex digits (exact for every value,
+/// NaN payloads and `-0.0` included, in any serde format).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Word(u64);
+
+impl serde::Serialize for Word {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{:016x}", self.0))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Word {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        if text.len() != 16 || !text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            return Err(serde::de::Error::custom(format!("'{text}' is not 16 lowercase hex digits")));
+        }
+        u64::from_str_radix(&text, 16).map(Word).map_err(serde::de::Error::custom)
+    }
+}
+
+fn words(v: &[f64]) -> Vec<Word> {
+    v.iter().map(|x| Word(x.to_bits())).collect()
+}
+
+fn floats(v: &[Word]) -> Vec<f64> {
+    v.iter().map(|w| f64::from_bits(w.0)).collect()
+}
+
+/// A [`RunState`] saved: everything the next step and the record depend on — the step `h` and
+/// sampling, the step count, the state and the compensated-summation carries as exact bit
+/// patterns, the samples so far — with a format version and an FNV-1a checksum of the content.
+/// Serialisable with serde (`f64`s as 16 hex digits of their bits); [`RunState::restore`] refuses
+/// one of another version, one whose checksum does not match, or one inconsistent with itself or
+/// with the state type.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriverCheckpoint {
+    format: u32,
+    h: Word,
+    every: usize,
+    store_states: bool,
+    step: usize,
+    state: Vec<Word>,
+    carry: Option<Vec<Word>>,
+    observers: Vec<String>,
+    sample_steps: Vec<usize>,
+    sample_times: Vec<Word>,
+    series: Vec<Vec<Word>>,
+    states: Vec<Vec<Word>>,
+    checksum: String,
+}
+
+impl DriverCheckpoint {
+    /// The format version it was written with.
+    pub fn format(&self) -> u32 {
+        self.format
+    }
+    /// The steps taken when it was saved.
+    pub fn step(&self) -> usize {
+        self.step
+    }
+    /// The FNV-1a hash of the content (every field but the checksum, in a fixed order).
+    fn digest(&self) -> u64 {
+        let mut h = Fnv1a::new();
+        let num = |h: &mut Fnv1a, v: u64| h.write(&v.to_le_bytes());
+        let list = |h: &mut Fnv1a, v: &[Word]| {
+            h.write(&(v.len() as u64).to_le_bytes());
+            for w in v {
+                h.write(&w.0.to_le_bytes());
+            }
+        };
+        num(&mut h, u64::from(self.format));
+        num(&mut h, self.h.0);
+        num(&mut h, self.every as u64);
+        num(&mut h, u64::from(self.store_states));
+        num(&mut h, self.step as u64);
+        list(&mut h, &self.state);
+        match &self.carry {
+            None => num(&mut h, 0),
+            Some(c) => {
+                num(&mut h, 1);
+                list(&mut h, c);
+            }
+        }
+        num(&mut h, self.observers.len() as u64);
+        for name in &self.observers {
+            num(&mut h, name.len() as u64);
+            h.write(name.as_bytes());
+        }
+        num(&mut h, self.sample_steps.len() as u64);
+        for &k in &self.sample_steps {
+            num(&mut h, k as u64);
+        }
+        list(&mut h, &self.sample_times);
+        num(&mut h, self.series.len() as u64);
+        for s in &self.series {
+            list(&mut h, s);
+        }
+        num(&mut h, self.states.len() as u64);
+        for s in &self.states {
+            list(&mut h, s);
+        }
+        h.finish()
+    }
+}
+
+fn refused(reason: impl Into<String>) -> DriverError {
+    DriverError::Checkpoint(reason.into())
+}
+
+impl<St: Clone + FlatState> RunState<St> {
+    /// The run saved (see [`DriverCheckpoint`]).
+    pub fn checkpoint(&self) -> DriverCheckpoint {
+        let flat = |s: &St| {
+            let mut v = Vec::with_capacity(St::WORDS);
+            s.write_words(&mut v);
+            words(&v)
+        };
+        let mut cp = DriverCheckpoint {
+            format: CHECKPOINT_FORMAT,
+            h: Word(self.driver.h.to_bits()),
+            every: self.driver.every,
+            store_states: self.driver.store_states,
+            step: self.step,
+            state: flat(&self.state),
+            carry: self.carry.as_deref().map(words),
+            observers: self.record.names.clone(),
+            sample_steps: self.record.steps.clone(),
+            sample_times: words(&self.record.times),
+            series: self.record.series.iter().map(|s| words(s)).collect(),
+            states: self.states.iter().map(flat).collect(),
+            checksum: String::new(),
+        };
+        cp.checksum = format!("{:016x}", cp.digest());
+        cp
+    }
+
+    /// The run saved in `cp`, to be continued with the same method and observers.
+    /// [`DriverError::Checkpoint`] for another format version, a checksum that does not match,
+    /// a state or carries of the wrong length, or samples that are not those of the run's
+    /// sampling grid up to its step.
+    pub fn restore(cp: &DriverCheckpoint) -> Result<Self, DriverError> {
+        if cp.format != CHECKPOINT_FORMAT {
+            return Err(refused(format!("format version {}, this is version {CHECKPOINT_FORMAT}", cp.format)));
+        }
+        let digest = format!("{:016x}", cp.digest());
+        if cp.checksum != digest {
+            return Err(refused(format!("checksum {} does not match the content ({digest})", cp.checksum)));
+        }
+        let driver = Driver::new(f64::from_bits(cp.h.0))
+            .and_then(|d| d.sample_every(cp.every))
+            .map_err(|e| refused(e.to_string()))?
+            .store_states(cp.store_states);
+        let unflat = |w: &[Word]| {
+            St::read_words(&floats(w))
+                .ok_or_else(|| refused(format!("a state of {} words, expected {}", w.len(), St::WORDS)))
+        };
+        let state = unflat(&cp.state)?;
+        if let Some(c) = &cp.carry
+            && c.len() != St::WORDS
+        {
+            return Err(refused(format!("{} carries for a state of {} words", c.len(), St::WORDS)));
+        }
+        let grid: Vec<usize> = (0..=cp.step / cp.every).map(|i| i * cp.every).collect();
+        if cp.sample_steps != grid {
+            return Err(refused("the sampled steps are not 0, every, 2 every, … up to the step"));
+        }
+        let n = grid.len();
+        let times_ok = cp.sample_times.len() == n
+            && cp.sample_steps.iter().zip(&cp.sample_times).all(|(&k, t)| (k as f64 * driver.h).to_bits() == t.0);
+        if !times_ok {
+            return Err(refused("the sample times are not step · h"));
+        }
+        if cp.series.len() != cp.observers.len() || cp.series.iter().any(|s| s.len() != n) {
+            return Err(refused("the observer series do not match the samples"));
+        }
+        if cp.states.len() != if cp.store_states { n } else { 0 } {
+            return Err(refused("the stored states do not match the samples"));
+        }
+        let states = cp.states.iter().map(|w| unflat(w)).collect::<Result<Vec<_>, _>>()?;
+        let record = Record {
+            names: cp.observers.clone(),
+            steps: cp.sample_steps.clone(),
+            times: floats(&cp.sample_times),
+            series: cp.series.iter().map(|s| floats(s)).collect(),
+        };
+        Ok(Self { driver, step: cp.step, state, carry: cp.carry.as_deref().map(floats), record, states })
+    }
 }
