@@ -9,6 +9,10 @@
 //!   `AutoDiff` (num-dual) derivatives against the same reference.
 //! * (b) throughput of `Driver::run_ensemble` (rayon) for 32 Kepler trajectories × 500 steps of
 //!   `Gauss2`, in a pool of 2 threads against a pool of 1 thread (ratio = t₂/t₁; speedup = t₁/t₂).
+//! * (c) the ratio case `kepler_dop853_fixed_step`: one fixed step of DOP853
+//!   (`integrators::dop853::Dop853::hamiltonian(Kepler)`, the route of the workbench)
+//!   against a hand-written DOP853 step of the same coefficients on a plain `[f64; 4]`
+//!   (`q₁, q₂, p₁, p₂`), the same 12 evaluations of `(p, −q/|q|³)` and the same sums (target 1.2).
 //!
 //! Each iteration of (a) advances 16 states spread along the orbit (e = 0.6) by one step of
 //! h = 0.01, so ns/step = ns/iteration / 16.
@@ -20,6 +24,7 @@ mod common;
 use criterion::{Criterion, criterion_group};
 use geom_core::function::AutoDiff;
 use integrators::classical::Gauss2;
+use integrators::dop853::{Coefficients, Dop853};
 use integrators::driver::{Driver, with_threads};
 use integrators::{OneStep, PhaseState};
 use nalgebra::{SMatrix, SVector, Vector2};
@@ -103,6 +108,54 @@ impl HandGauss2 {
             dp -= grad_v(&qi) * (h * self.b[i]);
         }
         (q + dq, p + dp)
+    }
+}
+
+/// The hand-written reference of (c): one DOP853 step on `[q₁, q₂, p₁, p₂]`, stage by stage, with
+/// the published coefficients (compile-time constants) and Kepler's field written out.
+#[inline]
+fn hand_dop853_step(y: &mut [f64; 4], h: f64) {
+    const C: Coefficients = Coefficients::DOP853;
+    #[inline(always)]
+    fn f(y: &[f64; 4]) -> [f64; 4] {
+        let r2 = y[0] * y[0] + y[1] * y[1];
+        let ir3 = 1.0 / (r2 * r2.sqrt());
+        [y[2], y[3], -y[0] * ir3, -y[1] * ir3]
+    }
+    let mut k = [[0.0; 4]; 12];
+    k[0] = f(y);
+    // k_i = f(y + h Σ_j a_ij k_j), the sum over the nonzero a_ij of row i
+    macro_rules! stage {
+        ($i:expr; $($j:expr),+) => {{
+            let mut yi = [0.0; 4];
+            for d in 0..4 {
+                yi[d] = y[d] + h * (0.0 $(+ C.a[$i][$j] * k[$j][d])+);
+            }
+            k[$i] = f(&yi);
+        }};
+    }
+    stage!(1; 0);
+    stage!(2; 0, 1);
+    stage!(3; 0, 2);
+    stage!(4; 0, 2, 3);
+    stage!(5; 0, 3, 4);
+    stage!(6; 0, 3, 4, 5);
+    stage!(7; 0, 3, 4, 5, 6);
+    stage!(8; 0, 3, 4, 5, 6, 7);
+    stage!(9; 0, 3, 4, 5, 6, 7, 8);
+    stage!(10; 0, 3, 4, 5, 6, 7, 8, 9);
+    stage!(11; 0, 3, 4, 5, 6, 7, 8, 9, 10);
+    let b = &C.b;
+    for d in 0..4 {
+        y[d] += h
+            * (b[0] * k[0][d]
+                + b[5] * k[5][d]
+                + b[6] * k[6][d]
+                + b[7] * k[7][d]
+                + b[8] * k[8][d]
+                + b[9] * k[9][d]
+                + b[10] * k[10][d]
+                + b[11] * k[11][d]);
     }
 }
 
@@ -226,7 +279,40 @@ fn ratios() {
             },
         );
     }
-    report.print("integrators, implicit (Kepler, h = 0.01): ratio case project_ns reference_ns ratio target");
+    // (c) DOP853, fixed step h = 0.05 (order 8: about 1e-9 per period at e = 0.6)
+    let dop = Dop853::hamiltonian(Kepler);
+    let h8 = 0.05;
+    {
+        // same map: the route and the hand-written step agree to round-off along the orbit
+        let (mut a, mut b) = (start(), start());
+        let mut y = [b.q[0], b.q[1], b.p[0], b.p[1]];
+        for _ in 0..200 {
+            dop.step(&mut a, h8).unwrap();
+            hand_dop853_step(&mut y, h8);
+        }
+        b = PhaseState::new(Vector2::new(y[0], y[1]), Vector2::new(y[2], y[3]));
+        assert!((a.q - b.q).amax().max((a.p - b.p).amax()) < 1e-12, "hand-written DOP853 disagrees");
+    }
+    let s0 = start();
+    let (mut a, mut b) = (s0, [s0.q[0], s0.q[1], s0.p[0], s0.p[1]]);
+    report.case(
+        "kepler_dop853_fixed_step",
+        1.2,
+        2000,
+        |n| {
+            for _ in 0..n {
+                dop.step(black_box(&mut a), black_box(h8)).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hand_dop853_step(black_box(&mut b), black_box(h8));
+            }
+        },
+    );
+    report.print(
+        "integrators, classical (Kepler, h = 0.01; DOP853 h = 0.05): ratio case project_ns reference_ns ratio target",
+    );
 }
 
 fn main() {

@@ -66,6 +66,7 @@
 #![deny(missing_docs)]
 
 pub mod classical;
+pub mod dop853;
 pub mod driver;
 pub mod hp;
 pub mod lgvi;
