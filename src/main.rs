@@ -5,26 +5,34 @@
 //! geomint list                              problems and methods
 //! geomint run PROBLEM --method NAME [--h H] [--steps N | --t-end T] [--every K] [--out DIR]
 //! geomint run --config FILE                 the same, from a TOML file
+//! geomint resume DIR [--steps M]            continue the run in DIR (its checkpoint) to M steps
 //! geomint convergence PROBLEM --method NAME measured order table and error-vs-h plot
 //! geomint compare PROBLEM --methods A,B,... work–precision table and plot
 //! ```
 //!
 //! Every command prints a short summary and writes its files (CSV, JSON, SVG) all-or-nothing;
 //! bad input is a one-line `error: …` on stderr and exit status 2, a failed integration exit 1.
+//! `run` and `resume` keep a checkpoint (`geomint::workbench::checkpoint`); Ctrl-C (SIGINT) stops
+//! them after the current step with their outputs and checkpoint written, exit status 130.
 
 use clap::{Args, Parser, Subcommand};
 use geomint::workbench::catalogue;
+use geomint::workbench::checkpoint::{self, Outcome, Session};
 use geomint::workbench::config::RunConfig;
 use geomint::workbench::experiment::{self, RunResult, RunSpec};
 use geomint::workbench::methods;
 use geomint::workbench::output::{self, OutputSet};
-use geomint::workbench::plot::{self, Axes, Series};
+use geomint::workbench::plot::{self, Axes, Line, Marker, Series};
 use geomint::workbench::problem::{Family, Problem};
 use geomint::workbench::{WorkbenchError, suggest};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+/// Set by the first Ctrl-C (SIGINT) of `run` or `resume`; read once per step.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// `println!` that ignores a closed stdout (e.g. `geomint list | head -1`) instead of panicking.
 macro_rules! say {
@@ -53,6 +61,8 @@ enum Command {
     List,
     /// Integrate one problem with one method; write trajectory, diagnostics, summary and plots.
     Run(RunArgs),
+    /// Continue the run whose checkpoint is in DIR, bit for bit as one uninterrupted run.
+    Resume(ResumeArgs),
     /// The measured order: global errors and slopes over halved steps, and an error-vs-h plot.
     Convergence(ConvergenceArgs),
     /// Work–precision of several methods: wall time against solution and energy errors.
@@ -93,6 +103,27 @@ struct RunArgs {
     /// Problem parameter, NAME=VALUE (repeatable), e.g. `--param e=0.9` for kepler.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
+    /// Write the checkpoint every N steps (default: every 30 s of integration).
+    #[arg(long, value_name = "N")]
+    checkpoint_every: Option<usize>,
+    /// Warn on stderr when a monitored error exceeds this (default 1).
+    #[arg(long, allow_negative_numbers = true, value_name = "ERROR")]
+    max_error: Option<f64>,
+}
+
+#[derive(Args, Debug)]
+struct ResumeArgs {
+    /// The output directory of the run, with its checkpoint.
+    dir: PathBuf,
+    /// The total number of steps to reach (default: the run's --steps).
+    #[arg(long)]
+    steps: Option<usize>,
+    /// Write the checkpoint every N steps (default: the run's setting).
+    #[arg(long, value_name = "N")]
+    checkpoint_every: Option<usize>,
+    /// Warn on stderr when a monitored error exceeds this (default: the run's setting, else 1).
+    #[arg(long, allow_negative_numbers = true, value_name = "ERROR")]
+    max_error: Option<f64>,
 }
 
 /// The options shared by the step sweeps of `convergence` and `compare`.
@@ -179,30 +210,35 @@ fn main() -> ExitCode {
     // `geomint --out DIR COMMAND` means the same as `geomint COMMAND --out DIR`
     let top = cli.out;
     let showcase_dir = |out: Option<PathBuf>| out.or(top.clone()).unwrap_or_else(|| PathBuf::from("geomint-showcase"));
+    let done = |r: Result<(), WorkbenchError>| r.map(|()| ExitCode::SUCCESS);
     let result = match cli.command {
-        None => showcase(&showcase_dir(None), quiet),
-        Some(Command::Showcase { out }) => showcase(&showcase_dir(out), quiet),
+        None => done(showcase(&showcase_dir(None), quiet)),
+        Some(Command::Showcase { out }) => done(showcase(&showcase_dir(out), quiet)),
         Some(Command::List) => {
             list();
-            Ok(())
+            Ok(ExitCode::SUCCESS)
         }
         Some(Command::Run(mut args)) => {
             args.out = args.out.or(top);
             run(args, quiet)
         }
+        Some(Command::Resume(args)) => resume(args, quiet),
         Some(Command::Convergence(mut args)) => {
             args.sweep.out = args.sweep.out.or(top);
-            convergence(args, quiet)
+            done(convergence(args, quiet))
         }
         Some(Command::Compare(mut args)) => {
             args.sweep.out = args.sweep.out.or(top);
-            compare(args, quiet)
+            done(compare(args, quiet))
         }
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
+            if INTERRUPTED.load(Ordering::Relaxed) {
+                return ExitCode::from(130);
+            }
             ExitCode::from(if matches!(e, WorkbenchError::Input(_)) { 2 } else { 1 })
         }
     }
@@ -237,6 +273,35 @@ fn progress(total: u64, quiet: bool, what: &str) -> ProgressBar {
     // only runs longer than a moment show the bar
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
+}
+
+/// The first Ctrl-C (SIGINT) sets [`INTERRUPTED`], and the run stops after its current step with
+/// its outputs and checkpoint written; a second one exits at once (the files on the disk are
+/// whole either way: every one is written to a temporary name and renamed).
+fn install_interrupt_handler() -> Result<(), WorkbenchError> {
+    static INSTALLED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    INSTALLED
+        .get_or_init(|| {
+            ctrlc::set_handler(|| {
+                if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                    std::process::exit(130);
+                }
+            })
+            .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|e| WorkbenchError::Input(format!("cannot install the Ctrl-C handler: {e}")))
+}
+
+/// Runs `body` after checking that `out` can be written (before any integration); if `body`
+/// fails, the directories the check created are removed again if they are still empty.
+fn with_output_dir<T>(out: &Path, body: impl FnOnce() -> Result<T, WorkbenchError>) -> Result<T, WorkbenchError> {
+    let created = output::check_writable(out)?;
+    let result = body();
+    if result.is_err() {
+        created.remove_if_empty();
+    }
+    result
 }
 
 fn write_outputs(files: OutputSet, dir: &Path) -> Result<(), WorkbenchError> {
@@ -287,7 +352,7 @@ fn list() {
 
 // --- run ----------------------------------------------------------------------------------------
 
-fn run(args: RunArgs, quiet: bool) -> Result<(), WorkbenchError> {
+fn run(args: RunArgs, quiet: bool) -> Result<ExitCode, WorkbenchError> {
     let file = match &args.config {
         Some(path) => RunConfig::load(path)?,
         None => RunConfig::default(),
@@ -300,6 +365,8 @@ fn run(args: RunArgs, quiet: bool) -> Result<(), WorkbenchError> {
         t_end: args.t_end,
         every: args.every,
         out: args.out.as_ref().map(|p| p.display().to_string()),
+        checkpoint_every: args.checkpoint_every,
+        max_error: args.max_error,
         params: parse_params(&args.params)?.into_iter().collect(),
     };
     let mut cfg = file.overridden_by(cli);
@@ -326,50 +393,144 @@ fn run(args: RunArgs, quiet: bool) -> Result<(), WorkbenchError> {
         t_end: None,
         every: Some(every),
         out: Some(out.display().to_string()),
+        checkpoint_every: cfg.checkpoint_every,
+        max_error: cfg.max_error,
         params: cfg.params,
     };
+    let session = Session::new(problem, cfg, &out)?;
+    drive(session, quiet)
+}
 
-    let bar = progress(spec.steps as u64, quiet, &format!("{name} / {method}"));
-    let result = experiment::run(problem.as_ref(), &method, spec, &mut |n| bar.set_position(n as u64));
+// --- resume -------------------------------------------------------------------------------------
+
+fn resume(args: ResumeArgs, quiet: bool) -> Result<ExitCode, WorkbenchError> {
+    install_interrupt_handler()?;
+    // a simulation that cannot be saved is replayed from its initial data: show that, if long
+    let mut bar: Option<ProgressBar> = None;
+    let mut replayed = |n: usize| {
+        if !quiet {
+            let bar = bar.get_or_insert_with(|| {
+                let b = ProgressBar::new_spinner();
+                b.set_style(
+                    ProgressStyle::with_template("{msg:>24} {pos} steps ({elapsed})")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                b.set_message("replaying");
+                b.enable_steady_tick(Duration::from_millis(200));
+                b
+            });
+            bar.set_position(n as u64);
+        }
+    };
+    let opened = Session::open(&args.dir, &INTERRUPTED, &mut replayed);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let mut session = opened?;
+    session.set_options(args.checkpoint_every, args.max_error)?;
+    if let Some(steps) = args.steps {
+        session.set_target(steps)?;
+    }
+    drive(session, quiet)
+}
+
+/// Integrates a run to its target (or to an interrupt or a failed step), then writes its
+/// outputs, its summary with how it ended, and its checkpoint, all or nothing. Exit status 0
+/// when it completed, 130 when it was interrupted, the step's error when a step failed.
+fn drive(mut session: Session, quiet: bool) -> Result<ExitCode, WorkbenchError> {
+    install_interrupt_handler()?;
+    let created = session.claim()?;
+    let what = format!("{} / {}", session.problem().name(), session.config().method.clone().unwrap_or_default());
+    let bar = progress(session.target() as u64, quiet, &what);
+    bar.set_position(session.step() as u64);
+    let outcome = session.advance(&INTERRUPTED, &mut |n| bar.set_position(n as u64));
     bar.finish_and_clear();
-    let result = result?;
-    print_run_summary(problem.as_ref(), &result);
+    let outcome = outcome.inspect_err(|_| created.remove_if_empty())?;
+    let status = outcome.status(session.step());
+    let result = session.result();
+    print_run_summary(session.problem(), &result);
+    warn_large_errors(&result, session.max_error());
 
     let mut files = OutputSet::new();
     files.add("trajectory.csv", output::trajectory_csv(&result));
     files.add("diagnostics.csv", output::diagnostics_csv(&result));
-    files.add("summary.json", json(&output::run_summary(&result)));
+    files.add("summary.json", json(&output::run_summary_with_status(&result, &status, session.target())));
     files.add("diagnostics.svg", plot::svg(&diagnostics_axes(&result), &error_series(&result, ""))?);
-    files.add("config.toml", cfg.to_toml()?);
-    write_outputs(files, &out)
-}
-
-fn diagnostics_axes(r: &RunResult) -> Axes {
-    Axes {
-        title: format!("{} with {} (h = {})", r.problem, r.method, r.spec.h),
-        x: "t".into(),
-        y: "error".into(),
-        log_x: false,
-        legend_right: false,
+    files.add("trajectory.svg", plot::run_trajectory_svg(&result)?);
+    files.add("config.toml", session.config().to_toml()?);
+    // last, so that a failed commit leaves the previous checkpoint in place
+    if let Some(cp) = session.final_checkpoint(&status)? {
+        files.add(checkpoint::FILE, cp);
+    }
+    if let Err(e) = write_outputs(files, session.dir()) {
+        session.abandon();
+        created.remove_if_empty();
+        return Err(e);
+    }
+    match outcome {
+        Outcome::Completed => Ok(ExitCode::SUCCESS),
+        Outcome::Interrupted => {
+            eprintln!(
+                "interrupted at step {} of {} (t = {}); outputs and checkpoint written to {}; continue with `geomint resume {}`",
+                session.step(),
+                session.target(),
+                session.time(),
+                session.dir().display(),
+                session.dir().display()
+            );
+            Ok(ExitCode::from(130))
+        }
+        Outcome::Failed(e) => Err(e),
     }
 }
 
-/// One series per quantity (and the solution error), labelled `PREFIX name`.
+/// A warning on stderr for each monitored quantity whose largest error exceeds `threshold` (or
+/// is not a number).
+fn warn_large_errors(r: &RunResult, threshold: f64) {
+    for (i, q) in r.quantities.iter().enumerate() {
+        let e = r.max_error(i);
+        let nan = r.samples.iter().any(|s| s.errors[i].is_nan());
+        if e > threshold || nan {
+            let e = if nan { f64::NAN } else { e };
+            eprintln!(
+                "warning: the {} error reached {e:.3e}, above {threshold:e} (--max-error): {} at h = {} does not keep it",
+                q.name, r.method, r.spec.h
+            );
+        }
+    }
+}
+
+fn diagnostics_axes(r: &RunResult) -> Axes {
+    let unit = plot::time_unit(&r.problem);
+    let h = unit.map_or(format!("{}", r.spec.h), |u| format!("{} {u}", r.spec.h));
+    Axes::new(format!("{} with {} (h = {h})", r.problem, r.method), "t", "error").x_unit(unit)
+}
+
+/// One series per quantity (and the solution error), labelled `PREFIX name`: in the panel
+/// "relative error" for the conserved quantities with `Q0 ≠ 0`, else (constraints, `Q0 = 0`, the
+/// solution) in the panel "absolute error"; one marker shape per quantity.
 fn error_series(r: &RunResult, prefix: &str) -> Vec<Series> {
+    const MARKERS: [Marker; 5] = [Marker::Circle, Marker::Square, Marker::Triangle, Marker::Diamond, Marker::Cross];
+    let v0 = r.samples.first().map(|s| s.values.clone()).unwrap_or_default();
+    let mut k = 0;
     let mut v: Vec<Series> = r
         .quantities
         .iter()
         .enumerate()
-        .map(|(i, q)| Series {
-            label: format!("{prefix}{}", q.name),
-            points: r.samples.iter().map(|s| (s.t, s.errors[i])).collect(),
+        .map(|(i, q)| {
+            let q0 = v0.get(k..k + q.dim).unwrap_or(&[]);
+            k += q.dim;
+            let relative = q.kind != geomint::workbench::problem::Kind::Constraint
+                && geomint::workbench::problem::norm(q0) > 0.0;
+            Series::new(format!("{prefix}{}", q.name), r.samples.iter().map(|s| (s.t, s.errors[i])).collect())
+                .panel(if relative { "relative error" } else { "absolute error" })
+                .marker(MARKERS[i % MARKERS.len()])
         })
         .collect();
     if r.max_solution_error().is_some() {
-        v.push(Series {
-            label: format!("{prefix}solution"),
-            points: r.samples.iter().map(|s| (s.t, s.solution_error.unwrap_or(f64::NAN))).collect(),
-        });
+        let points = r.samples.iter().map(|s| (s.t, s.solution_error.unwrap_or(f64::NAN))).collect();
+        let marker = MARKERS[r.quantities.len() % MARKERS.len()];
+        v.push(Series::new(format!("{prefix}solution"), points).panel("absolute error").marker(marker));
     }
     v
 }
@@ -402,9 +563,22 @@ fn print_run_summary(problem: &dyn Problem, r: &RunResult) {
 fn convergence(args: ConvergenceArgs, quiet: bool) -> Result<(), WorkbenchError> {
     let Sweep { problem, t_end, counts } = args.sweep.resolve(std::slice::from_ref(&args.method))?;
     let name = &args.sweep.problem;
+    let out =
+        args.sweep.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{name}-{}-convergence", args.method)));
+    with_output_dir(&out, || convergence_in(&args, problem.as_ref(), t_end, &counts, &out, quiet))
+}
+
+fn convergence_in(
+    args: &ConvergenceArgs,
+    problem: &dyn Problem,
+    t_end: f64,
+    counts: &[usize],
+    out: &Path,
+    quiet: bool,
+) -> Result<(), WorkbenchError> {
+    let name = &args.sweep.problem;
     let bar = progress(counts.len() as u64, quiet, &format!("{name} / {}", args.method));
-    let table =
-        experiment::convergence(problem.as_ref(), &args.method, t_end, &counts, &mut |n| bar.set_position(n as u64));
+    let table = experiment::convergence(problem, &args.method, t_end, counts, &mut |n| bar.set_position(n as u64));
     bar.finish_and_clear();
     let table = table?;
     say!(
@@ -425,31 +599,40 @@ fn convergence(args: ConvergenceArgs, quiet: bool) -> Result<(), WorkbenchError>
         Some(p) => say!("  measured order {p:.2} (errors below the round-off floor {:.0e} excluded)", table.floor),
         None => say!("  no measured order: the errors are at round-off ({:.0e}); try a larger --h", table.floor),
     }
-    let out =
-        args.sweep.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{name}-{}-convergence", args.method)));
-    let series =
-        vec![Series { label: args.method.clone(), points: table.rows.iter().map(|r| (r.h, r.error)).collect() }];
-    let axes = Axes {
-        title: format!("{name}: global error at t = {t_end}"),
-        x: "h".into(),
-        y: "error".into(),
-        log_x: true,
-        legend_right: false,
-    };
+    let points: Vec<(f64, f64)> = table.rows.iter().map(|r| (r.h, r.error)).collect();
+    let mut series = vec![Series::new(args.method.clone(), points.clone())];
+    series.extend(plot::slope_line(&points, f64::from(table.nominal_order), table.floor));
+    let unit = plot::time_unit(name);
+    let at = unit.map_or(format!("{t_end}"), |u| format!("{t_end} {u}"));
+    let axes = Axes::new(format!("{name}: global error at t = {at}"), "h", "absolute error |y_h − y_ref|")
+        .log_x()
+        .x_unit(unit);
     let mut files = OutputSet::new();
     files.add("convergence.csv", csv);
     files.add("convergence.json", json(&serde_json::to_value(&table).unwrap_or_default()));
     files.add("convergence.svg", plot::svg(&axes, &series)?);
-    write_outputs(files, &out)
+    write_outputs(files, out)
 }
 
 // --- compare ------------------------------------------------------------------------------------
 
 fn compare(args: CompareArgs, quiet: bool) -> Result<(), WorkbenchError> {
     let Sweep { problem, t_end, counts } = args.sweep.resolve(&args.methods)?;
+    let out = args.sweep.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{}-compare", args.sweep.problem)));
+    with_output_dir(&out, || compare_in(&args, problem.as_ref(), t_end, &counts, &out, quiet))
+}
+
+fn compare_in(
+    args: &CompareArgs,
+    problem: &dyn Problem,
+    t_end: f64,
+    counts: &[usize],
+    out: &Path,
+    quiet: bool,
+) -> Result<(), WorkbenchError> {
     let name = &args.sweep.problem;
     let bar = progress((counts.len() * args.methods.len()) as u64, quiet, &format!("{name} compare"));
-    let wp = experiment::compare(problem.as_ref(), &args.methods, t_end, &counts, &mut |n| bar.set_position(n as u64));
+    let wp = experiment::compare(problem, &args.methods, t_end, counts, &mut |n| bar.set_position(n as u64));
     bar.finish_and_clear();
     let wp = wp?;
     say!("{}: work–precision at t = {t_end}, reference: {}", wp.problem, wp.reference);
@@ -472,31 +655,37 @@ fn compare(args: CompareArgs, quiet: bool) -> Result<(), WorkbenchError> {
             );
         }
     }
-    let out = args.sweep.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{name}-compare")));
-    let mut series: Vec<Series> = wp
-        .curves
-        .iter()
-        .map(|c| Series {
-            label: format!("{} solution", c.method),
-            points: c.points.iter().map(|p| (p.seconds.max(1e-9), p.solution_error)).collect(),
-        })
-        .collect();
-    series.extend(wp.curves.iter().map(|c| Series {
-        label: format!("{} energy", c.method),
-        points: c.points.iter().map(|p| (p.seconds.max(1e-9), p.energy_error)).collect(),
-    }));
-    let axes = Axes {
-        title: format!("{name}: work–precision at t = {t_end}"),
-        x: "wall time [s]".into(),
-        y: "error".into(),
-        log_x: true,
-        legend_right: true,
-    };
+    // one colour per method; the solution error (absolute) solid with discs, the largest error of
+    // the first quantity (relative but for a constraint) dashed with squares, each in its panel
+    let first = problem.quantities().first().map_or(("energy", true), |q| {
+        (q.name, q.kind != geomint::workbench::problem::Kind::Constraint)
+    });
+    let first_panel = format!("{}: {} error", first.0, if first.1 { "relative" } else { "absolute" });
+    let mut series: Vec<Series> = Vec::new();
+    for (m, c) in wp.curves.iter().enumerate() {
+        let at = |e: fn(&experiment::WorkPoint) -> f64| c.points.iter().map(|p| (p.seconds.max(1e-9), e(p))).collect();
+        series.push(
+            Series::new(format!("{} solution", c.method), at(|p| p.solution_error))
+                .panel("solution: absolute error")
+                .hue(m),
+        );
+        series.push(
+            Series::new(format!("{} {}", c.method, first.0), at(|p| p.energy_error))
+                .panel(first_panel.clone())
+                .hue(m)
+                .line(Line::Dashed)
+                .marker(Marker::Square),
+        );
+    }
+    let unit = plot::time_unit(name);
+    let at = unit.map_or(format!("{t_end}"), |u| format!("{t_end} {u}"));
+    let axes =
+        Axes::new(format!("{name}: work–precision at t = {at}"), "wall time", "error").log_x().x_unit(Some("s"));
     let mut files = OutputSet::new();
     files.add("compare.csv", csv);
     files.add("compare.json", json(&serde_json::to_value(&wp).unwrap_or_default()));
     files.add("compare.svg", plot::svg(&axes, &series)?);
-    write_outputs(files, &out)
+    write_outputs(files, out)
 }
 
 // --- showcase -----------------------------------------------------------------------------------
@@ -505,6 +694,10 @@ fn compare(args: CompareArgs, quiet: bool) -> Result<(), WorkbenchError> {
 /// classical RK4 on the matrix entries side by side: the Casimir `|Π|²` and the distance from
 /// SO(3) stay at round-off for the first and drift for the second.
 fn showcase(out: &Path, quiet: bool) -> Result<(), WorkbenchError> {
+    with_output_dir(out, || showcase_in(out, quiet))
+}
+
+fn showcase_in(out: &Path, quiet: bool) -> Result<(), WorkbenchError> {
     let problem = catalogue::problem("rigid-body", &[])?;
     let (h, steps) = (0.1, 20_000);
     let methods = ["hp-sv", "rk2-embedded", "rk4-embedded"];
@@ -559,16 +752,17 @@ fn showcase(out: &Path, quiet: bool) -> Result<(), WorkbenchError> {
     for r in &results {
         files.add(&format!("{}-diagnostics.csv", r.method), output::diagnostics_csv(r));
         files.add(&format!("{}-summary.json", r.method), json(&output::run_summary(r)));
-        let s = error_series(r, &format!("{} ", r.method));
-        series.extend(s.into_iter().filter(|s| s.label.ends_with("energy") || s.label.ends_with("casimir")));
     }
-    let axes = Axes {
-        title: format!("free rigid body, h = {h}: energy and Casimir errors"),
-        x: "t".into(),
-        y: "relative error".into(),
-        log_x: false,
-        legend_right: false,
-    };
+    // one panel per quantity, one colour per method
+    for (panel, quantity) in [("energy: relative error", "energy"), ("Casimir |Π|²: relative error", "casimir")] {
+        for (m, r) in results.iter().enumerate() {
+            if let Some(i) = r.quantities.iter().position(|q| q.name == quantity) {
+                let points = r.samples.iter().map(|s| (s.t, s.errors[i])).collect();
+                series.push(Series::new(r.method.clone(), points).panel(panel).hue(m));
+            }
+        }
+    }
+    let axes = Axes::new(format!("free rigid body, h = {h}: energy and Casimir errors"), "t", "relative error");
     files.add("showcase.svg", plot::svg(&axes, &series)?);
     files.add("report.md", report);
     write_outputs(files, out)

@@ -281,11 +281,19 @@ fn showcase_casimir_round_off_versus_drift() {
 /// Checks the files of `geomint run ... --steps STEPS --every EVERY` in `dir`; returns the summary.
 fn check_run_outputs(dir: &Path, problem: &str, method: &str, steps: usize, every: usize) -> Value {
     let names = file_names(dir);
-    let expected: BTreeSet<String> =
-        ["trajectory.csv", "diagnostics.csv", "summary.json", "diagnostics.svg", "config.toml"]
-            .into_iter()
-            .map(String::from)
-            .collect();
+    let expected: BTreeSet<String> = [
+        "trajectory.csv",
+        "diagnostics.csv",
+        "summary.json",
+        "diagnostics.svg",
+        "trajectory.svg",
+        "config.toml",
+        "checkpoint.json",
+        "checkpoint-samples.bin",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
     assert_eq!(names, expected, "{problem}: files");
 
     let summary = read_json(&dir.join("summary.json"));

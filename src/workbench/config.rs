@@ -9,6 +9,8 @@
 //! t_end = 100.0        # or: steps = 10000
 //! every = 10
 //! out = "runs/kepler"
+//! checkpoint_every = 100000   # optional: a checkpoint every 100000 steps
+//! max_error = 0.01             # optional: warn when a monitored error exceeds 0.01
 //! [params]
 //! e = 0.9
 //! ```
@@ -36,6 +38,11 @@ pub struct RunConfig {
     pub every: Option<usize>,
     /// Output directory.
     pub out: Option<String>,
+    /// Write a checkpoint every `checkpoint_every` steps (default: by wall time; see
+    /// [`crate::workbench::checkpoint`]).
+    pub checkpoint_every: Option<usize>,
+    /// Warn when a monitored error exceeds this (default 1).
+    pub max_error: Option<f64>,
     /// Problem parameters.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, f64>,
@@ -65,7 +72,7 @@ impl RunConfig {
         macro_rules! take {
             ($($f:ident),*) => { $( if other.$f.is_some() { self.$f = other.$f; } )* };
         }
-        take!(problem, method, h, steps, t_end, every, out);
+        take!(problem, method, h, steps, t_end, every, out, checkpoint_every, max_error);
         if other.steps.is_some() {
             self.t_end = None;
         }
@@ -90,6 +97,11 @@ mod tests {
         assert!(RunConfig::parse("problme = \"kepler\"").is_err());
         assert!(RunConfig::parse("h = \"big\"").is_err());
         assert!(RunConfig::parse("steps = 10\nt_end = 5.0").is_err());
+        // the optional run options: absent from the text unless set, and read back
+        assert!(!c.to_toml().unwrap().contains("checkpoint_every"));
+        let d = RunConfig::parse("checkpoint_every = 500\nmax_error = 0.25\n").unwrap();
+        assert_eq!((d.checkpoint_every, d.max_error), (Some(500), Some(0.25)));
+        assert_eq!(RunConfig::parse(&d.to_toml().unwrap()).unwrap(), d);
         let cli = RunConfig { t_end: Some(5.0), ..Default::default() };
         let merged = c.overridden_by(cli);
         assert_eq!((merged.steps, merged.t_end), (None, Some(5.0)));

@@ -7,11 +7,15 @@
 //! * [`compare`]: work–precision, the wall time of the steps against the solution error at the
 //!   final time and the largest energy error, for several methods over a range of steps.
 //!
-//! Reference solutions are the problem's exact solution where it has one, else its reference
-//! method at a step `h_min / divisor` ([`Problem::reference`]).
+//! Reference solutions ([`reference()`]) are the problem's exact solution where it has one; else,
+//! for a canonical problem (a vector field on `T*R^n`), the adaptive DOP853 integration at
+//! rtol = atol = [`methods::REFERENCE_TOLERANCE`]; else (Lie-group and groupoid problems, where
+//! DOP853 does not apply) the problem's reference method at a step `h_min / divisor`
+//! ([`Problem::reference`]), Richardson-extrapolated.
 
 use crate::workbench::WorkbenchError;
-use crate::workbench::problem::{self, Problem, Quantity, Simulation};
+use crate::workbench::methods;
+use crate::workbench::problem::{self, Family, Problem, Quantity, Simulation};
 use std::time::Instant;
 
 /// The largest number of steps a run may take (10^10: hours for the cheapest method).
@@ -172,11 +176,33 @@ pub fn final_state(problem: &dyn Problem, method: &str, h: f64, steps: usize) ->
     Ok(sim.state())
 }
 
-/// The reference solution at `t_end`, and how it was obtained.
+/// The reference solution at `t_end`, and how it was obtained (the description names the route):
+///
+/// * the exact solution, where the problem has one;
+/// * for a canonical problem ([`Family::Canonical`]: the state is `(q, p) ∈ T*R^n` and the
+///   Hamiltonian vector field is available), DOP853 ([`dop853_reference`]);
+/// * otherwise (Lie-group and groupoid problems, whose states are not vectors of a linear space
+///   that DOP853 could step) the problem's reference method, Richardson-extrapolated
+///   ([`richardson_reference`]).
 pub fn reference(problem: &dyn Problem, t_end: f64, h_min: f64) -> Result<(Vec<f64>, String), WorkbenchError> {
     if let Some(y) = problem.exact(t_end) {
         return Ok((y, "exact solution".into()));
     }
+    if problem.family() == Family::Canonical {
+        return dop853_reference(problem, t_end);
+    }
+    let (y, how) = richardson_reference(problem, t_end, h_min)?;
+    Ok((y, format!("{how}; DOP853 does not apply to {}", problem.family().name())))
+}
+
+/// The problem's reference method ([`Problem::reference`], with its step divisor `d`) at
+/// `steps = round(t_end / h_min) · d` and `steps / 2` steps, Richardson-extrapolated with its
+/// order `p`: `y = y_fine + (y_fine − y_coarse) / (2^p − 1)`.
+pub fn richardson_reference(
+    problem: &dyn Problem,
+    t_end: f64,
+    h_min: f64,
+) -> Result<(Vec<f64>, String), WorkbenchError> {
     let (method, divisor) = problem.reference();
     let info = problem::check_method(problem, method)?;
     let p = problem.order_of(info).max(1) as i32;
@@ -187,6 +213,22 @@ pub fn reference(problem: &dyn Problem, t_end: f64, h_min: f64) -> Result<(Vec<f
     let w = 1.0 / (2f64.powi(p) - 1.0);
     let y = fine.iter().zip(&coarse).map(|(f, c)| f + (f - c) * w).collect();
     Ok((y, format!("{method} with {steps} and {} steps, Richardson-extrapolated (order {p})", steps / 2)))
+}
+
+/// The DOP853 reference of a canonical problem at `t_end`: the adaptive Dormand–Prince 8(5,3)
+/// integration (Hairer, Nørsett & Wanner, *Solving Ordinary Differential Equations I*, 1993) of
+/// the Hamiltonian vector field from the initial state, at rtol = atol =
+/// [`methods::REFERENCE_TOLERANCE`], whose last step is shortened to land on `t_end` exactly
+/// ([`methods::DOP853_REFERENCE`]). Its cost does not depend on `h_min`; its error is about
+/// 100–1000 tol over a few orbits (measured on Kepler against Kepler's equation).
+pub fn dop853_reference(problem: &dyn Problem, t_end: f64) -> Result<(Vec<f64>, String), WorkbenchError> {
+    if !(t_end.is_finite() && t_end > 0.0) {
+        return Err(WorkbenchError::Input(format!("t-end must be finite and positive, got {t_end}")));
+    }
+    let mut sim = problem.start_method(&methods::DOP853_REFERENCE, t_end)?;
+    sim.advance().map_err(|source| WorkbenchError::Step { step: 1, t: 0.0, source })?;
+    let tol = methods::REFERENCE_TOLERANCE;
+    Ok((sim.state(), format!("DOP853 (adaptive Dormand–Prince 8(5,3), rtol = atol = {tol:e}) to t = {t_end}")))
 }
 
 /// One row of the order table.
@@ -357,4 +399,46 @@ pub fn compare(
         curves.push(WorkCurve { method: m.clone(), points });
     }
     Ok(WorkPrecision { problem: problem.name().into(), t_end, reference: how, curves })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workbench::catalogue;
+
+    fn problem(name: &str) -> Box<dyn Problem> {
+        catalogue::problem(name, &[]).unwrap()
+    }
+
+    /// On Kepler (e = 0.6, which has an exact solution to check against) the DOP853 reference at
+    /// t = 20 (about three orbits) is within 1e-11 of Kepler's equation.
+    #[test]
+    fn dop853_reference_matches_keplers_equation() {
+        let kepler = problem("kepler");
+        let (y, how) = dop853_reference(kepler.as_ref(), 20.0).unwrap();
+        let error = distance(&y, &kepler.exact(20.0).unwrap());
+        assert!(error < 1e-11, "{how}: error {error:e}");
+        assert!(how.starts_with("DOP853"), "{how}");
+        assert!(matches!(dop853_reference(kepler.as_ref(), f64::NAN), Err(WorkbenchError::Input(_))));
+    }
+
+    /// Canonical problems without an exact solution get DOP853 references that agree with the
+    /// former route (Gauss 3 at h/4, Richardson-extrapolated) to round-off of the state; the
+    /// Lie-group and groupoid problems keep that route and say why.
+    #[test]
+    fn references_by_family() {
+        for (name, t_end, h_min) in [("henon-heiles", 20.0, 0.1 / 8.0), ("outer-solar-system", 1000.0, 10.0 / 8.0)] {
+            let p = problem(name);
+            let (dop, how) = reference(p.as_ref(), t_end, h_min).unwrap();
+            assert!(how.starts_with("DOP853"), "{name}: {how}");
+            let (gauss, _) = richardson_reference(p.as_ref(), t_end, h_min).unwrap();
+            let scale = gauss.iter().map(|v| v * v).sum::<f64>().sqrt().max(1.0);
+            let d = distance(&dop, &gauss);
+            println!("{name}: |DOP853 − Gauss 3 Richardson| = {d:.2e} (|y| = {scale:.1})");
+            assert!(d < 1e-13 * scale, "{name}: {d:e}");
+        }
+        let (_, how) = reference(problem("rigid-body").as_ref(), 2.0, 0.05).unwrap();
+        assert!(how.contains("Richardson") && how.contains("DOP853 does not apply to Lie group"), "{how}");
+        assert_eq!(reference(problem("kepler").as_ref(), 2.0, 0.05).unwrap().1, "exact solution");
+    }
 }

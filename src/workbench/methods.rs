@@ -7,13 +7,14 @@
 use crate::workbench::WorkbenchError;
 use crate::workbench::embedded::{EmbeddedRk, LieField};
 use crate::workbench::problem::Family;
-use discretization::composition::{kahan_li8, triple_jump, yoshida6};
+use discretization::composition::{kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6};
 use discretization::{Composition, CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
 use geom_core::function::PhaseSpaceDerivatives;
 use geom_core::lie::{Chart, LieGroup};
 use integrators::classical::{
     ExplicitRk, Gauss2, Gauss3, HamiltonianField, LobattoIIIAIIIB3, StormerVerlet, SymplecticEulerA, SymplecticEulerB,
 };
+use integrators::dop853::{Dop853, Dop853Flow, Options};
 use integrators::hp::{self, HpGroup, HpIntegrator, HpLagrangian, LieState};
 use integrators::tableau;
 use integrators::verlet_composition::VerletComposition;
@@ -82,8 +83,23 @@ pub const METHODS: &[MethodInfo] = &[
     m("triple-jump", C, 4, St::Symplectic, "triple-jump composition of Störmer–Verlet (docs/math.md §B.3)"),
     m("yoshida6", C, 6, St::Symplectic, "Yoshida's 7-stage composition of Störmer–Verlet"),
     m("kahan-li8", C, 8, St::Symplectic, "Kahan and Li's 17-stage order-8 composition of Störmer–Verlet"),
+    m("kahan-li10", C, 10, St::Symplectic, "Kahan and Li's 33-stage order-10 composition of Störmer–Verlet"),
+    m(
+        "sofroniou-spaletta10",
+        C,
+        10,
+        St::Symplectic,
+        "Sofroniou and Spaletta's 35-stage order-10 composition of Störmer–Verlet",
+    ),
     m("rk4", C, 4, St::None, "classical explicit Runge–Kutta 4 (not symplectic)"),
     m("explicit-euler", C, 1, St::None, "explicit Euler (not symplectic)"),
+    m(
+        "dop853",
+        C,
+        8,
+        St::None,
+        "Dormand–Prince 8(5,3) at the fixed step h: 12 explicit stages, order 8, not symplectic",
+    ),
     m("hp-sv", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, Cayley chart (docs/math.md §D.5)"),
     m("hp-sv-exp", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, exponential chart"),
     m(
@@ -100,6 +116,20 @@ pub const METHODS: &[MethodInfo] = &[
         8,
         St::Variational,
         "Kahan and Li's 17-stage composition of HP Störmer–Verlet (Cayley): order 8",
+    ),
+    m(
+        "hp-sv-kahan-li10",
+        L,
+        10,
+        St::Variational,
+        "Kahan and Li's 33-stage composition of HP Störmer–Verlet (Cayley): order 10",
+    ),
+    m(
+        "lgvi",
+        L,
+        2,
+        St::Variational,
+        "Lee–Leok–McClamroch Lie group variational integrator (SO(3) rigid bodies; docs/math.md §D.8)",
     ),
     m("hp-euler-a", L, 1, St::Variational, "Hamilton–Pontryagin symplectic Euler A, Cayley chart"),
     m("hp-euler-b", L, 1, St::Variational, "Hamilton–Pontryagin symplectic Euler B, Cayley chart"),
@@ -123,6 +153,30 @@ pub const METHODS: &[MethodInfo] = &[
         "holonomic DEL with a node multiplier (SHAKE/RATTLE form, docs/math.md §C.4)",
     ),
 ];
+
+/// The relative and absolute tolerance of the DOP853 reference solutions, at the round-off of the
+/// error estimate: the global error of a few orbits is some 100 tol (2e-13 for three Kepler orbits
+/// at e = 0.6), and at 1e-14 the reference of `henon-heiles` was off by 7e-14, at 1e-15 by 1e-14
+/// (against Gauss 3, Richardson-extrapolated).
+pub const REFERENCE_TOLERANCE: f64 = 1e-15;
+
+/// The largest number of DOP853 steps of one reference solution (a guard against a runaway
+/// integration, far above what the catalogue's problems need: about 160 steps per Kepler orbit
+/// at e = 0.6 and [`REFERENCE_TOLERANCE`]).
+pub const REFERENCE_MAX_STEPS: usize = 100_000_000;
+
+/// Not a row of [`METHODS`]: the adaptive DOP853 integration at [`REFERENCE_TOLERANCE`] as a one-step
+/// map, `step(y, h)` = the integration from `y` over a time `h`, landing on it exactly
+/// ([`Dop853Flow`]). The experiments start it with `h = t_end` to compute the reference solution of
+/// a canonical problem that has no exact one ([`crate::workbench::experiment::reference`]). It is
+/// not offered to `run`, `convergence` or `compare`: its error does not depend on `h`.
+pub const DOP853_REFERENCE: MethodInfo = m(
+    "dop853-reference",
+    C,
+    8,
+    St::None,
+    "adaptive Dormand–Prince 8(5,3) over the whole step, rtol = atol = 1e-15 (reference solutions)",
+);
 
 /// The registry row called `name`.
 pub fn find(name: &str) -> Option<&'static MethodInfo> {
@@ -161,9 +215,17 @@ where
         "triple-jump" => Box::new(VerletComposition::new(ham, triple_jump(2)).map_err(geom)?),
         "yoshida6" => Box::new(VerletComposition::new(ham, yoshida6()).map_err(geom)?),
         "kahan-li8" => Box::new(VerletComposition::new(ham, kahan_li8()).map_err(geom)?),
+        "kahan-li10" => Box::new(VerletComposition::new(ham, kahan_li10()).map_err(geom)?),
+        "sofroniou-spaletta10" => Box::new(VerletComposition::new(ham, sofroniou_spaletta10()).map_err(geom)?),
         "rk4" => Box::new(ExplicitRk::<_, 4>::new(&tableau::rk4(), HamiltonianField(ham)).map_err(geom)?),
         "explicit-euler" => {
             Box::new(ExplicitRk::<_, 1>::new(&tableau::explicit_euler(), HamiltonianField(ham)).map_err(geom)?)
+        }
+        "dop853" => Box::new(Dop853::hamiltonian(ham)),
+        "dop853-reference" => {
+            let options = Options { max_steps: REFERENCE_MAX_STEPS, ..Options::default() };
+            let method = Dop853::hamiltonian(ham).with_options(options).map_err(|e| geom(e.into()))?;
+            Box::new(Dop853Flow::new(method, REFERENCE_TOLERANCE, REFERENCE_TOLERANCE).map_err(geom)?)
         }
         _ => return Err(not_here(info)),
     })
@@ -190,11 +252,12 @@ where
     Ok(match info.name {
         "hp-sv" => Box::new(hp::stormer_verlet(group, lagrangian, Chart::Cayley).map_err(geom)?),
         "hp-sv-exp" => Box::new(hp::stormer_verlet(group, lagrangian, Chart::Exp).map_err(geom)?),
-        "hp-sv-triple-jump" | "hp-sv-yoshida6" | "hp-sv-kahan-li8" => {
+        "hp-sv-triple-jump" | "hp-sv-yoshida6" | "hp-sv-kahan-li8" | "hp-sv-kahan-li10" => {
             let scheme = match info.name {
                 "hp-sv-triple-jump" => triple_jump(2),
                 "hp-sv-yoshida6" => yoshida6(),
-                _ => kahan_li8(),
+                "hp-sv-kahan-li8" => kahan_li8(),
+                _ => kahan_li10(),
             };
             let base = hp::stormer_verlet(group, lagrangian, Chart::Cayley).map_err(geom)?;
             Box::new(Composition::new(base, scheme).map_err(geom)?)

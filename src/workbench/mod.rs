@@ -8,9 +8,12 @@
 //! * [`output`], [`plot`]: CSV/JSON files and SVG plots, written so that a failed run never
 //!   leaves files that look complete;
 //! * [`config`]: experiments described in TOML;
+//! * [`checkpoint`]: the loop of `geomint run` / `resume`: checkpoints, interrupts, resumption
+//!   bit for bit;
 //! * [`suggest`]: nearest valid names for a mistyped one.
 
 pub mod catalogue;
+pub mod checkpoint;
 pub mod config;
 pub mod embedded;
 pub mod experiment;

@@ -1,11 +1,12 @@
 //! Writing a run's files so that a failure never leaves a set of files that looks complete:
-//! every file is first written as `NAME.partial` in the output directory, and only when all
-//! of them are written are they renamed to their final names (a rename within one directory
-//! is atomic). On failure the partial files are removed.
+//! every file is first written as `NAME.partial` in the output directory and flushed to the disk
+//! (fsync), and only when all of them are written are they renamed to their final names (a
+//! rename within one directory is atomic). On failure the partial files are removed.
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::experiment::RunResult;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The files of one command, collected in memory and committed together.
@@ -16,6 +17,58 @@ pub struct OutputSet {
 
 fn io(path: &Path, source: std::io::Error) -> WorkbenchError {
     WorkbenchError::Io { path: path.display().to_string(), source }
+}
+
+/// Writes `bytes` to `path` and flushes them to the disk (fsync) before returning.
+pub fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), WorkbenchError> {
+    let mut file = std::fs::File::create(path).map_err(|e| io(path, e))?;
+    file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| io(path, e))
+}
+
+/// Flushes a directory's entries (renames, new files) to the disk. Best effort: some file
+/// systems cannot open or sync a directory, and the renames are atomic either way.
+pub fn sync_dir(dir: &Path) {
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// The directories [`check_writable`] created, deepest first.
+#[derive(Debug, Default)]
+#[must_use = "remove the directories again if the command fails before writing"]
+pub struct Created(Vec<PathBuf>);
+
+impl Created {
+    /// Removes the created directories that are still empty (after a command failed before
+    /// writing anything).
+    pub fn remove_if_empty(&self) {
+        for d in &self.0 {
+            let _ = std::fs::remove_dir(d);
+        }
+    }
+}
+
+/// Checks, before any integration, that files can be written in `dir`: creates it (and its
+/// missing parents), then creates and removes a probe file in it. A directory that cannot be
+/// created or written (`/proc/x`, a path through a file, a read-only file system) is an I/O error
+/// at once, not after the run.
+pub fn check_writable(dir: &Path) -> Result<Created, WorkbenchError> {
+    let mut missing = Vec::new();
+    let mut d = Some(dir);
+    while let Some(p) = d.filter(|p| !p.as_os_str().is_empty() && std::fs::symlink_metadata(p).is_err()) {
+        missing.push(p.to_path_buf());
+        d = p.parent();
+    }
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let created = Created(missing);
+    let probe = dir.join(format!(".geomint-probe-{}", std::process::id()));
+    let result = std::fs::File::create(&probe).and_then(|mut f| f.write_all(b"probe"));
+    let _ = std::fs::remove_file(&probe);
+    if let Err(e) = result {
+        created.remove_if_empty();
+        return Err(io(dir, e));
+    }
+    Ok(created)
 }
 
 impl OutputSet {
@@ -40,13 +93,14 @@ impl OutputSet {
             for (name, bytes) in &self.files {
                 let tmp = dir.join(format!("{name}.partial"));
                 partial.push(tmp.clone());
-                std::fs::write(&tmp, bytes).map_err(|e| io(&tmp, e))?;
+                write_synced(&tmp, bytes)?;
             }
             for (name, _) in &self.files {
                 let (tmp, fin) = (dir.join(format!("{name}.partial")), dir.join(name));
                 std::fs::rename(&tmp, &fin).map_err(|e| io(&fin, e))?;
                 done.push(fin);
             }
+            sync_dir(dir);
             Ok(())
         })();
         match result {
@@ -146,6 +200,18 @@ pub fn run_summary(r: &RunResult) -> serde_json::Value {
     })
 }
 
+/// [`run_summary`] with how the run ended: `status` (`"completed"`, `"interrupted"` or
+/// `"failed at step K"`) and the number of steps it was asked for, `target_steps` (`steps` is
+/// the number taken).
+pub fn run_summary_with_status(r: &RunResult, status: &str, target_steps: usize) -> serde_json::Value {
+    let mut v = run_summary(r);
+    if let Some(map) = v.as_object_mut() {
+        map.insert("status".into(), status.into());
+        map.insert("target_steps".into(), target_steps.into());
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,5 +240,25 @@ mod tests {
         assert!(!dir.join("e.csv").exists() && !dir.join("e.csv.partial").exists());
         assert!(!dir.join("f.json.partial").exists());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn check_writable_creates_probes_and_cleans_up() {
+        let root = std::env::temp_dir().join(format!("geomint-probe-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let dir = root.join("a/b");
+        let created = check_writable(&dir).unwrap();
+        assert!(dir.is_dir());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "the probe file was left");
+        created.remove_if_empty();
+        assert!(!root.exists(), "the created directories were not removed");
+        // a path through a file, and /proc: errors naming the path, nothing created
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("file"), "x").unwrap();
+        let err = check_writable(&root.join("file/sub")).unwrap_err();
+        assert!(err.to_string().contains("file/sub"), "{err}");
+        assert!(check_writable(Path::new("/proc/geomint-probe-test")).is_err());
+        assert!(!Path::new("/proc/geomint-probe-test").exists());
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

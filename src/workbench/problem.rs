@@ -100,6 +100,17 @@ pub trait Simulation {
     fn state(&self) -> Vec<f64>;
     /// The current values of [`Problem::quantities`], concatenated.
     fn quantities(&self) -> Vec<f64>;
+    /// The exact state — every number the next step depends on — for a checkpoint, or `None` if
+    /// this simulation cannot be saved (a resumed run then replays its steps from the start,
+    /// which gives the same bits, only slower).
+    fn save(&self) -> Option<Vec<f64>> {
+        None
+    }
+    /// Sets the state to `words` (as written by [`Simulation::save`]) after `steps` steps; an
+    /// error, with nothing changed, if the words do not fit or the simulation cannot be restored.
+    fn restore(&mut self, _words: &[f64], _steps: usize) -> Result<(), GeomError> {
+        Err(GeomError::InvalidParameter { what: "state", reason: "this simulation cannot be restored".into() })
+    }
 }
 
 /// A problem of the catalogue.

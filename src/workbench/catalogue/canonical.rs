@@ -41,7 +41,9 @@ pub trait CanonicalSystem<const N: usize>: Clone + Send + Sync + 'static {
     fn exact(&self, _t: f64) -> Option<PhaseState<N>> {
         None
     }
-    /// Reference method where no exact solution is known.
+    /// A reference method of the registry (and step divisor) where no exact solution is known.
+    /// The experiments compute the references of canonical problems with DOP853 instead
+    /// (`experiment::reference`); this is the problem's answer to [`Problem::reference`].
     fn reference(&self) -> (&'static str, usize) {
         ("gauss3", 4)
     }
@@ -167,7 +169,7 @@ impl CanonicalSystem<1> for Pendulum {
     type H = Separable<UnitKinetic, Cosine>;
     const NAME: &'static str = "pendulum";
     fn summary(&self) -> &'static str {
-        "H = p²/2 − cos q, q0 = 1.5, p0 = 0; reference by Gauss 3 at h/4"
+        "H = p²/2 − cos q, q0 = 1.5, p0 = 0; reference by adaptive DOP853"
     }
     fn hamiltonian(&self) -> Separable<UnitKinetic, Cosine> {
         Separable::new(UnitKinetic, Cosine)
@@ -292,7 +294,7 @@ impl CanonicalSystem<2> for HenonHeiles {
     type H = Separable<UnitKinetic, HenonHeilesPotential>;
     const NAME: &'static str = "henon-heiles";
     fn summary(&self) -> &'static str {
-        "H = |p|²/2 + |q|²/2 + q1²q2 − q2³/3, q0 = (0, 0.3), p0 = (0.4, 0); reference by Gauss 3 at h/4"
+        "H = |p|²/2 + |q|²/2 + q1²q2 − q2³/3, q0 = (0, 0.3), p0 = (0.4, 0); reference by adaptive DOP853"
     }
     fn hamiltonian(&self) -> Separable<UnitKinetic, HenonHeilesPotential> {
         Separable::new(UnitKinetic, HenonHeilesPotential)
@@ -381,7 +383,7 @@ impl CanonicalSystem<18> for OuterSolarSystem {
     type H = NBody<Gravity<6>, 18, 3>;
     const NAME: &'static str = "outer-solar-system";
     fn summary(&self) -> &'static str {
-        "Sun + Jupiter..Pluto, HLW §I.2.4 data (AU, days), h = 10 days; reference by Gauss 3 at h/4"
+        "Sun + Jupiter..Pluto, HLW §I.2.4 data (AU, days), h = 10 days; reference by adaptive DOP853"
     }
     /// `H = T(p) + V(q)` with `T` a [`pairwise::MassKinetic`] and `V` a [`pairwise::Pairwise`]
     /// of [`Gravity`]: the same `H` as `Separable<SolarKinetic, SolarPotential>`, with the

@@ -98,6 +98,7 @@ impl Problem for RigidBody {
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
             "rkmk4" => Box::new(Rkmk4So3::new(self.body)?),
+            "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.body).map_err(WorkbenchError::Geom)?),
             _ => methods::lie_group(method, So3, self.body)?,
         };
         Ok(start(m, self.s0, h, *self))
@@ -162,6 +163,7 @@ impl Problem for HeavyTopProblem {
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
             "rkmk4" => Box::new(Rkmk4So3::new(self.top)?),
+            "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.top).map_err(WorkbenchError::Geom)?),
             _ => methods::lie_group(method, So3, self.top)?,
         };
         Ok(start(m, self.s0, h, *self))
@@ -215,7 +217,7 @@ impl Problem for Vehicle {
         Family::LieGroup
     }
     fn methods(&self) -> Vec<&'static str> {
-        methods::for_family(Family::LieGroup).iter().map(|m| m.name).filter(|n| *n != "rkmk4").collect()
+        methods::for_family(Family::LieGroup).iter().map(|m| m.name).filter(|n| *n != "rkmk4" && *n != "lgvi").collect()
     }
     fn defaults(&self) -> (f64, f64) {
         (0.05, 500.0)

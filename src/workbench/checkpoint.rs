@@ -1,0 +1,967 @@
+//! Long runs that can be checkpointed, interrupted and resumed bit for bit: the loop of
+//! `geomint run` and `geomint resume`.
+//!
+//! A [`Session`] is one run of one method on one problem (fresh with [`Session::new`], or
+//! continued from the checkpoint in a directory with [`Session::open`]). [`Session::advance`]
+//! steps it towards its target, reads an interrupt flag ([`AtomicBool`], relaxed) before each
+//! step, samples every `every` steps, and keeps a checkpoint in the output directory:
+//!
+//! * `checkpoint.json`: a small file, replaced atomically (written to `checkpoint.json.partial`,
+//!   fsync, rename, fsync of the directory) every `checkpoint_every` steps — by default whenever
+//!   [`AUTO_INTERVAL`] of integration has passed since the last one (or 100 times as long as the
+//!   last one took, if that is longer), so that checkpoints cost well under 1 % of the run — and
+//!   at the end: always for an interrupted or failed run, and for a completed run that kept one
+//!   (an explicit `checkpoint_every`, a resumed run, or a run long enough for a periodic one);
+//! * `checkpoint-samples.bin`: the samples so far, appended (and fsynced) before each
+//!   `checkpoint.json` is written; the checkpoint names how many bytes of it are its own and
+//!   their checksum, so bytes appended after it (a crash between the two writes) are ignored.
+//!
+//! # The format (version [`FORMAT`])
+//!
+//! `checkpoint.json` is one JSON object, written as
+//!
+//! ```text
+//! {"magic": "geomint-checkpoint", "format": 1, "geomint": "0.1.0", "fnv1a64": "<16 hex digits>",
+//! "payload": { … }}
+//! ```
+//!
+//! where `fnv1a64` is the 64-bit FNV-1a hash ([`Fnv1a`]) of the exact bytes of the payload (from
+//! its `{` to its `}`). The payload holds the run: `problem`, `method`, `params`, `h`, `every`,
+//! `target_steps`, `out`, `checkpoint_every`, `max_error` (the resolved configuration), `status`
+//! (`running`, `completed`, `interrupted`, `failed at step K`), `step` and `t` (the steps taken
+//! and `t = step · h`), `state` (the simulation's exact state, [`Simulation::save`]; `null` for
+//! a simulation that cannot be saved, which is then replayed from its initial data),
+//! `coordinates` (the state in the problem's coordinates, checked after a restore or replay),
+//! `samples` (the sample file's name, sample count, words per sample, bytes and FNV-1a hash),
+//! `max_errors` (the largest error of each monitored quantity over the samples, checked against
+//! them) and `wall_seconds`. Every `f64` that decides a bit of the result is written as the 16
+//! lowercase hex digits of its bit pattern (`f64::to_bits`).
+//!
+//! A sample in `checkpoint-samples.bin` is a fixed number of little-endian 64-bit words: the step,
+//! `t`, the state coordinates, the quantity values, one error per quantity, a flag (1 if the
+//! solution error follows, else 0) and the solution error — every `f64` by its bits.
+//!
+//! [`Session::open`] refuses, with a [`CheckpointError`] and before changing anything in the
+//! directory, a missing or truncated file, a corrupted one (bad JSON, a header or checksum that
+//! does not match, a sample file shorter than its record or whose hash differs), one of another
+//! format or geomint version, and one inconsistent with itself (samples off the sampling grid,
+//! maxima that are not those of the samples, a state that does not reproduce the coordinates).
+
+use crate::workbench::config::RunConfig;
+use crate::workbench::experiment::{self, MAX_STEPS, RunResult, RunSpec, Sample};
+use crate::workbench::output;
+use crate::workbench::problem::{self, Problem, Quantity, Simulation};
+use crate::workbench::{WorkbenchError, catalogue};
+pub use integrators::driver::Fnv1a;
+use std::collections::BTreeMap;
+use std::io::{Read as _, Seek as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The checkpoint's file name in the output directory.
+pub const FILE: &str = "checkpoint.json";
+/// The file of the samples so far.
+pub const SAMPLES_FILE: &str = "checkpoint-samples.bin";
+/// The first field of every checkpoint.
+pub const MAGIC: &str = "geomint-checkpoint";
+/// The format version; a checkpoint of another version is refused.
+pub const FORMAT: u32 = 1;
+/// The geomint version that writes (and alone reads) the checkpoints: another build may round
+/// differently, and a resumed run must equal the uninterrupted one bit for bit.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The default interval between periodic checkpoints, in wall time of integration.
+pub const AUTO_INTERVAL: Duration = Duration::from_secs(30);
+/// With the default schedule, the clock is read at least every this many steps.
+const AUTO_STRIDE: usize = 1 << 14;
+
+/// Why a checkpoint was refused. Nothing in the directory has been changed when one is returned.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckpointError {
+    /// The directory holds no checkpoint.
+    #[error(
+        "no checkpoint in {dir} (every `geomint run --out DIR` keeps one there)"
+    )]
+    Missing {
+        /// The directory.
+        dir: String,
+    },
+    /// The file ends early.
+    #[error("checkpoint {path} refused: it is truncated")]
+    Truncated {
+        /// The file.
+        path: String,
+    },
+    /// The content is damaged: bad JSON, a header or checksum that does not match.
+    #[error("checkpoint {path} refused: it is corrupted ({reason})")]
+    Corrupted {
+        /// The file.
+        path: String,
+        /// What does not match.
+        reason: String,
+    },
+    /// Written by another format or geomint version.
+    #[error("checkpoint {path} refused: it is {found}; this is format {FORMAT} of geomint {VERSION}")]
+    Foreign {
+        /// The file.
+        path: String,
+        /// Its format and version.
+        found: String,
+    },
+    /// Intact, but not a run this build can continue (an unknown problem, samples off the grid, a
+    /// state that does not reproduce its coordinates, …).
+    #[error("checkpoint {path} refused: {reason}")]
+    Inconsistent {
+        /// The file.
+        path: String,
+        /// What is inconsistent.
+        reason: String,
+    },
+    /// The file cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl From<CheckpointError> for WorkbenchError {
+    /// An unreadable file is an I/O error (exit 1); a refused checkpoint is bad input (exit 2).
+    fn from(e: CheckpointError) -> Self {
+        match e {
+            CheckpointError::Io { path, source } => WorkbenchError::Io { path, source },
+            other => WorkbenchError::Input(format!("{other}; nothing was changed")),
+        }
+    }
+}
+
+// --- exact words ----------------------------------------------------------------------------------
+
+/// An `f64` as the 16 lowercase hex digits of its bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Word(u64);
+
+impl Word {
+    fn of(v: f64) -> Self {
+        Self(v.to_bits())
+    }
+    fn get(self) -> f64 {
+        f64::from_bits(self.0)
+    }
+}
+
+impl serde::Serialize for Word {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{:016x}", self.0))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Word {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        if text.len() != 16 || !text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            return Err(serde::de::Error::custom(format!("'{text}' is not 16 lowercase hex digits")));
+        }
+        u64::from_str_radix(&text, 16).map(Word).map_err(serde::de::Error::custom)
+    }
+}
+
+fn words(v: &[f64]) -> Vec<Word> {
+    v.iter().map(|&x| Word::of(x)).collect()
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+fn hex(hash: u64) -> String {
+    format!("{hash:016x}")
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    let mut h = Fnv1a::new();
+    h.write(bytes);
+    h.finish()
+}
+
+// --- the payload ----------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SamplesInfo {
+    file: String,
+    count: usize,
+    words: usize,
+    bytes: u64,
+    fnv1a64: String,
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Payload {
+    problem: String,
+    method: String,
+    params: BTreeMap<String, Word>,
+    h: Word,
+    every: usize,
+    target_steps: usize,
+    out: String,
+    checkpoint_every: Option<usize>,
+    max_error: Option<Word>,
+    status: String,
+    step: usize,
+    t: Word,
+    state: Option<Vec<Word>>,
+    coordinates: Vec<Word>,
+    samples: SamplesInfo,
+    max_errors: Vec<Word>,
+    wall_seconds: f64,
+}
+
+/// The bytes before the payload: everything the header says, in the one layout written.
+fn header(format: u64, version: &str, hash: &str) -> String {
+    format!(
+        "{{\"magic\": \"{MAGIC}\", \"format\": {format}, \"geomint\": \"{version}\", \"fnv1a64\": \"{hash}\",\n\"payload\": "
+    )
+}
+
+const TRAILER: &[u8] = b"}\n";
+
+/// The file's text for a payload.
+fn encode_checkpoint(payload: &Payload) -> Result<Vec<u8>, WorkbenchError> {
+    let body = serde_json::to_string_pretty(payload)
+        .map_err(|e| WorkbenchError::Input(format!("cannot write the checkpoint: {e}")))?;
+    let mut out = header(u64::from(FORMAT), VERSION, &hex(fnv(body.as_bytes()))).into_bytes();
+    out.extend_from_slice(body.as_bytes());
+    out.extend_from_slice(TRAILER);
+    Ok(out)
+}
+
+/// Parses and checks a checkpoint file's bytes (magic, version, layout, checksum).
+fn decode_checkpoint(bytes: &[u8], path: &Path) -> Result<Payload, CheckpointError> {
+    let p = || path.display().to_string();
+    let corrupted = |reason: String| CheckpointError::Corrupted { path: p(), reason };
+    if bytes.is_empty() {
+        return Err(CheckpointError::Truncated { path: p() });
+    }
+    let v: serde_json::Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) if e.is_eof() => return Err(CheckpointError::Truncated { path: p() }),
+        Err(e) => return Err(corrupted(format!("not JSON: {e}"))),
+    };
+    if v.get("magic").and_then(|m| m.as_str()) != Some(MAGIC) {
+        return Err(corrupted(format!("no \"magic\": \"{MAGIC}\"")));
+    }
+    let format = v.get("format").and_then(|f| f.as_u64());
+    let version = v.get("geomint").and_then(|g| g.as_str());
+    let (Some(format), Some(version)) = (format, version) else {
+        return Err(corrupted("no format or geomint version".into()));
+    };
+    if format != u64::from(FORMAT) || version != VERSION {
+        return Err(CheckpointError::Foreign { path: p(), found: format!("format {format} of geomint {version}") });
+    }
+    let hash = v.get("fnv1a64").and_then(|h| h.as_str()).unwrap_or_default();
+    let head = header(format, version, hash);
+    if !bytes.starts_with(head.as_bytes()) {
+        return Err(corrupted("the header is not in the written layout".into()));
+    }
+    if !bytes.ends_with(TRAILER) || bytes.len() < head.len() + TRAILER.len() {
+        return Err(CheckpointError::Truncated { path: p() });
+    }
+    let body = &bytes[head.len()..bytes.len() - TRAILER.len()];
+    let actual = hex(fnv(body));
+    if hash != actual {
+        return Err(corrupted(format!("checksum {hash} in the header, {actual} of the content")));
+    }
+    serde_json::from_slice(body).map_err(|e| corrupted(format!("payload: {e}")))
+}
+
+// --- samples --------------------------------------------------------------------------------------
+
+/// The number of 64-bit words of one sample.
+fn sample_words(states: usize, values: usize, quantities: usize) -> usize {
+    2 + states + values + quantities + 2
+}
+
+fn encode_sample(s: &Sample, out: &mut Vec<u8>) {
+    let mut word = |w: u64| out.extend_from_slice(&w.to_le_bytes());
+    word(s.step as u64);
+    word(s.t.to_bits());
+    for v in s.state.iter().chain(&s.values).chain(&s.errors) {
+        word(v.to_bits());
+    }
+    word(u64::from(s.solution_error.is_some()));
+    word(s.solution_error.map_or(0, f64::to_bits));
+}
+
+fn decode_sample(bytes: &[u8], states: usize, values: usize, quantities: usize) -> Option<Sample> {
+    let w: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
+    if w.len() != sample_words(states, values, quantities) {
+        return None;
+    }
+    let f = |a: usize, b: usize| w[a..b].iter().map(|&x| f64::from_bits(x)).collect::<Vec<f64>>();
+    let (s0, v0, e0, tag) = (2, 2 + states, 2 + states + values, 2 + states + values + quantities);
+    let solution_error = match w[tag] {
+        0 => None,
+        1 => Some(f64::from_bits(w[tag + 1])),
+        _ => return None,
+    };
+    Some(Sample {
+        step: usize::try_from(w[0]).ok()?,
+        t: f64::from_bits(w[1]),
+        state: f(s0, v0),
+        values: f(v0, e0),
+        errors: f(e0, tag),
+        solution_error,
+    })
+}
+
+/// The append-only file of the samples: how many are in it (fsynced), and their hash.
+#[derive(Debug)]
+struct SampleLog {
+    path: PathBuf,
+    persisted: usize,
+    bytes: u64,
+    hash: Fnv1a,
+    file: Option<std::fs::File>,
+    /// Whether this session created the file (so that a failed final commit can remove it).
+    created: bool,
+}
+
+impl SampleLog {
+    fn new(dir: &Path) -> Self {
+        Self { path: dir.join(SAMPLES_FILE), persisted: 0, bytes: 0, hash: Fnv1a::new(), file: None, created: false }
+    }
+
+    /// Appends `samples[persisted..]` and flushes them to the disk.
+    fn append(&mut self, samples: &[Sample]) -> Result<(), WorkbenchError> {
+        let path = self.path.display().to_string();
+        let io = |e| WorkbenchError::Io { path: path.clone(), source: e };
+        if self.file.is_none() {
+            let file = if self.persisted == 0 {
+                self.created = true;
+                std::fs::File::create(&self.path)
+            } else {
+                std::fs::OpenOptions::new().append(true).open(&self.path)
+            };
+            self.file = Some(file.map_err(io)?);
+        }
+        if self.persisted == samples.len() {
+            return Ok(());
+        }
+        let mut buf = Vec::new();
+        for s in &samples[self.persisted..] {
+            encode_sample(s, &mut buf);
+        }
+        if let Some(f) = self.file.as_mut() {
+            f.write_all(&buf).and_then(|()| f.sync_data()).map_err(io)?;
+        }
+        self.hash.write(&buf);
+        self.persisted = samples.len();
+        self.bytes += buf.len() as u64;
+        Ok(())
+    }
+}
+
+// --- the session ----------------------------------------------------------------------------------
+
+/// How [`Session::advance`] ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The run reached its target.
+    Completed,
+    /// The interrupt flag was set; the run stopped after a whole step.
+    Interrupted,
+    /// A step failed ([`WorkbenchError::Step`]); the run is at the last good step.
+    Failed(WorkbenchError),
+}
+
+impl Outcome {
+    /// `completed`, `interrupted` or `failed at step K` (K the step that failed).
+    pub fn status(&self, step: usize) -> String {
+        match self {
+            Outcome::Completed => "completed".into(),
+            Outcome::Interrupted => "interrupted".into(),
+            Outcome::Failed(_) => format!("failed at step {}", step + 1),
+        }
+    }
+}
+
+/// One run of `geomint run` / `geomint resume`: the simulation, its samples, and its checkpoint
+/// in the output directory.
+pub struct Session {
+    problem: Box<dyn Problem>,
+    sim: Box<dyn Simulation>,
+    quantities: Vec<Quantity>,
+    config: RunConfig,
+    method: String,
+    h: f64,
+    every: usize,
+    target: usize,
+    dir: PathBuf,
+    samples: Vec<Sample>,
+    wall: f64,
+    log: SampleLog,
+    /// Whether the directory keeps a checkpoint to the end (every run does, so that any run can
+    /// be resumed; the flag stays for the library's callers that want outputs only).
+    keep: bool,
+    resumed: bool,
+    last_checkpoint: Instant,
+    auto_interval: Duration,
+}
+
+/// The sample of the simulation's current state; the same numbers as the samples of
+/// [`experiment::run`].
+fn sample(problem: &dyn Problem, sim: &dyn Simulation, quantities: &[Quantity], v0: &[f64]) -> Sample {
+    let (state, values) = (sim.state(), sim.quantities());
+    let mut errors = Vec::with_capacity(quantities.len());
+    let mut k = 0;
+    for q in quantities {
+        errors.push(q.error(&values[k..k + q.dim], &v0[k..k + q.dim]));
+        k += q.dim;
+    }
+    let solution_error = problem.exact(sim.time()).map(|y| experiment::distance(&state, &y));
+    Sample { step: sim.steps(), t: sim.time(), state, values, errors, solution_error }
+}
+
+fn input(msg: impl Into<String>) -> WorkbenchError {
+    WorkbenchError::Input(msg.into())
+}
+
+/// The largest error of each quantity over `samples`.
+fn max_errors(samples: &[Sample], n: usize) -> Vec<f64> {
+    (0..n).map(|i| samples.iter().map(|s| s.errors[i]).fold(0.0, f64::max)).collect()
+}
+
+impl Session {
+    /// A fresh run of `config` (resolved: problem, method, `h`, `steps`, `every` set) on
+    /// `problem`, writing to `dir`. Nothing is written until [`Session::claim`].
+    pub fn new(problem: Box<dyn Problem>, config: RunConfig, dir: &Path) -> Result<Self, WorkbenchError> {
+        let missing = |what: &str| input(format!("the run's {what} is not resolved"));
+        let method = config.method.clone().ok_or_else(|| missing("method"))?;
+        let h = config.h.ok_or_else(|| missing("h"))?;
+        let target = config.steps.ok_or_else(|| missing("steps"))?;
+        let every = config.every.ok_or_else(|| missing("every"))?;
+        RunSpec::new(h, Some(target), None, every)?;
+        check_options(&config)?;
+        let sim = problem::start(problem.as_ref(), &method, h)?;
+        let quantities = problem.quantities();
+        let v0 = sim.quantities();
+        let first = sample(problem.as_ref(), sim.as_ref(), &quantities, &v0);
+        Ok(Self {
+            keep: true,
+            problem,
+            sim,
+            quantities,
+            method,
+            h,
+            every,
+            target,
+            dir: dir.to_path_buf(),
+            samples: vec![first],
+            wall: 0.0,
+            log: SampleLog::new(dir),
+            resumed: false,
+            last_checkpoint: Instant::now(),
+            auto_interval: AUTO_INTERVAL,
+            config,
+        })
+    }
+
+    /// The run whose checkpoint is in `dir`, restored exactly (or replayed from its initial data
+    /// where the simulation cannot be saved, reading `stop` before each step and reporting the
+    /// steps replayed to `progress`). Every check is made before anything in `dir` changes; the
+    /// errors are [`CheckpointError`]s, turned into one-line [`WorkbenchError`]s.
+    pub fn open(dir: &Path, stop: &AtomicBool, progress: &mut dyn FnMut(usize)) -> Result<Self, WorkbenchError> {
+        let path = dir.join(FILE);
+        let p = || path.display().to_string();
+        let bad = |reason: String| WorkbenchError::from(CheckpointError::Inconsistent { path: p(), reason });
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(CheckpointError::Missing { dir: dir.display().to_string() }.into());
+            }
+            Err(source) => return Err(CheckpointError::Io { path: p(), source }.into()),
+        };
+        let cp = decode_checkpoint(&bytes, &path)?;
+
+        // the run it describes
+        let h = cp.h.get();
+        if !(h.is_finite() && h > 0.0) || cp.every == 0 || cp.target_steps == 0 || cp.target_steps > MAX_STEPS {
+            return Err(bad(format!("h = {h}, every = {}, target {} steps", cp.every, cp.target_steps)));
+        }
+        if cp.t.0 != (cp.step as f64 * h).to_bits() {
+            return Err(bad("t is not step · h".into()));
+        }
+        let params: Vec<(String, f64)> = cp.params.iter().map(|(k, v)| (k.clone(), v.get())).collect();
+        let problem = catalogue::problem(&cp.problem, &params).map_err(|e| bad(e.to_string()))?;
+        let quantities = problem.quantities();
+        let states = problem.state_labels().len();
+        let values: usize = quantities.iter().map(|q| q.dim).sum();
+        let per = sample_words(states, values, quantities.len());
+        let count = cp.step / cp.every + 1;
+        let info = &cp.samples;
+        if info.file != SAMPLES_FILE
+            || info.words != per
+            || info.count != count
+            || info.bytes != (count * per * 8) as u64
+        {
+            return Err(bad(format!(
+                "its sample record ({} samples of {} words in {}) does not fit {} samples of {per} words in {SAMPLES_FILE}",
+                info.count, info.words, info.file, count
+            )));
+        }
+
+        // the samples: the recorded prefix of the sample file, hashed
+        let log_path = dir.join(SAMPLES_FILE);
+        let lp = || log_path.display().to_string();
+        let mut file = std::fs::File::open(&log_path).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::NotFound {
+                WorkbenchError::from(CheckpointError::Truncated { path: lp() })
+            } else {
+                WorkbenchError::from(CheckpointError::Io { path: lp(), source })
+            }
+        })?;
+        let mut data = Vec::new();
+        (&mut file)
+            .take(info.bytes)
+            .read_to_end(&mut data)
+            .map_err(|source| WorkbenchError::from(CheckpointError::Io { path: lp(), source }))?;
+        if (data.len() as u64) < info.bytes {
+            return Err(CheckpointError::Truncated { path: lp() }.into());
+        }
+        let mut hash = Fnv1a::new();
+        hash.write(&data);
+        if hex(hash.finish()) != info.fnv1a64 {
+            let reason = format!(
+                "checksum {} in {FILE}, {} of its first {} bytes",
+                info.fnv1a64,
+                hex(hash.finish()),
+                data.len()
+            );
+            return Err(CheckpointError::Corrupted { path: lp(), reason }.into());
+        }
+        let samples: Vec<Sample> = data
+            .chunks_exact(per * 8)
+            .map(|c| decode_sample(c, states, values, quantities.len()))
+            .collect::<Option<_>>()
+            .ok_or_else(|| bad("a sample that does not decode".into()))?;
+        let grid = samples
+            .iter()
+            .enumerate()
+            .all(|(i, s)| s.step == i * cp.every && s.t.to_bits() == (s.step as f64 * h).to_bits());
+        if samples.len() != count || !grid {
+            return Err(bad("the samples are not those of steps 0, every, 2 every, …".into()));
+        }
+        let maxima = max_errors(&samples, quantities.len());
+        if bits(&maxima) != cp.max_errors.iter().map(|w| w.0).collect::<Vec<_>>() {
+            return Err(bad("the maxima of the errors are not those of the samples".into()));
+        }
+
+        // the simulation: its initial data must be the run's, its state the checkpoint's
+        let sim0 = problem::start(problem.as_ref(), &cp.method, h).map_err(|e| bad(e.to_string()))?;
+        if bits(&sim0.quantities()) != bits(&samples[0].values) {
+            return Err(bad("the problem's initial data differ from the run's".into()));
+        }
+        let sim = match &cp.state {
+            Some(state) => {
+                let mut sim = sim0;
+                let words: Vec<f64> = state.iter().map(|w| w.get()).collect();
+                sim.restore(&words, cp.step).map_err(|e| bad(format!("the state does not restore: {e}")))?;
+                sim
+            }
+            None => replay(sim0, cp.step, stop, progress)?,
+        };
+        if sim.steps() != cp.step || bits(&sim.state()) != cp.coordinates.iter().map(|w| w.0).collect::<Vec<_>>() {
+            return Err(bad("the restored state does not reproduce the checkpoint's coordinates".into()));
+        }
+
+        let config = RunConfig {
+            problem: Some(cp.problem.clone()),
+            method: Some(cp.method.clone()),
+            h: Some(h),
+            steps: Some(cp.target_steps),
+            t_end: None,
+            every: Some(cp.every),
+            out: Some(dir.display().to_string()),
+            checkpoint_every: cp.checkpoint_every,
+            max_error: cp.max_error.map(Word::get),
+            params: params.into_iter().collect(),
+        };
+        check_options(&config).map_err(|e| bad(e.to_string()))?;
+        let log = SampleLog { path: log_path, persisted: count, bytes: info.bytes, hash, file: None, created: false };
+        Ok(Self {
+            problem,
+            sim,
+            quantities,
+            method: cp.method,
+            h,
+            every: cp.every,
+            target: cp.target_steps,
+            dir: dir.to_path_buf(),
+            samples,
+            wall: cp.wall_seconds,
+            log,
+            keep: true,
+            resumed: true,
+            last_checkpoint: Instant::now(),
+            auto_interval: AUTO_INTERVAL,
+            config,
+        })
+    }
+
+    /// Sets the total number of steps to reach (at least the steps taken).
+    pub fn set_target(&mut self, steps: usize) -> Result<(), WorkbenchError> {
+        if steps < self.step() {
+            return Err(input(format!(
+                "the run is already at step {} (t = {}); --steps must be at least {}",
+                self.step(),
+                self.time(),
+                self.step()
+            )));
+        }
+        if steps > MAX_STEPS {
+            return Err(input(format!("{steps} steps requested; at most {MAX_STEPS}")));
+        }
+        self.target = steps;
+        self.config.steps = Some(steps);
+        Ok(())
+    }
+
+    /// Replaces the checkpoint interval and the error threshold (where given).
+    pub fn set_options(
+        &mut self,
+        checkpoint_every: Option<usize>,
+        max_error: Option<f64>,
+    ) -> Result<(), WorkbenchError> {
+        let mut config = self.config.clone();
+        config.checkpoint_every = checkpoint_every.or(config.checkpoint_every);
+        config.max_error = max_error.or(config.max_error);
+        check_options(&config)?;
+        self.keep |= config.checkpoint_every.is_some();
+        self.config = config;
+        Ok(())
+    }
+
+    /// Takes the output directory for this run, before any step: a fresh run checks that it can
+    /// write there and removes the checkpoint of a run it replaces; a resumed run cuts the sample
+    /// file back to its checkpoint's samples (bytes written after that checkpoint). Returns the
+    /// directories created.
+    pub fn claim(&mut self) -> Result<output::Created, WorkbenchError> {
+        let created = output::check_writable(&self.dir)?;
+        if self.resumed {
+            let path = self.log.path.clone();
+            let io = |e| WorkbenchError::Io { path: path.display().to_string(), source: e };
+            let mut f = std::fs::OpenOptions::new().write(true).open(&path).map_err(io)?;
+            if f.metadata().map_err(io)?.len() > self.log.bytes {
+                f.set_len(self.log.bytes).and_then(|()| f.sync_all()).map_err(io)?;
+            }
+            f.seek(std::io::SeekFrom::End(0)).map_err(io)?;
+            self.log.file = Some(f);
+        } else {
+            for name in [FILE, SAMPLES_FILE, &format!("{FILE}.partial")] {
+                let p = self.dir.join(name);
+                match std::fs::remove_file(&p) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(WorkbenchError::Io { path: p.display().to_string(), source: e });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(created)
+    }
+
+    /// Steps the run to its target, sampling every `every` steps, reading `stop` before each step
+    /// and writing the periodic checkpoints; `progress` gets the steps taken after each batch.
+    /// A failed step is [`Outcome::Failed`] (the run stays at the last good step); an I/O error
+    /// of a checkpoint is an error.
+    pub fn advance(&mut self, stop: &AtomicBool, progress: &mut dyn FnMut(usize)) -> Result<Outcome, WorkbenchError> {
+        let every = self.every;
+        let v0 = self.samples[0].values.clone();
+        self.last_checkpoint = Instant::now();
+        while self.sim.steps() < self.target {
+            let k = self.sim.steps();
+            let mut end = self.target.min((k / every + 1) * every);
+            end = match self.config.checkpoint_every {
+                Some(n) => end.min((k / n + 1) * n),
+                None => end.min(k + AUTO_STRIDE),
+            };
+            let mut failure = None;
+            let mut interrupted = false;
+            let t0 = Instant::now();
+            for _ in k..end {
+                if stop.load(Ordering::Relaxed) {
+                    interrupted = true;
+                    break;
+                }
+                if let Err(source) = self.sim.advance() {
+                    failure = Some(WorkbenchError::Step { step: self.sim.steps() + 1, t: self.sim.time(), source });
+                    break;
+                }
+            }
+            self.wall += t0.elapsed().as_secs_f64();
+            let k = self.sim.steps();
+            if k.is_multiple_of(every) && self.samples.last().is_none_or(|s| s.step != k) {
+                let s = sample(self.problem.as_ref(), self.sim.as_ref(), &self.quantities, &v0);
+                self.samples.push(s);
+            }
+            progress(k);
+            if let Some(e) = failure {
+                return Ok(Outcome::Failed(e));
+            }
+            if interrupted {
+                return Ok(Outcome::Interrupted);
+            }
+            let due = match self.config.checkpoint_every {
+                Some(n) => k.is_multiple_of(n),
+                None => self.last_checkpoint.elapsed() >= self.auto_interval,
+            };
+            if due && k < self.target {
+                self.write_checkpoint("running")?;
+            }
+        }
+        Ok(Outcome::Completed)
+    }
+
+    /// Writes a checkpoint now: the new samples, then `checkpoint.json` (atomically).
+    fn write_checkpoint(&mut self, status: &str) -> Result<(), WorkbenchError> {
+        let t0 = Instant::now();
+        let bytes = self.checkpoint_bytes(status)?;
+        let (tmp, fin) = (self.dir.join(format!("{FILE}.partial")), self.dir.join(FILE));
+        output::write_synced(&tmp, &bytes)?;
+        std::fs::rename(&tmp, &fin).map_err(|e| WorkbenchError::Io { path: fin.display().to_string(), source: e })?;
+        output::sync_dir(&self.dir);
+        self.keep = true;
+        self.auto_interval = AUTO_INTERVAL.max(t0.elapsed() * 100);
+        self.last_checkpoint = Instant::now();
+        Ok(())
+    }
+
+    /// Appends the new samples and returns the checkpoint's text.
+    fn checkpoint_bytes(&mut self, status: &str) -> Result<Vec<u8>, WorkbenchError> {
+        self.log.append(&self.samples)?;
+        let c = &self.config;
+        let payload = Payload {
+            problem: self.problem.name().to_string(),
+            method: self.method.clone(),
+            params: c.params.iter().map(|(k, v)| (k.clone(), Word::of(*v))).collect(),
+            h: Word::of(self.h),
+            every: self.every,
+            target_steps: self.target,
+            out: c.out.clone().unwrap_or_default(),
+            checkpoint_every: c.checkpoint_every,
+            max_error: c.max_error.map(Word::of),
+            status: status.to_string(),
+            step: self.sim.steps(),
+            t: Word::of(self.sim.steps() as f64 * self.h),
+            state: self.sim.save().map(|s| words(&s)),
+            coordinates: words(&self.sim.state()),
+            samples: SamplesInfo {
+                file: SAMPLES_FILE.into(),
+                count: self.log.persisted,
+                words: sample_words(self.samples[0].state.len(), self.samples[0].values.len(), self.quantities.len()),
+                bytes: self.log.bytes,
+                fnv1a64: hex(self.log.hash.finish()),
+            },
+            max_errors: words(&max_errors(&self.samples, self.quantities.len())),
+            wall_seconds: self.wall,
+        };
+        encode_checkpoint(&payload)
+    }
+
+    /// The checkpoint to write with the final outputs (last in the set, so that a failed commit
+    /// leaves the previous one): for an interrupted or failed run always, for a completed one if
+    /// the directory keeps a checkpoint. Appends the new samples first.
+    pub fn final_checkpoint(&mut self, status: &str) -> Result<Option<Vec<u8>>, WorkbenchError> {
+        if !self.keep && status == "completed" {
+            return Ok(None);
+        }
+        self.checkpoint_bytes(status).map(Some)
+    }
+
+    /// After a failed commit of the final outputs: removes a sample file that this session
+    /// created and that no checkpoint names.
+    pub fn abandon(&self) {
+        if self.log.created && !self.dir.join(FILE).exists() {
+            let _ = std::fs::remove_file(&self.log.path);
+        }
+    }
+
+    /// The run so far as a [`RunResult`]: the samples, and the current step sampled too if it is
+    /// off the sampling grid (as a run of that many steps samples its last step).
+    pub fn result(&self) -> RunResult {
+        let mut samples = self.samples.clone();
+        if samples.last().is_none_or(|s| s.step != self.sim.steps()) {
+            samples.push(sample(self.problem.as_ref(), self.sim.as_ref(), &self.quantities, &self.samples[0].values));
+        }
+        RunResult {
+            problem: self.problem.name().into(),
+            method: self.method.clone(),
+            spec: RunSpec { h: self.h, steps: self.sim.steps(), every: self.every },
+            labels: self.problem.state_labels(),
+            quantities: self.quantities.clone(),
+            samples,
+            wall_seconds: self.wall,
+        }
+    }
+
+    /// The problem.
+    pub fn problem(&self) -> &dyn Problem {
+        self.problem.as_ref()
+    }
+    /// The resolved configuration (its `steps` is the target).
+    pub fn config(&self) -> &RunConfig {
+        &self.config
+    }
+    /// The output directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+    /// Steps taken.
+    pub fn step(&self) -> usize {
+        self.sim.steps()
+    }
+    /// The time `step · h`.
+    pub fn time(&self) -> f64 {
+        self.sim.time()
+    }
+    /// The number of steps the run is to reach.
+    pub fn target(&self) -> usize {
+        self.target
+    }
+    /// The threshold of the error warning (default 1).
+    pub fn max_error(&self) -> f64 {
+        self.config.max_error.unwrap_or(1.0)
+    }
+    /// The simulation's exact state ([`Simulation::save`]) and its coordinates.
+    pub fn state(&self) -> (Option<Vec<f64>>, Vec<f64>) {
+        (self.sim.save(), self.sim.state())
+    }
+}
+
+/// `checkpoint_every ≥ 1`, `max_error > 0`.
+fn check_options(c: &RunConfig) -> Result<(), WorkbenchError> {
+    if c.checkpoint_every == Some(0) {
+        return Err(input("--checkpoint-every must be at least 1"));
+    }
+    if let Some(m) = c.max_error
+        && (m.is_nan() || m <= 0.0)
+    {
+        return Err(input(format!("--max-error must be positive, got {m}")));
+    }
+    Ok(())
+}
+
+/// Replays `steps` steps of a fresh simulation (for one that cannot be saved).
+fn replay(
+    mut sim: Box<dyn Simulation>,
+    steps: usize,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Box<dyn Simulation>, WorkbenchError> {
+    while sim.steps() < steps {
+        if stop.load(Ordering::Relaxed) {
+            return Err(input(format!("interrupted while replaying the run to step {steps}; nothing was changed")));
+        }
+        sim.advance().map_err(|source| WorkbenchError::Step { step: sim.steps() + 1, t: sim.time(), source })?;
+        if sim.steps().is_multiple_of(1024) {
+            progress(sim.steps());
+        }
+    }
+    Ok(sim)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_of(step: usize, sol: Option<f64>) -> Sample {
+        Sample {
+            step,
+            t: step as f64 * 0.1,
+            state: vec![1.0, -0.0, f64::MIN_POSITIVE],
+            values: vec![0.5, 2.0],
+            errors: vec![1e-17],
+            solution_error: sol,
+        }
+    }
+
+    #[test]
+    fn samples_round_trip_bit_for_bit() {
+        for sol in [None, Some(3.5e-12)] {
+            let s = sample_of(7, sol);
+            let mut buf = Vec::new();
+            encode_sample(&s, &mut buf);
+            assert_eq!(buf.len(), 8 * sample_words(3, 2, 1));
+            let back = decode_sample(&buf, 3, 2, 1).unwrap();
+            assert_eq!(back, s);
+            assert_eq!(back.state[1].to_bits(), (-0.0f64).to_bits());
+            assert!(decode_sample(&buf[..buf.len() - 8], 3, 2, 1).is_none());
+        }
+        let mut buf = Vec::new();
+        encode_sample(&sample_of(1, None), &mut buf);
+        let tag = 8 * (2 + 3 + 2 + 1);
+        buf[tag] = 2;
+        assert!(decode_sample(&buf, 3, 2, 1).is_none(), "a tag other than 0 or 1 is accepted");
+    }
+
+    fn payload() -> Payload {
+        Payload {
+            problem: "kepler".into(),
+            method: "stormer-verlet".into(),
+            params: BTreeMap::from([("e".to_string(), Word::of(0.9))]),
+            h: Word::of(0.01),
+            every: 10,
+            target_steps: 100,
+            out: "runs/k".into(),
+            checkpoint_every: Some(50),
+            max_error: None,
+            status: "running".into(),
+            step: 50,
+            t: Word::of(0.5),
+            state: Some(words(&[0.1, 0.2, 0.3, 0.4])),
+            coordinates: words(&[0.1, 0.2, 0.3, 0.4]),
+            samples: SamplesInfo { file: SAMPLES_FILE.into(), count: 6, words: 13, bytes: 624, fnv1a64: hex(1) },
+            max_errors: words(&[1e-5, 0.0]),
+            wall_seconds: 0.25,
+        }
+    }
+
+    #[test]
+    fn every_bit_flip_and_every_truncation_is_refused() {
+        let path = Path::new("D/checkpoint.json");
+        let bytes = encode_checkpoint(&payload()).unwrap();
+        let back = decode_checkpoint(&bytes, path).unwrap();
+        assert_eq!(back.h, Word::of(0.01));
+        assert_eq!(back.state, payload().state);
+        for i in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                assert!(decode_checkpoint(&b, path).is_err(), "flipping bit {bit} of byte {i} is not detected");
+            }
+        }
+        for n in 0..bytes.len() {
+            let err = decode_checkpoint(&bytes[..n], path).unwrap_err();
+            assert!(matches!(err, CheckpointError::Truncated { .. }), "cut at {n}: {err}");
+        }
+    }
+
+    #[test]
+    fn another_version_is_foreign() {
+        let path = Path::new("checkpoint.json");
+        let text = String::from_utf8(encode_checkpoint(&payload()).unwrap()).unwrap();
+        for (from, to) in [("\"format\": 1", "\"format\": 2"), (VERSION, "9.9.9")] {
+            let foreign = text.replacen(from, to, 1);
+            let err = decode_checkpoint(foreign.as_bytes(), path).unwrap_err();
+            assert!(matches!(err, CheckpointError::Foreign { .. }), "{err}");
+            assert!(err.to_string().contains("this is format 1"), "{err}");
+        }
+        let err = decode_checkpoint(b"{\"hello\": 1}\n", path).unwrap_err();
+        assert!(matches!(err, CheckpointError::Corrupted { .. }), "{err}");
+    }
+}

@@ -1,0 +1,480 @@
+//! End-to-end tests of long runs of the `geomint` binary: checkpoints, `geomint resume`, Ctrl-C
+//! (SIGINT, sent with the `kill` command), failed steps and unwritable outputs.
+//!
+//! A run stopped (by `resume`'s target or by SIGINT) and resumed must write the same trajectory,
+//! diagnostics and plot, byte for byte, and end in the same state, bit for bit, as one
+//! uninterrupted run of the total number of steps; a damaged checkpoint must be refused without
+//! changing a file. Every test passes `--quiet` and `--out` in its own temporary directory.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+// --- helpers ------------------------------------------------------------------------------------
+
+/// A fresh directory under the system's temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(test: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("geomint-long-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the temporary directory");
+        Self(dir)
+    }
+    fn path(&self) -> &Path {
+        &self.0
+    }
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn geomint(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_geomint")).args(args).current_dir(cwd).output().expect("run geomint")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn assert_success(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+/// Asserts exit `code` and exactly one stderr line, `error: …`; returns it.
+fn assert_error(out: &Output, code: i32, what: &str) -> String {
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{what}: exit status\nstdout:\n{}\nstderr:\n{err}", text(&out.stdout));
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{what}: stderr must be one line, got {lines:?}");
+    assert!(lines[0].starts_with("error: "), "{what}: {lines:?}");
+    lines[0].to_string()
+}
+
+/// Every file directly in `dir` with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
+        .map(|e| {
+            let e = e.expect("entry");
+            (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).expect("read a file"))
+        })
+        .collect()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&read(path)).unwrap_or_else(|e| panic!("parse {}: {e}", path.display()))
+}
+
+/// The payload of `DIR/checkpoint.json` (plain JSON after its header fields).
+fn checkpoint(dir: &Path) -> Value {
+    read_json(&dir.join("checkpoint.json"))["payload"].clone()
+}
+
+/// A summary without its wall time (the only field that depends on the machine's speed).
+fn summary_without_time(dir: &Path) -> Value {
+    let mut v = read_json(&dir.join("summary.json"));
+    v.as_object_mut().expect("summary object").remove("wall_seconds");
+    v
+}
+
+/// `config.toml` without its `out` line.
+fn config_without_out(dir: &Path) -> Vec<String> {
+    read(&dir.join("config.toml")).lines().filter(|l| !l.starts_with("out =")).map(String::from).collect()
+}
+
+/// The step column of `trajectory.csv`.
+fn sampled_steps(dir: &Path) -> Vec<usize> {
+    read(&dir.join("trajectory.csv")).lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect()
+}
+
+/// Asserts that the outputs of two runs agree: the trajectory, the diagnostics and the plot byte
+/// for byte, the summaries but for the wall time, the configs but for `out`; and, where both
+/// have a checkpoint, the final state bit for bit and the sample files byte for byte.
+fn assert_same_run(a: &Path, b: &Path, what: &str) {
+    for file in ["trajectory.csv", "diagnostics.csv", "diagnostics.svg"] {
+        let (x, y) = (std::fs::read(a.join(file)).unwrap(), std::fs::read(b.join(file)).unwrap());
+        assert!(x == y, "{what}: {file} differs ({} and {} bytes)", x.len(), y.len());
+    }
+    assert_eq!(summary_without_time(a), summary_without_time(b), "{what}: summary.json");
+    assert_eq!(config_without_out(a), config_without_out(b), "{what}: config.toml");
+    if a.join("checkpoint.json").exists() && b.join("checkpoint.json").exists() {
+        let (x, y) = (checkpoint(a), checkpoint(b));
+        for key in ["step", "t", "state", "coordinates", "samples", "max_errors", "status"] {
+            assert_eq!(x[key], y[key], "{what}: checkpoint {key}");
+        }
+        assert!(
+            std::fs::read(a.join("checkpoint-samples.bin")).unwrap()
+                == std::fs::read(b.join("checkpoint-samples.bin")).unwrap(),
+            "{what}: checkpoint-samples.bin differs"
+        );
+    }
+}
+
+fn wait_with_deadline(child: &mut Child, limit: Duration, what: &str) -> std::process::ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Starts `geomint ARGS` and sends it SIGINT (with the `kill` command) once `DIR/checkpoint.json`
+/// exists, i.e. once the run has written its first checkpoint; returns its output (exit status
+/// 130 asserted).
+fn interrupt_after_first_checkpoint(cwd: &Path, args: &[&str], dir: &Path) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_geomint"))
+        .args(args)
+        .current_dir(cwd)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn geomint");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !dir.join("checkpoint.json").exists() {
+        if let Some(status) = child.try_wait().expect("wait") {
+            panic!("the run ended ({status}) before its first checkpoint");
+        }
+        assert!(Instant::now() < deadline, "no checkpoint after 60 s");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("run kill");
+    assert!(kill.success(), "kill -INT failed");
+    wait_with_deadline(&mut child, Duration::from_secs(60), "the interrupted run");
+    let out = child.wait_with_output().expect("collect the output");
+    assert_eq!(out.status.code(), Some(130), "exit status of an interrupted run\nstderr:\n{}", text(&out.stderr));
+    out
+}
+
+// --- checkpoint and resume ----------------------------------------------------------------------
+
+/// A run of N steps equals a run of N/2 steps resumed to N — on `T*R^n` (Kepler), on `T*G` (the
+/// rigid body) and on a groupoid (the spherical pendulum, whose simulation is replayed from its
+/// initial data) — with `every` dividing neither half nor whole.
+#[test]
+fn a_run_resumed_to_2000_steps_equals_a_run_of_2000_steps() {
+    let tmp = TempDir::new("resume");
+    for (problem, method, steps) in
+        [("kepler", "stormer-verlet", 2000), ("rigid-body", "hp-sv", 2000), ("spherical-pendulum", "rattle", 400)]
+    {
+        let (whole, half) = (tmp.join(&format!("{problem}-whole")), tmp.join(&format!("{problem}-half")));
+        let (whole_s, half_s) = (whole.display().to_string(), half.display().to_string());
+        let (n, n2) = (steps.to_string(), (steps / 2).to_string());
+        let common = ["--method", method, "--every", "7", "--checkpoint-every", "150", "--quiet"];
+        let run = |steps: &str, out: &str| {
+            geomint(tmp.path(), &[&["run", problem, "--steps", steps][..], &common, &["--out", out]].concat())
+        };
+        assert_success(&run(&n, &whole_s), "the whole run");
+        assert_success(&run(&n2, &half_s), "the first half");
+        // the half run samples its last step (not a multiple of 7); the resumed run must not keep it
+        assert_eq!(sampled_steps(&half).last(), Some(&(steps / 2)), "{problem}: the half run's last sample");
+        let out = geomint(tmp.path(), &["resume", &half_s, "--steps", &n, "--quiet"]);
+        assert_success(&out, &format!("{problem}: resume"));
+        assert!(text(&out.stdout).contains("checkpoint.json"), "{problem}: {}", text(&out.stdout));
+        let steps_sampled = sampled_steps(&half);
+        assert!(!steps_sampled.contains(&(steps / 2)), "{problem}: the half run's last sample was kept");
+        assert_eq!(steps_sampled.last(), Some(&steps));
+        assert_same_run(&whole, &half, problem);
+        assert_eq!(checkpoint(&half)["step"], steps);
+        assert_eq!(read_json(&half.join("summary.json"))["status"], "completed");
+        // the state is saved where the simulation can save it, and replayed where not
+        assert_eq!(checkpoint(&half)["state"].is_null(), problem == "spherical-pendulum", "{problem}");
+    }
+}
+
+/// Ctrl-C in the middle of a long run: exit 130, the step and time on stderr, a consistent
+/// directory (summary marked interrupted, trajectory up to the step, a readable checkpoint); the
+/// run resumed to a total equals an uninterrupted run of that total.
+#[test]
+fn sigint_mid_run_then_resume_equals_an_uninterrupted_run() {
+    let tmp = TempDir::new("sigint");
+    let dir = tmp.join("interrupted");
+    let dir_s = dir.display().to_string();
+    let common = ["--every", "1000", "--checkpoint-every", "200000", "--quiet"];
+    let long = [&["run", "kepler", "--steps", "1000000000"][..], &common, &["--out", &dir_s]].concat();
+    let out = interrupt_after_first_checkpoint(tmp.path(), &long, &dir);
+
+    // the directory: every output, the checkpoint, nothing partial
+    let files: Vec<String> = snapshot(&dir).into_keys().collect();
+    assert_eq!(
+        files,
+        [
+            "checkpoint-samples.bin",
+            "checkpoint.json",
+            "config.toml",
+            "diagnostics.csv",
+            "diagnostics.svg",
+            "summary.json",
+            "trajectory.csv",
+            "trajectory.svg"
+        ]
+    );
+    let summary = read_json(&dir.join("summary.json"));
+    assert_eq!(summary["status"], "interrupted");
+    assert_eq!(summary["target_steps"], 1_000_000_000u64);
+    let k = summary["steps"].as_u64().expect("steps") as usize;
+    assert!((200_000..1_000_000_000).contains(&k), "stopped at step {k}");
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains(&format!("interrupted at step {k} ")), "stderr: {stderr}");
+    assert!(stderr.contains(&format!("t = {}", k as f64 * 0.01)), "stderr: {stderr}");
+    assert_eq!(sampled_steps(&dir).last(), Some(&k), "the trajectory does not end at the step");
+    let cp = checkpoint(&dir);
+    assert_eq!((cp["status"].as_str(), cp["step"].as_u64()), (Some("interrupted"), Some(k as u64)));
+    assert!(read(&dir.join("config.toml")).contains("steps = 1000000000"));
+
+    // resumed to a total past the interruption: the uninterrupted run of that total
+    let total = (k + 54_321).to_string();
+    let out = geomint(tmp.path(), &["resume", &dir_s, "--steps", &total, "--quiet"]);
+    assert_success(&out, "resume after SIGINT");
+    let whole = tmp.join("whole");
+    let whole_run = [&["run", "kepler", "--steps", &total][..], &common, &["--out", &whole.display().to_string()]];
+    assert_success(&geomint(tmp.path(), &whole_run.concat()), "the uninterrupted run");
+    assert_same_run(&whole, &dir, "interrupted and resumed");
+}
+
+/// The same on the rigid body (a state on SO(3) × so(3)*), interrupted twice: a checkpoint
+/// written by a resumed run is resumed in turn.
+#[test]
+fn sigint_twice_on_the_rigid_body() {
+    let tmp = TempDir::new("sigint-twice");
+    let dir = tmp.join("body");
+    let dir_s = dir.display().to_string();
+    let common = ["--method", "hp-sv", "--every", "100", "--checkpoint-every", "20000", "--quiet"];
+    let long = [&["run", "rigid-body", "--steps", "100000000"][..], &common, &["--out", &dir_s]].concat();
+    interrupt_after_first_checkpoint(tmp.path(), &long, &dir);
+    let k1 = read_json(&dir.join("summary.json"))["steps"].as_u64().unwrap();
+    // resume (to the run's own target) and interrupt again once it has written a checkpoint
+    let mut child = Command::new(env!("CARGO_BIN_EXE_geomint"))
+        .args(["resume", &dir_s, "--quiet"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn resume");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while checkpoint(&dir)["step"].as_u64().unwrap() == k1 {
+        assert!(child.try_wait().unwrap().is_none(), "the resumed run ended early");
+        assert!(Instant::now() < deadline, "no new checkpoint after 60 s");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    let status = wait_with_deadline(&mut child, Duration::from_secs(60), "the resumed run");
+    assert_eq!(status.code(), Some(130));
+    let k2 = read_json(&dir.join("summary.json"))["steps"].as_u64().unwrap();
+    assert!(k2 > k1, "the resumed run did not advance: {k1} -> {k2}");
+    assert_eq!(read_json(&dir.join("summary.json"))["status"], "interrupted");
+
+    let total = (k2 + 777).to_string();
+    assert_success(&geomint(tmp.path(), &["resume", &dir_s, "--steps", &total, "--quiet"]), "second resume");
+    let whole = tmp.join("whole");
+    let whole_run = [&["run", "rigid-body", "--steps", &total][..], &common, &["--out", &whole.display().to_string()]];
+    assert_success(&geomint(tmp.path(), &whole_run.concat()), "the uninterrupted run");
+    assert_same_run(&whole, &dir, "rigid body interrupted twice");
+}
+
+// --- refused checkpoints ------------------------------------------------------------------------
+
+/// A checkpoint that is missing, truncated, bit-flipped (in the header, the payload or the
+/// sample file), of another geomint version or not a checkpoint at all is refused with one error
+/// line, exit status 2, and no file of the directory changes.
+#[test]
+fn damaged_checkpoints_are_refused_and_change_nothing() {
+    let tmp = TempDir::new("damaged");
+    let good = tmp.join("good");
+    let out = geomint(
+        tmp.path(),
+        &["run", "kepler", "--steps", "1000", "--every", "10", "--checkpoint-every", "300", "--quiet", "--out"]
+            .iter()
+            .copied()
+            .chain([good.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+    );
+    assert_success(&out, "the run");
+    let pristine = snapshot(&good);
+    let cp = pristine["checkpoint.json"].clone();
+    let samples = pristine["checkpoint-samples.bin"].clone();
+    let version = env!("CARGO_PKG_VERSION");
+    let flip = |bytes: &[u8], at: usize, bit: u8| {
+        let mut b = bytes.to_vec();
+        b[at] ^= 1 << bit;
+        b
+    };
+    let foreign = String::from_utf8(cp.clone()).unwrap().replacen(version, "99.0.0", 1).into_bytes();
+    // (name, checkpoint.json, checkpoint-samples.bin (None: absent), a text of the error line)
+    type Case = (&'static str, Option<Vec<u8>>, Option<Vec<u8>>, &'static str);
+    let cases: Vec<Case> = vec![
+        ("missing", None, Some(samples.clone()), "no checkpoint"),
+        ("empty", Some(Vec::new()), Some(samples.clone()), "truncated"),
+        ("truncated", Some(cp[..cp.len() / 2].to_vec()), Some(samples.clone()), "truncated"),
+        ("no-final-newline", Some(cp[..cp.len() - 1].to_vec()), Some(samples.clone()), "truncated"),
+        ("flip-in-magic", Some(flip(&cp, 12, 0)), Some(samples.clone()), "refused"),
+        ("flip-in-checksum", Some(flip(&cp, 80, 2)), Some(samples.clone()), "refused"),
+        ("flip-in-payload", Some(flip(&cp, cp.len() / 2, 0)), Some(samples.clone()), "corrupted"),
+        ("flip-near-end", Some(flip(&cp, cp.len() - 5, 1)), Some(samples.clone()), "refused"),
+        ("foreign-version", Some(foreign), Some(samples.clone()), "99.0.0"),
+        ("not-a-checkpoint", Some(b"{\"hello\": \"world\"}\n".to_vec()), Some(samples.clone()), "corrupted"),
+        ("samples-flipped", Some(cp.clone()), Some(flip(&samples, samples.len() / 3, 5)), "corrupted"),
+        ("samples-truncated", Some(cp.clone()), Some(samples[..samples.len() - 8].to_vec()), "truncated"),
+        ("samples-missing", Some(cp.clone()), None, "truncated"),
+    ];
+    for (name, checkpoint_bytes, sample_bytes, needle) in cases {
+        let dir = tmp.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (file, bytes) in &pristine {
+            if file != "checkpoint.json" && file != "checkpoint-samples.bin" {
+                std::fs::write(dir.join(file), bytes).unwrap();
+            }
+        }
+        if let Some(b) = checkpoint_bytes {
+            std::fs::write(dir.join("checkpoint.json"), b).unwrap();
+        }
+        if let Some(b) = sample_bytes {
+            std::fs::write(dir.join("checkpoint-samples.bin"), b).unwrap();
+        }
+        let before = snapshot(&dir);
+        let out = geomint(tmp.path(), &["resume", dir.to_str().unwrap(), "--steps", "2000", "--quiet"]);
+        let line = assert_error(&out, 2, name);
+        assert!(line.contains(needle), "{name}: '{line}' does not mention '{needle}'");
+        assert!(text(&out.stdout).is_empty(), "{name}: stdout:\n{}", text(&out.stdout));
+        assert!(snapshot(&dir) == before, "{name}: the directory changed");
+    }
+    // the intact copy resumes
+    assert_success(&geomint(tmp.path(), &["resume", good.to_str().unwrap(), "--steps", "1200", "--quiet"]), "good");
+}
+
+/// `resume` below the steps taken, and bad options, are one-line input errors that change nothing.
+#[test]
+fn resume_input_errors_change_nothing() {
+    let tmp = TempDir::new("resume-input");
+    let dir = tmp.join("run");
+    let d = dir.to_str().unwrap();
+    let out =
+        geomint(tmp.path(), &["run", "kepler", "--steps", "500", "--checkpoint-every", "100", "--quiet", "--out", d]);
+    assert_success(&out, "the run");
+    let before = snapshot(&dir);
+    for (args, needle) in [
+        (vec!["resume", d, "--steps", "499"], "at least 500"),
+        (vec!["resume", d, "--checkpoint-every", "0"], "checkpoint-every"),
+        (vec!["resume", d, "--max-error", "-1"], "max-error"),
+        (vec!["resume", d, "--steps", "ten"], "ten"),
+    ] {
+        let line = assert_error(&geomint(tmp.path(), &[&args[..], &["--quiet"]].concat()), 2, &args.join(" "));
+        assert!(line.contains(needle), "{line}");
+        assert!(snapshot(&dir) == before, "{}: the directory changed", args.join(" "));
+    }
+    // every run keeps a checkpoint: a plain run of 100 steps resumes to 200
+    let plain = tmp.join("plain");
+    assert_success(
+        &geomint(tmp.path(), &["run", "kepler", "--steps", "100", "--quiet", "--out", plain.to_str().unwrap()]),
+        "plain run",
+    );
+    assert!(plain.join("checkpoint.json").exists() && plain.join("checkpoint-samples.bin").exists());
+    assert_success(
+        &geomint(tmp.path(), &["resume", plain.to_str().unwrap(), "--steps", "200", "--quiet"]),
+        "resume of a plain run",
+    );
+    // a directory without a checkpoint
+    let empty = tmp.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let line = assert_error(&geomint(tmp.path(), &["resume", empty.to_str().unwrap(), "--quiet"]), 2, "no checkpoint");
+    assert!(line.contains("no checkpoint"), "{line}");
+    // a new run in a directory replaces the old run's checkpoint with its own
+    assert_success(
+        &geomint(tmp.path(), &["run", "pendulum", "--steps", "100", "--quiet", "--out", d]),
+        "a new run in the same directory",
+    );
+    let checkpoint = std::fs::read_to_string(dir.join("checkpoint.json")).unwrap();
+    assert!(checkpoint.contains("pendulum") && !checkpoint.contains("kepler"), "the old run's checkpoint survived");
+}
+
+// --- failures, unwritable outputs, warnings -----------------------------------------------------
+
+/// A failed step writes the outputs up to the last good step with a summary "failed at step K",
+/// and exits 1 with the step's error.
+#[test]
+fn a_failed_step_writes_the_outputs_so_far() {
+    let tmp = TempDir::new("failed");
+    let dir = tmp.join("out");
+    // RATTLE at h = 0.5 on the spherical pendulum: Newton fails at step 2
+    let out = geomint(
+        tmp.path(),
+        &["run", "spherical-pendulum", "--h", "0.5", "--steps", "200", "--every", "3", "--quiet", "--out"]
+            .iter()
+            .copied()
+            .chain([dir.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.lines().any(|l| l.starts_with("error: integration failed at step 2")), "stderr: {err}");
+    let summary = read_json(&dir.join("summary.json"));
+    assert_eq!(summary["status"], "failed at step 2");
+    assert_eq!(summary["steps"], 1);
+    assert_eq!(sampled_steps(&dir), [0, 1]);
+    assert_eq!(checkpoint(&dir)["status"], "failed at step 2");
+    assert!(!snapshot(&dir).keys().any(|f| f.ends_with(".partial")));
+}
+
+/// `--out` that cannot be written fails before any integration: within a second for a run of
+/// 10^9 steps (which would take half a minute), with nothing left behind.
+#[test]
+fn unwritable_out_fails_at_once() {
+    let tmp = TempDir::new("unwritable");
+    std::fs::write(tmp.join("file"), "keep\n").unwrap();
+    let through_file = tmp.join("file/sub");
+    for out_dir in ["/proc/geomint-long-runs-test", through_file.to_str().unwrap()] {
+        let start = Instant::now();
+        let out = geomint(tmp.path(), &["run", "kepler", "--steps", "1000000000", "--quiet", "--out", out_dir]);
+        let elapsed = start.elapsed();
+        let line = assert_error(&out, 1, out_dir);
+        assert!(line.contains(out_dir), "{line}");
+        assert!(elapsed < Duration::from_secs(1), "{out_dir}: failed after {elapsed:?}");
+    }
+    assert_eq!(snapshot(tmp.path()).into_keys().collect::<Vec<_>>(), ["file"]);
+    assert_eq!(read(&tmp.join("file")), "keep\n");
+}
+
+/// Errors above 1 (or `--max-error`) are a warning on stderr; a run within them is silent.
+#[test]
+fn large_errors_warn() {
+    let tmp = TempDir::new("warn");
+    let run = |method: &str, extra: &[&str], out: &str| {
+        let args = [&["run", "kepler", "--method", method, "--steps", "2000", "--quiet"][..], extra, &["--out", out]];
+        geomint(tmp.path(), &args.concat())
+    };
+    let quiet = run("stormer-verlet", &[], tmp.join("sv").to_str().unwrap());
+    assert_success(&quiet, "stormer-verlet");
+    assert!(text(&quiet.stderr).is_empty(), "stderr: {}", text(&quiet.stderr));
+    let strict = run("stormer-verlet", &["--max-error", "1e-6"], tmp.join("sv2").to_str().unwrap());
+    assert_success(&strict, "stormer-verlet, --max-error 1e-6");
+    let err = text(&strict.stderr);
+    assert!(err.contains("warning: the energy error") && !err.contains("angular_momentum"), "stderr: {err}");
+    let euler = run("explicit-euler", &["--h", "0.5", "--param", "e=0.99"], tmp.join("ee").to_str().unwrap());
+    assert_success(&euler, "explicit Euler");
+    assert!(text(&euler.stderr).contains("warning: the energy error"), "stderr: {}", text(&euler.stderr));
+}
