@@ -147,6 +147,15 @@ pub fn check_regularity<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R
     Ok(Regularity { pairing, condition })
 }
 
+/// The Newton options of the groupoid flows: [`NewtonOptions::integrator`] (residual and step
+/// `<= 1e-14`) with final polishing ([`NewtonOptions::polish`]): the accepted iterate gets one
+/// more correction with the Jacobian already factored, so the solution carries no bias of the
+/// size of the tolerance and the flows' conserved quantities hold to round-off over long runs
+/// (the Moser–Veselov energy to 1e-13 over 2000 steps instead of drifting to 4e-13).
+pub fn flow_newton_options() -> NewtonOptions {
+    NewtonOptions::integrator().with_polish(true)
+}
+
 /// The discrete Euler–Lagrange flow `g_k ↦ g_{k+1}` of `L` on `Gd`: find
 /// `g_{k+1} = exp_{β(g_k)}(ξ)` with `F^-L(g_{k+1}) = F^+L(g_k)` by Newton on the fibre
 /// coordinates `ξ` (Jacobian: the exact mixed second derivative), warm-started at
@@ -160,10 +169,9 @@ pub struct DiscreteFlow<Gd, L> {
 }
 
 impl<Gd, L> DiscreteFlow<Gd, L> {
-    /// The flow of `lagrangian` on `groupoid` (Newton: residual and step `<= 1e-14`).
+    /// The flow of `lagrangian` on `groupoid` with [`flow_newton_options`].
     pub fn new(groupoid: Gd, lagrangian: L) -> Self {
-        let newton = NewtonOptions::integrator();
-        Self { groupoid, lagrangian, newton }
+        Self { groupoid, lagrangian, newton: flow_newton_options() }
     }
     /// The same flow with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
@@ -257,6 +265,10 @@ impl<Gd, L> DiscreteHamiltonianFlow<Gd, L> {
     /// The Hamiltonian flow of `lagrangian` on `groupoid` (Newton options of [`DiscreteFlow::new`]).
     pub fn new(groupoid: Gd, lagrangian: L) -> Self {
         Self { flow: DiscreteFlow::new(groupoid, lagrangian) }
+    }
+    /// The same flow with other Newton options.
+    pub fn with_newton(self, newton: NewtonOptions) -> Self {
+        Self { flow: self.flow.with_newton(newton) }
     }
     /// The underlying Lagrangian flow.
     pub fn lagrangian_flow(&self) -> &DiscreteFlow<Gd, L> {

@@ -107,7 +107,7 @@ pub use geom_core;
 pub use groupoid::LieGroupoid;
 pub use lagrangian::{
     AdGroupoid, DiscreteFlow, DiscreteHamiltonianFlow, DiscreteLagrangian, GroupoidLift, check_regularity,
-    invert_legendre_minus, legendre_minus, legendre_plus, pairing_matrix,
+    flow_newton_options, invert_legendre_minus, legendre_minus, legendre_plus, pairing_matrix,
 };
 pub use lie_group::GroupAsGroupoid;
 pub use morphism::{AdvectedReduction, AtiyahQuotient, GroupoidMorphism, LeftTrivialization, Pullback};
