@@ -29,6 +29,8 @@
 
 mod common;
 
+use common::rigid::hand_lgvi;
+
 use criterion::{Criterion, criterion_group};
 use discretization::{OneStep, PhaseState};
 use geom_core::function::PhaseSpaceFunction;
@@ -256,7 +258,49 @@ criterion_group! {
     targets = bench
 }
 
+/// The `ratio` lines: the groupoid's discrete Euler–Poincaré flow of the Moser–Veselov
+/// Lagrangian (one trajectory of arrows `W_k`) against the hand-written Lee–Leok–McClamroch step
+/// on the same body (`(R_k, Π_k)` with `Π_{k+1} = F⁺L(W_k)`, `F_k = W_{k+1}`), interleaved.
+fn ratios() {
+    let mut report = common::ratio::Report::new();
+    let inertia = Matrix3::from_diagonal(&Vector3::new(1.0, 2.0, 2.5));
+    let inertia_inv = inertia.try_inverse().unwrap();
+    let gd = GroupAsGroupoid::new(So3, Chart::Cayley);
+    let dep = DiscreteFlow::new(gd, MoserVeselov { jd: jd() });
+    let w0 = so3::exp(&(Vector3::new(1.0, 0.3, -0.6) * H));
+    // the same trajectory: W_k against R_kᵀR_{k+1}
+    let (mut w, mut r, mut pi) = (w0, w0, legendre_plus(&gd, dep.lagrangian(), &w0));
+    let mut dw = 0.0f64;
+    for _ in 0..1000 {
+        let before = r;
+        hand_lgvi(&inertia, &inertia_inv, None, &mut r, &mut pi, H);
+        w = dep.step(&w).unwrap().0;
+        dw = dw.max((before.tr_mul(&r) - w).amax());
+    }
+    assert!(dw < 1e-11, "groupoid DEP vs hand-written LGVI: {dw:e}");
+    report.case(
+        "rigid_body_groupoid_dep_vs_hand_lgvi",
+        3.0,
+        2000,
+        |n| {
+            for _ in 0..n {
+                w = dep.step(black_box(&w)).unwrap().0;
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hand_lgvi(&inertia, &inertia_inv, None, black_box(&mut r), black_box(&mut pi), H);
+            }
+        },
+    );
+    report.print("groupoid: ratio case project_ns reference_ns ratio target");
+}
+
 fn main() {
+    ratios();
+    if std::env::var_os("GEOMINT_RATIOS_ONLY").is_some() {
+        return;
+    }
     benches();
     Criterion::default().final_summary();
     common::print_ratios(

@@ -15,6 +15,8 @@
 
 mod common;
 
+use common::rigid::{hand_lgvi, top_torque};
+
 use criterion::{Criterion, criterion_group};
 use discretization::OneStep;
 use geom_core::lie::{Chart, LieGroup, So3};
@@ -72,11 +74,6 @@ fn hand_solve(inertia: &Matrix3<f64>, inertia_inv: &Matrix3<f64>, mu: &Vector3<f
     xi
 }
 
-/// The heavy top's torque `mgl Γ × χ`, `Γ = Rᵀe3`.
-fn top_torque(r: &Matrix3<f64>, mgl: f64, chi: &Vector3<f64>) -> Vector3<f64> {
-    Vector3::new(r[(2, 0)], r[(2, 1)], r[(2, 2)]).cross(chi) * mgl
-}
-
 /// The hand-written heavy top, SO(3)/Cayley Störmer–Verlet (docs/math.md §D.5, "simplest
 /// members"): kick `μ = Π_k + (h/2) f(R_k)`, the free-body solve of [`hand_solve`] with `μ`
 /// in place of `Π_k`, `R_{k+1} = R_k C`, `C = cay(hξ)`, `Π_{k+1} = Cᵀμ + (h/2) f(R_{k+1})`.
@@ -95,54 +92,6 @@ fn hand_step_top(
     let c = Matrix3::identity() + (sx + sx * sx * 0.5) * k;
     *r *= c;
     *pi = c.tr_mul(&mu) + top_torque(r, mgl, chi) * (0.5 * h);
-}
-
-/// The hand-written Lee–Leok–McClamroch step (integrators::lgvi's equations on plain f64):
-/// `g = hΠ_k + (h²/2)M_k`, Newton on `Φ(f) = g + g×f + (g·f)f − 2Jf` (Jacobian
-/// `ĝ + (g·f)I + fgᵀ − 2J`, `nalgebra`'s `try_inverse`, the same tests as geom-core's Newton)
-/// from `f = ½J^{-1}g`, `F = cay(2f)`, `R_{k+1} = R_kF`, `Π_{k+1} = Fᵀ(Π_k + (h/2)M_k) + (h/2)M_{k+1}`.
-fn hand_lgvi(
-    inertia: &Matrix3<f64>,
-    inertia_inv: &Matrix3<f64>,
-    top: Option<(f64, &Vector3<f64>)>,
-    r: &mut Matrix3<f64>,
-    pi: &mut Vector3<f64>,
-    h: f64,
-) {
-    let tol = DEFAULT_NEWTON_TOL;
-    let moment = |r: &Matrix3<f64>| match top {
-        Some((mgl, chi)) => top_torque(r, mgl, chi),
-        None => Vector3::zeros(),
-    };
-    let kicked = *pi + moment(r) * (0.5 * h);
-    let g = kicked * h;
-    let scale = g.amax();
-    let mut f = inertia_inv * g * 0.5;
-    let gh = skew(&g);
-    let mut previous: Option<f64> = None;
-    for _ in 0..50 {
-        let gf = g.dot(&f);
-        let phi = g + g.cross(&f) + f * gf - inertia * f * 2.0;
-        if phi.amax() <= tol * scale {
-            break;
-        }
-        let j = gh + Matrix3::from_diagonal_element(gf) + f * g.transpose() - inertia * 2.0;
-        let dx = -(j.try_inverse().expect("nonsingular") * phi);
-        f += dx;
-        let s = dx.amax();
-        if let Some(prev) = previous {
-            let theta = s / prev;
-            if theta < 1.0 && (theta / (1.0 - theta)).max(1.0) * s <= tol * (1.0 + f.amax()) {
-                break;
-            }
-        }
-        previous = Some(s);
-    }
-    let k = 1.0 / (1.0 + f.norm_squared());
-    let sf = skew(&f);
-    let big_f = Matrix3::identity() + (sf + sf * sf) * (2.0 * k);
-    *r *= big_f;
-    *pi = big_f.tr_mul(&kicked) + moment(r) * (0.5 * h);
 }
 
 /// The same equations and Jacobian solved by `geom_core::newton::newton_split` (the solver the

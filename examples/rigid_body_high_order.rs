@@ -49,7 +49,8 @@ where
     let composed = |scheme: CompositionScheme| -> Box<dyn OneStep<State>> {
         Box::new(Composition::new(sv(), scheme).expect("scheme"))
     };
-    let methods: Vec<(String, Box<dyn OneStep<State>>, &[usize])> = vec![
+    type Row<'a> = (String, Box<dyn OneStep<State> + 'a>, &'a [usize]);
+    let methods: Vec<Row> = vec![
         ("HP Störmer–Verlet (2)".into(), Box::new(sv()), &[100, 400, 1600]),
         ("LGVI (2)".into(), Box::new(lgvi), &[100, 400, 1600]),
         ("triple jump (4)".into(), composed(triple_jump(2)), &[50, 100, 200, 400]),

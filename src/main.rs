@@ -520,8 +520,8 @@ fn error_series(r: &RunResult, prefix: &str) -> Vec<Series> {
         .map(|(i, q)| {
             let q0 = v0.get(k..k + q.dim).unwrap_or(&[]);
             k += q.dim;
-            let relative = q.kind != geomint::workbench::problem::Kind::Constraint
-                && geomint::workbench::problem::norm(q0) > 0.0;
+            let relative =
+                q.kind != geomint::workbench::problem::Kind::Constraint && geomint::workbench::problem::norm(q0) > 0.0;
             Series::new(format!("{prefix}{}", q.name), r.samples.iter().map(|s| (s.t, s.errors[i])).collect())
                 .panel(if relative { "relative error" } else { "absolute error" })
                 .marker(MARKERS[i % MARKERS.len()])
@@ -657,9 +657,10 @@ fn compare_in(
     }
     // one colour per method; the solution error (absolute) solid with discs, the largest error of
     // the first quantity (relative but for a constraint) dashed with squares, each in its panel
-    let first = problem.quantities().first().map_or(("energy", true), |q| {
-        (q.name, q.kind != geomint::workbench::problem::Kind::Constraint)
-    });
+    let first = problem
+        .quantities()
+        .first()
+        .map_or(("energy", true), |q| (q.name, q.kind != geomint::workbench::problem::Kind::Constraint));
     let first_panel = format!("{}: {} error", first.0, if first.1 { "relative" } else { "absolute" });
     let mut series: Vec<Series> = Vec::new();
     for (m, c) in wp.curves.iter().enumerate() {
@@ -679,8 +680,7 @@ fn compare_in(
     }
     let unit = plot::time_unit(name);
     let at = unit.map_or(format!("{t_end}"), |u| format!("{t_end} {u}"));
-    let axes =
-        Axes::new(format!("{name}: work–precision at t = {at}"), "wall time", "error").log_x().x_unit(Some("s"));
+    let axes = Axes::new(format!("{name}: work–precision at t = {at}"), "wall time", "error").log_x().x_unit(Some("s"));
     let mut files = OutputSet::new();
     files.add("compare.csv", csv);
     files.add("compare.json", json(&serde_json::to_value(&wp).unwrap_or_default()));

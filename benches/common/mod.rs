@@ -5,6 +5,7 @@
 
 pub mod kepler;
 pub mod ratio;
+pub mod rigid;
 
 use std::path::PathBuf;
 

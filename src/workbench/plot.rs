@@ -23,7 +23,8 @@
 //!   step needs;
 //! * a series' colour is its [`Hue`] (one palette colour per method in comparisons), its line
 //!   style a [`Line`] and its marker a [`Marker`] (one per quantity); markers are drawn at every
-//!   point of a series of at most [`MAX_MARKED_POINTS`] points;
+//!   point of a series of at most [`MAX_MARKED_POINTS`] points, and lines of more than 400 points
+//!   are thin;
 //! * the legend lies outside the plotting area, to its right, sized to its text.
 
 use crate::workbench::WorkbenchError;
@@ -73,7 +74,7 @@ pub enum Marker {
 /// The colour of a series.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Hue {
-    /// The next palette colour not taken by an explicit [`Hue::Index`] series' position.
+    /// The palette in order over the series with an automatic colour (the first gets colour 0).
     #[default]
     Auto,
     /// Palette colour `i` (mod 10): give every series of one method the same index.
