@@ -247,16 +247,19 @@ fn main() -> ExitCode {
 // --- helpers ------------------------------------------------------------------------------------
 
 fn parse_params(raw: &[String]) -> Result<Vec<(String, f64)>, WorkbenchError> {
-    raw.iter()
-        .map(|s| {
-            let (k, v) = s
-                .split_once('=')
-                .ok_or_else(|| WorkbenchError::Input(format!("--param expects NAME=VALUE, got '{s}'")))?;
-            let v: f64 =
-                v.trim().parse().map_err(|_| WorkbenchError::Input(format!("--param {k}: '{v}' is not a number")))?;
-            Ok((k.trim().to_string(), v))
-        })
-        .collect()
+    let mut out: Vec<(String, f64)> = Vec::with_capacity(raw.len());
+    for s in raw {
+        let (k, v) =
+            s.split_once('=').ok_or_else(|| WorkbenchError::Input(format!("--param expects NAME=VALUE, got '{s}'")))?;
+        let v: f64 =
+            v.trim().parse().map_err(|_| WorkbenchError::Input(format!("--param {k}: '{v}' is not a number")))?;
+        let k = k.trim().to_string();
+        if let Some((_, first)) = out.iter().find(|(name, _)| *name == k) {
+            return Err(WorkbenchError::Input(format!("--param {k} given twice ({first} and {v}); give it once")));
+        }
+        out.push((k, v));
+    }
+    Ok(out)
 }
 
 fn progress(total: u64, quiet: bool, what: &str) -> ProgressBar {
@@ -494,7 +497,9 @@ fn warn_large_errors(r: &RunResult, threshold: f64) {
             let e = if nan { f64::NAN } else { e };
             eprintln!(
                 "warning: the {} error reached {e:.3e}, above {threshold:e} (--max-error): {} at h = {} does not keep it",
-                q.name, r.method, r.spec.h
+                q.name,
+                r.method,
+                short(r.spec.h)
             );
         }
     }
@@ -502,7 +507,7 @@ fn warn_large_errors(r: &RunResult, threshold: f64) {
 
 fn diagnostics_axes(r: &RunResult) -> Axes {
     let unit = plot::time_unit(&r.problem);
-    let h = unit.map_or(format!("{}", r.spec.h), |u| format!("{} {u}", r.spec.h));
+    let h = unit.map_or(short(r.spec.h), |u| format!("{} {u}", short(r.spec.h)));
     Axes::new(format!("{} with {} (h = {h})", r.problem, r.method), "t", "error").x_unit(unit)
 }
 
@@ -535,6 +540,12 @@ fn error_series(r: &RunResult, prefix: &str) -> Vec<Series> {
     v
 }
 
+/// `x` as a person writes it: the shortest round-trip decimal between `1e-4` and `1e7`, else
+/// scientific (`1e-320`, not 320 digits).
+fn short(x: f64) -> String {
+    if x == 0.0 || (1e-4..1e7).contains(&x.abs()) { format!("{x}") } else { format!("{x:e}") }
+}
+
 fn print_run_summary(problem: &dyn Problem, r: &RunResult) {
     let info = methods::find(&r.method);
     say!(
@@ -544,9 +555,9 @@ fn print_run_summary(problem: &dyn Problem, r: &RunResult) {
         r.method,
         info.map_or(0, |m| m.order),
         info.map_or("?".into(), |m| format!("{:?}", m.structure)),
-        r.spec.h,
+        short(r.spec.h),
         r.spec.steps,
-        r.samples.last().map_or(0.0, |s| s.t),
+        short(r.samples.last().map_or(0.0, |s| s.t)),
         r.wall_seconds
     );
     say!("  {:<22} {:<52} {:>12} {:>12}", "quantity", "formula", "max error", "final error");
@@ -617,6 +628,13 @@ fn convergence_in(
 // --- compare ------------------------------------------------------------------------------------
 
 fn compare(args: CompareArgs, quiet: bool) -> Result<(), WorkbenchError> {
+    if let Some((i, m)) = args.methods.iter().enumerate().find(|(i, m)| args.methods[..*i].contains(m)) {
+        return Err(WorkbenchError::Input(format!(
+            "--methods lists '{m}' twice (positions {} and {}); list each method once",
+            args.methods.iter().position(|x| x == m).map_or(0, |p| p + 1),
+            i + 1
+        )));
+    }
     let Sweep { problem, t_end, counts } = args.sweep.resolve(&args.methods)?;
     let out = args.sweep.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{}-compare", args.sweep.problem)));
     with_output_dir(&out, || compare_in(&args, problem.as_ref(), t_end, &counts, &out, quiet))

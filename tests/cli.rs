@@ -646,6 +646,8 @@ fn bad_input_is_one_error_line_and_no_files() {
         ("convergence-h-zero", vec!["convergence", "kepler", "--method", "gauss2", "--h", "0"], 2, "h"),
         ("compare-lie-method", vec!["compare", "kepler", "--methods", "stormer-verlet,hp-sv"], 2, "hp-sv"),
         ("compare-unknown-problem", vec!["compare", "keppler", "--methods", "rk4"], 2, "'kepler'"),
+        ("param-twice", [&["run", "kepler", "--param", "e=0.5", "--param", "e=0.7"][..], &steps].concat(), 2, "twice"),
+        ("compare-method-twice", vec!["compare", "kepler", "--methods", "rk4,stormer-verlet,rk4"], 2, "twice"),
     ];
     for (name, args, code, needle) in cases {
         let case = tmp.join(name);
@@ -658,6 +660,19 @@ fn bad_input_is_one_error_line_and_no_files() {
         assert!(stdout(&out).is_empty(), "{name}: stdout is not empty:\n{}", stdout(&out));
         assert!(tree(&case).is_empty(), "{name}: files were written: {:?}", tree(&case));
     }
+}
+
+/// A subnormal step runs, prints `h = 1e-320` (not 320 digits) and draws its plots without a
+/// panic (the tick generator once overflowed a vector's capacity there).
+#[test]
+fn subnormal_step_prints_short_numbers_and_plots() {
+    let tmp = TempDir::new("subnormal");
+    let out_dir = tmp.join("out").display().to_string();
+    let out = geomint(tmp.path(), &["run", "kepler", "--h", "1e-320", "--steps", "2", "--quiet", "--out", &out_dir]);
+    assert_success(&out, "h = 1e-320");
+    let text = stdout(&out);
+    assert!(text.contains("h = 1e-320") && text.contains("t = 2e-320"), "{text}");
+    assert_svg(&tmp.join("out").join("diagnostics.svg"));
 }
 
 #[test]

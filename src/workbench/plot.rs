@@ -215,18 +215,25 @@ fn nice_ticks_n(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
         return if lo.is_finite() { vec![lo] } else { Vec::new() };
     }
-    // the finest step `1, 2, 2.5, 5 · 10^k` with at most `n + 1` ticks in the range
+    // the finest step `1, 2, 2.5, 5 · 10^k` with at most `n + 1` ticks in the range; a step that
+    // underflows or overflows (subnormal or huge ranges) or gives too many ticks is skipped
+    // before anything is allocated
     let e = ((hi - lo) / n as f64).log10().floor() as i32;
-    let ticks = |step: f64| {
-        let k0 = (lo / step - 1e-9).ceil() as i64;
-        let k1 = (hi / step + 1e-9).floor() as i64;
-        (k0..=k1).map(|k| if k == 0 { 0.0 } else { k as f64 * step }).collect::<Vec<f64>>()
+    let ticks = |step: f64| -> Option<Vec<f64>> {
+        if !(step > 0.0 && step.is_finite()) {
+            return None;
+        }
+        let (k0, k1) = ((lo / step - 1e-9).ceil(), (hi / step + 1e-9).floor());
+        if !(k0.is_finite() && k1.is_finite()) || k1 - k0 > n as f64 {
+            return None;
+        }
+        let (k0, k1) = (k0 as i64, k1 as i64);
+        Some((k0..=k1).map(|k| if k == 0 { 0.0 } else { k as f64 * step }).collect())
     };
-    (e - 1..=e + 1)
+    (e - 1..=e + 2)
         .flat_map(|k| [1.0, 2.0, 2.5, 5.0].map(|m| m * 10f64.powi(k)))
-        .map(ticks)
-        .find(|t| t.len() <= n + 1)
-        .unwrap_or_else(|| ticks(10f64.powi(e + 2)))
+        .find_map(ticks)
+        .unwrap_or_else(|| vec![lo, hi])
 }
 
 /// The labels of [`nice_ticks`] values: no more decimals than the step needs (`500`, `0.25`),
