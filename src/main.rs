@@ -654,8 +654,11 @@ fn compare_in(
     bar.finish_and_clear();
     let wp = wp?;
     say!("{}: work–precision at t = {t_end}, reference: {}", wp.problem, wp.reference);
-    say!("  {:<20} {:>11} {:>8} {:>11} {:>12} {:>12}", "method", "h", "steps", "seconds", "sol. error", "energy err");
-    let mut csv = String::from("method,h,steps,seconds,solution_error,energy_error\n");
+    // the last column is the error of the problem's first monitored quantity, named after it
+    let quantity = problem.quantities().first().map_or("energy", |q| q.name);
+    let column = format!("{quantity} err");
+    say!("  {:<20} {:>11} {:>8} {:>11} {:>12} {:>12}", "method", "h", "steps", "seconds", "sol. error", column);
+    let mut csv = format!("method,h,steps,seconds,solution_error,{quantity}_error\n");
     for c in &wp.curves {
         for p in &c.points {
             say!(

@@ -65,7 +65,9 @@ impl RunConfig {
     }
     /// The TOML text of the config.
     pub fn to_toml(&self) -> Result<String, WorkbenchError> {
-        toml::to_string(self).map_err(|e| WorkbenchError::Input(format!("cannot write the config: {e}")))
+        let body = toml::to_string(self).map_err(|e| WorkbenchError::Input(format!("cannot write the config: {e}")))?;
+        // the version that wrote it, as a comment: replaying with another version stays possible
+        Ok(format!("# written by geomint {}\n{body}", env!("CARGO_PKG_VERSION")))
     }
     /// `self` with every field that `other` sets replaced by `other`'s (command line over file).
     pub fn overridden_by(mut self, other: RunConfig) -> Self {

@@ -185,6 +185,7 @@ pub fn run_summary(r: &RunResult) -> serde_json::Value {
         .collect();
     let info = crate::workbench::methods::find(&r.method);
     serde_json::json!({
+        "geomint": env!("CARGO_PKG_VERSION"),
         "problem": r.problem,
         "method": r.method,
         "method_order": info.map(|m| m.order),
