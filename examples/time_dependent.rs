@@ -1,114 +1,112 @@
-//! Time-dependent mechanics on the extended configuration space `Q × R` (docs/math.md §C.6.4;
-//! Marrero, Martín de Diego & Stern, *Symplectic groupoids and discrete constrained Lagrangian
-//! mechanics*, 2015, arXiv:1103.6250, §6): the pair groupoid of `R^{n+1}` (last coordinate = time)
-//! with `L̂ = (t1 − t0) L((q0 + q1)/2, (q1 − q0)/(t1 − t0))` and the discrete energy
-//! `E_k = −∂L̂/∂t1(g_k)`.
+//! Time-dependent mechanics on the time groupoid `(Q × Q) × R ⇉ Q`: arrows
+//! `(q_k, q_{k+1}, Δt_k)` that store the step, the absolute time `t_k` accumulated by compensated
+//! summation (docs/math.md §C.6.4; `groupoid::time_dependent`; Marrero, Martín de Diego & Stern,
+//! *Symplectic groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250,
+//! §6), with the midpoint `L̂ = Δt L((q_0 + q_1)/2, (q_1 − q_0)/Δt)` and the discrete energy
+//! `E_k = −∂L̂/∂Δt(g_k)`.
 //!
-//! * Fixed step, `N = {t1 − t0 − h = 0}` (pendulum `L = ½v² − (1 − cos q)`): the multiplier of the
-//!   time constraint is the energy up to a constant, `λ_k − E_k = const`, while `E_k` itself varies.
+//! * Fixed step, `N = {Δt = h}` (pendulum `L = ½v² − (1 − cos q)`): the multiplier of the step
+//!   constraint is the energy up to a constant, `λ_k − E_k = const`, while `E_k` itself varies;
+//!   the positions are those of the time-free midpoint flow on `Q × Q`.
 //! * Adaptive step, `N = G` (Kepler `L = ½|v|² + 1/|q|`, eccentricity 0.44): the t-equation is
-//!   `E_{k+1} = E_k`, so the energy is conserved and the steps vary. The step Jacobian has a
-//!   singular value `≈ Δt/4` (`L̂` is homogeneous of degree one in `(Δq, Δt)` up to the potential),
-//!   so each step is predicted by the fixed-step system and corrected; the spurious root
-//!   `g_{k+1} = g_k^{-1}` (time running backwards) is refused.
+//!   `E_{k+1} = E_k` (Kane, Marsden & Ortiz, *Symplectic-energy-momentum preserving variational
+//!   integrators*, J. Math. Phys. 40, 1999), so the energy is conserved and the steps vary. Each
+//!   step is predicted by the fixed-step system and corrected; the time-reversed root
+//!   `g_{k+1} = g_k^{-1}` is refused (`examples/adaptive_time_step.rs` has more on this step).
 //!
 //! Run: `cargo run --release --example time_dependent`.
 
-use geom_core::newton::NewtonOptions;
-use geom_core::{GeomError, Scalar};
-use groupoid::constraints::{ConstrainedFlow, Constraints, NoConstraints, SigmaPoint};
-use groupoid::{DiscreteLagrangian, PairGroupoid, legendre_plus};
+use geom_core::Scalar;
+use groupoid::time_dependent::{
+    AdaptiveStepFlow, ContinuousLagrangian, FixedStepFlow, Midpoint, TimeArrow, discrete_energy,
+};
+use groupoid::{DiscreteFlow, DiscreteLagrangian, PairGroupoid};
 use nalgebra::SVector;
 
-/// `L̂ = Δt (½|Δq/Δt|² − V(q̄))` on the pair groupoid of `R^N`, `V` the pendulum (`N = 2`) or
-/// Kepler (`N = 3`) potential.
-#[derive(Clone)]
-struct Extended<const N: usize>;
-impl<const N: usize> DiscreteLagrangian<PairGroupoid<N>, N> for Extended<N> {
-    fn eval<S: Scalar>(&self, _: &PairGroupoid<N>, g: &(SVector<S, N>, SVector<S, N>)) -> S {
-        let dt = g.1[N - 1] - g.0[N - 1];
-        let mut kinetic = S::from(0.0);
-        let mut r2 = S::from(0.0);
-        for i in 0..N - 1 {
-            let v = (g.1[i] - g.0[i]) / dt;
-            kinetic += v * v * S::from(0.5);
-            let q = (g.0[i] + g.1[i]) * S::from(0.5);
-            r2 += q * q;
-        }
-        let potential =
-            if N == 2 { S::from(1.0) - ((g.0[0] + g.1[0]) * S::from(0.5)).cos() } else { -r2.sqrt().recip() };
-        dt * (kinetic - potential)
+/// The pendulum `L = ½v² − (1 − cos q)`.
+struct Pendulum;
+impl ContinuousLagrangian<1> for Pendulum {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 1>, v: &SVector<S, 1>) -> S {
+        v[0] * v[0] * S::from(0.5) - (S::from(1.0) - q[0].cos())
     }
 }
 
-/// `φ = t1 − t0 − h`.
-#[derive(Clone)]
-struct FixedStep(f64);
-impl<const N: usize> Constraints<PairGroupoid<N>, N, 1> for FixedStep {
-    fn eval<S: Scalar>(&self, _: &PairGroupoid<N>, g: &(SVector<S, N>, SVector<S, N>)) -> SVector<S, 1> {
-        SVector::from([g.1[N - 1] - g.0[N - 1] - S::from(self.0)])
+/// Kepler `L = ½|v|² + 1/|q|`.
+struct Kepler;
+impl ContinuousLagrangian<2> for Kepler {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 2>, v: &SVector<S, 2>) -> S {
+        v.norm_squared() * S::from(0.5) + q.norm().recip()
     }
 }
 
-/// `E_k = −∂L̂/∂t1`.
-fn energy<const N: usize>(g: &(SVector<f64, N>, SVector<f64, N>)) -> f64 {
-    -legendre_plus(&PairGroupoid::<N>, &Extended::<N>, g)[N - 1]
+/// The time-free midpoint discrete Lagrangian of the pendulum on `Q × Q`, for the comparison.
+struct PendulumMidpoint(f64);
+impl DiscreteLagrangian<PairGroupoid<1>, 1> for PendulumMidpoint {
+    fn eval<S: Scalar>(&self, _: &PairGroupoid<1>, g: &(SVector<S, 1>, SVector<S, 1>)) -> S {
+        let h = S::from(self.0);
+        let v = (g.1[0] - g.0[0]) / h;
+        h * (v * v * S::from(0.5) - (S::from(1.0) - ((g.0[0] + g.1[0]) * S::from(0.5)).cos()))
+    }
 }
 
-/// Absolute time up to 10^3 limits `Δt = t1 − t0` to ~1e-13 absolute: residual tolerance 1e-11.
-fn options() -> Result<NewtonOptions, GeomError> {
-    NewtonOptions::new(1e-11, 1e-14, 50)
-}
-
-fn main() -> Result<(), GeomError> {
-    println!("time-dependent mechanics on the pair groupoid of Q x R");
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!("time-dependent mechanics on the time groupoid (Q x Q) x R (arrows store the step Δt_k)");
 
     // fixed step
-    let h = 0.05;
-    let n = 20_000;
-    let fixed =
-        ConstrainedFlow::<_, _, _, 3>::new(PairGroupoid::<2>, Extended::<2>, FixedStep(h)).with_newton(options()?);
-    let mut p = SigmaPoint::new((SVector::from([0.3, 0.0]), SVector::from([0.3 + 1.5 * h, h])), SVector::from([0.3]));
-    let c0 = p.lambda[0] - energy(&p.g);
-    let (mut max_c, mut e_min, mut e_max) = (0.0f64, f64::INFINITY, f64::NEG_INFINITY);
-    for _ in 0..n {
-        p = fixed.step(&p)?.0;
-        let e = energy(&p.g);
+    let (h, n) = (0.05, 20_000);
+    let fixed = FixedStepFlow::new(Midpoint(Pendulum), h)?;
+    let reference = DiscreteFlow::new(PairGroupoid::<1>, PendulumMidpoint(h));
+    let (q0, q1) = (SVector::from([0.3]), SVector::from([0.3 + 1.5 * h]));
+    let mut point = fixed.start(q0, q1, 0.0, 0.3);
+    let mut r = (q0, q1);
+    let c0 = fixed.time_momentum(&point);
+    let (mut max_c, mut max_q, mut max_q100, mut max_t) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let (mut e_min, mut e_max) = (f64::INFINITY, f64::NEG_INFINITY);
+    for k in 1..=n {
+        fixed.advance(&mut point)?;
+        r = reference.step(&r)?.0;
+        let e = discrete_energy(fixed.lagrangian(), &point.g);
         (e_min, e_max) = (e_min.min(e), e_max.max(e));
-        max_c = max_c.max((p.lambda[0] - e - c0).abs());
+        max_c = max_c.max((fixed.time_momentum(&point) - c0).abs());
+        max_q = max_q.max((point.g.q1 - r.1).amax());
+        if k == 2000 {
+            max_q100 = max_q; // t <= 100
+        }
+        max_t = max_t.max((point.g.source_time() - k as f64 * h).abs());
     }
+    println!("  pendulum L = ½v² − (1 − cos q), fixed step (midpoint L̂, constraint Δt = h), h = {h}, {n} steps:");
+    println!("    time:        t_n = {:.12}, max|t_k − k h| = {max_t:.1e}", point.g.source_time());
     println!(
-        "  fixed step h = {h}, pendulum, {n} steps: E_k varies by {:.1e}; λ_k − E_k = {c0:.6} + drift <= {max_c:.1e}",
+        "    energy:      E_k varies by {:.1e} (midpoint: bounded, not conserved); \
+         λ_k − E_k = {c0:.6} + drift <= {max_c:.1e}",
         e_max - e_min
     );
+    println!(
+        "    positions:   max|q_k − q_k(time-free midpoint flow on Q x Q)| = \
+         {max_q100:.1e} (t <= 100), {max_q:.1e} (t <= 1000)"
+    );
 
-    // adaptive step (predictor: the fixed-step system at the previous Δt)
-    let adaptive =
-        ConstrainedFlow::<_, _, _, 3>::new(PairGroupoid::<3>, Extended::<3>, NoConstraints).with_newton(options()?);
+    // adaptive step
+    let adaptive = AdaptiveStepFlow::new(Midpoint(Kepler));
     let h0 = 0.02;
-    let mut g = (SVector::from([1.0, 0.0, 0.0]), SVector::from([1.0, 1.2 * h0, h0]));
-    let e0 = energy(&g);
-    let (mut max_de, mut dt_min, mut dt_max) = (0.0f64, f64::INFINITY, 0.0f64);
+    let mut g = TimeArrow::new(SVector::from([1.0, 0.0]), SVector::from([1.0, 1.2 * h0]), 0.0, h0);
+    let e0 = discrete_energy(adaptive.lagrangian(), &g);
+    let (mut max_de, mut dt_min, mut dt_max, mut redirected) = (0.0f64, f64::INFINITY, 0.0f64, 0);
     for _ in 0..n {
-        let dt = g.1[2] - g.0[2];
-        let predictor =
-            ConstrainedFlow::<_, _, _, 4>::new(PairGroupoid::<3>, Extended::<3>, FixedStep(dt)).with_newton(options()?);
-        let predicted = predictor.step(&SigmaPoint::new(g, SVector::from([0.0])))?.0;
-        let guess = predicted.g.1 - predicted.g.0;
-        let next =
-            adaptive.step_with_guess(&SigmaPoint::new(g, SVector::<f64, 0>::zeros()), &guess, &SVector::zeros())?.0.g;
-        let dt_next = next.1[2] - next.0[2];
-        if dt_next.is_nan() || dt_next <= 1e-3 * dt {
-            return Err(GeomError::InvalidStep { h: dt_next }); // the spurious backward root
-        }
-        g = next;
-        (dt_min, dt_max) = (dt_min.min(dt_next), dt_max.max(dt_next));
-        max_de = max_de.max((energy(&g) - e0).abs());
+        redirected += usize::from(adaptive.advance(&mut g)?.redirected);
+        (dt_min, dt_max) = (dt_min.min(g.dt), dt_max.max(g.dt));
+        max_de = max_de.max((discrete_energy(adaptive.lagrangian(), &g) - e0).abs());
     }
     println!(
-        "  adaptive step, Kepler e = 0.44, {n} steps to t = {:.1}: E = {e0:.6}, max|E_k − E_1| = {max_de:.1e}; \
-         Δt in [{dt_min:.4}, {dt_max:.4}]",
-        g.1[2]
+        "  Kepler L = ½|v|² + 1/|q| (e = 0.44), adaptive step (Kane–Marsden–Ortiz, E_(k+1) = E_k), \
+         Δt_0 = {h0}, {n} steps:"
+    );
+    println!("    time:        t_n = {:.3} (~{:.0} periods)", g.source_time(), g.source_time() / 15.0);
+    println!("    energy:      E_0 = {e0:.6}, max|E_k − E_0| = {max_de:.1e}");
+    println!(
+        "    steps:       Δt in [{dt_min:.4}, {dt_max:.4}] (max/min {:.2}), all positive; \
+         redirected steps: {redirected}",
+        dt_max / dt_min
     );
     Ok(())
 }

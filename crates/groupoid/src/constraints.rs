@@ -466,7 +466,7 @@ impl<Gd, L, C, const M: usize> ConstrainedFlow<Gd, L, C, M> {
     /// The flow of `L̂ = lagrangian` on `N = {constraints = 0} ⊂ groupoid` (Newton: residual and
     /// step `<= 1e-14`, at most 50 iterations).
     pub fn new(groupoid: Gd, lagrangian: L, constraints: C) -> Self {
-        let newton = NewtonOptions::integrator();
+        let newton = crate::lagrangian::flow_newton_options();
         Self { groupoid, lagrangian, constraints, newton }
     }
     /// The same flow with other Newton options.
@@ -695,7 +695,7 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
     /// The SHAKE/RATTLE flow of `L̂ = lagrangian` with `c = constraints` (Newton: residual and step
     /// `<= 1e-14`).
     pub fn new(groupoid: Gd, lagrangian: L, constraints: C) -> Self {
-        let newton = NewtonOptions::integrator();
+        let newton = crate::lagrangian::flow_newton_options();
         Self { groupoid, lagrangian, constraints, newton }
     }
     /// The same flow with other Newton options.
@@ -771,8 +771,55 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
         let target = legendre_plus(gd, &self.lagrangian, g);
         let normals = self.constraint_normals(g);
         let x = LieGroupoid::<f64, R>::target(gd, g);
+        self.solve_from(&x, &target, &normals, &LieGroupoid::<f64, R>::fibre_log(gd, g)?)
+    }
+
+    /// RATTLE started from a point and a momentum: the first arrow `g_1 = exp_{x_0}(ξ)` with
+    /// `F^-L̂(g_1) = μ_0 + n(x_0) Λ_0` and `c(β(g_1)) = 0`, where `n(x_0)` are the constraint
+    /// normals at `x_0` (on the pair groupoid of `R^n`: `p_0 = −D_1L̂(q_0, q_1) − ∇c(q_0) Λ_0`,
+    /// `c(q_1) = 0`). `μ_0` need not be tangent to `S`: its normal part is absorbed by `Λ_0`
+    /// (for `μ_0 ∈ T*S` it is the RATTLE start from `(q_0, p_0)`). Newton starts from `guess`
+    /// (fibre coordinates of `g_1`, e.g. `h M^{-1} p_0`). Errors: `x_0` off `S`
+    /// ([`GeomError::OffManifold`]), non-finite data, the Newton errors of [`HolonomicFlow::step`].
+    pub fn start<const R: usize, const K: usize>(
+        &self,
+        x0: &<Gd as GroupoidFamily<R>>::Base<f64>,
+        mu0: &SVector<f64, R>,
+        guess: &SVector<f64, R>,
+    ) -> Result<(Arrow<Gd, R>, NewtonReport)>
+    where
+        Gd: AdGroupoid<R>,
+        L: DiscreteLagrangian<Gd, R>,
+        C: BaseConstraints<Gd, R, K>,
+    {
+        check_dims::<R, K, M>();
+        if !mu0.iter().chain(guess.iter()).all(|v| v.is_finite()) {
+            return Err(GeomError::NonFinite { what: "RATTLE start (momentum or guess)" });
+        }
+        let gd = &self.groupoid;
+        let unit = LieGroupoid::<f64, R>::identity(gd, x0);
+        self.check(&unit)?;
+        let normals = self.constraint_normals(&unit);
+        self.solve_from(x0, mu0, &normals, guess)
+    }
+
+    /// Solve `X^→(exp_x ξ)(L̂) = μ + n Λ`, `c(β(exp_x ξ)) = 0` for `(ξ, Λ)` from `(guess, 0)`.
+    fn solve_from<const R: usize, const K: usize>(
+        &self,
+        x: &<Gd as GroupoidFamily<R>>::Base<f64>,
+        target: &SVector<f64, R>,
+        normals: &SMatrix<f64, R, K>,
+        guess: &SVector<f64, R>,
+    ) -> Result<(Arrow<Gd, R>, NewtonReport)>
+    where
+        Gd: AdGroupoid<R>,
+        L: DiscreteLagrangian<Gd, R>,
+        C: BaseConstraints<Gd, R, K>,
+    {
+        let gd = &self.groupoid;
+        let (x, target, normals) = (x.clone(), *target, *normals);
         let xh = GroupoidLift::<Hd<R>, R>::lift_base(gd, &x);
-        let guess = join::<R, K, M>(&LieGroupoid::<f64, R>::fibre_log(gd, g)?, &SVector::zeros());
+        let guess = join::<R, K, M>(guess, &SVector::zeros());
         let x1 = GroupoidLift::<DualSVec64<R>, R>::lift_base(gd, &x);
         let (u, report) = solve_m(
             |u: &SVector<f64, M>, jac: Option<&mut SMatrix<f64, M, M>>| {

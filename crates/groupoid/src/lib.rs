@@ -92,8 +92,10 @@ pub mod lagrangian;
 pub mod lie_group;
 pub mod morphism;
 pub mod noether;
+pub mod nonholonomic;
 pub mod pair;
 pub mod pair_manifold;
+pub mod time_dependent;
 pub mod variational;
 
 pub use action_groupoid::{ActionFamily, ActionGroupoid};

@@ -216,3 +216,39 @@ fn naive_s_times_s_is_not_regular() {
     let off = (Vector3::new(0.0, 0.0, -1.0), Vector3::new(0.0, 0.1, -1.0));
     assert!(matches!(holo.step(&off), Err(GeomError::OffManifold { .. })));
 }
+
+/// RATTLE started from `(q_0, p_0)`: the first arrow `(q_0, q_1)` has `|q_1| = 1`, its Legendre
+/// transform at `q_0`, projected on `T*S`, is `p_0`; the run that follows keeps `|q| = 1`, the
+/// vertical angular momentum `e3·(q × p)` at its initial value `e3·(q_0 × p_0)` and the energy
+/// near `H(q_0, p_0)`. A normal component added to `p_0` is absorbed by the multiplier.
+#[test]
+fn rattle_starts_from_a_point_and_a_momentum() {
+    let h = 0.01;
+    let flow = HolonomicFlow::<_, _, _, 4>::new(PairGroupoid::<3>, Pendulum { h }, UnitSphere);
+    let q0 = Vector3::new(0.6, 0.0, -0.8);
+    let p0 = Vector3::new(0.0, 1.2, 0.0); // tangent at q0
+    let (g1, _) = flow.start::<3, 1>(&q0, &p0, &(p0 * h)).unwrap();
+    assert_eq!(g1.0, q0);
+    assert!((g1.1.norm() - 1.0).abs() < 1e-14);
+    // p_0 = −D_1L̂(q_0, q_1) projected on T_{q_0}S
+    let d1 = -((g1.1 - g1.0) / (-h) - Vector3::new(0.0, 0.0, 0.5 * GRAVITY * h));
+    let projected = d1 - q0 * q0.dot(&d1);
+    assert!((projected - p0).amax() < 1e-13, "{projected:?}");
+    // a normal component in μ_0 changes nothing
+    let (g1b, _) = flow.start::<3, 1>(&q0, &(p0 + q0 * 3.0), &(p0 * h)).unwrap();
+    assert!((g1b.1 - g1.1).amax() < 1e-14);
+    // the run from there
+    let (lz0, e0) = (q0.cross(&p0)[2], energy(&q0, &p0));
+    let (mut g, mut dlz, mut de, mut dq) = (g1, 0.0f64, 0.0f64, 0.0f64);
+    for _ in 0..10_000 {
+        g = flow.step::<3, 1>(&g).unwrap().0;
+        let p = flow.projected_momentum::<3, 1>(&g).unwrap();
+        dlz = dlz.max((g.1.cross(&p)[2] - lz0).abs());
+        de = de.max((energy(&g.1, &p) - e0).abs());
+        dq = dq.max((g.1.norm() - 1.0).abs());
+    }
+    assert!(dq < 1e-12 && dlz < 1e-11, "|q| − 1: {dq:e}, e3 angular momentum {dlz:e}");
+    assert!(de < 1e-2, "energy {de:e}");
+    // off the sphere: a typed error
+    assert!(matches!(flow.start::<3, 1>(&(q0 * 1.1), &p0, &(p0 * h)), Err(GeomError::OffManifold { .. })));
+}
