@@ -80,9 +80,7 @@ const AUTO_STRIDE: usize = 1 << 14;
 #[non_exhaustive]
 pub enum CheckpointError {
     /// The directory holds no checkpoint.
-    #[error(
-        "no checkpoint in {dir} (every `geomint run --out DIR` keeps one there)"
-    )]
+    #[error("no checkpoint in {dir} (every `geomint run --out DIR` keeps one there)")]
     Missing {
         /// The directory.
         dir: String,
