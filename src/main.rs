@@ -246,6 +246,9 @@ fn main() -> ExitCode {
 
 // --- helpers ------------------------------------------------------------------------------------
 
+/// Above this many samples `run` warns that its CSV files are large.
+const LARGE_CSV_SAMPLES: usize = 1_000_000;
+
 fn parse_params(raw: &[String]) -> Result<Vec<(String, f64)>, WorkbenchError> {
     let mut out: Vec<(String, f64)> = Vec::with_capacity(raw.len());
     for s in raw {
@@ -386,6 +389,17 @@ fn run(args: RunArgs, quiet: bool) -> Result<ExitCode, WorkbenchError> {
     let provisional = RunSpec::new(h, cfg.steps, t_end, 1)?;
     let every = cfg.every.unwrap_or((provisional.steps / 1000).max(1));
     let spec = RunSpec::new(h, cfg.steps, t_end, every)?;
+    let samples = spec.steps / every + 1;
+    if samples > LARGE_CSV_SAMPLES {
+        eprintln!(
+            "warning: sampling every {every} of {} steps writes {samples} rows to trajectory.csv and \
+             diagnostics.csv; --every {} keeps them near {LARGE_CSV_SAMPLES} (plots are thinned to {} points \
+             per curve either way)",
+            spec.steps,
+            spec.steps.div_ceil(LARGE_CSV_SAMPLES),
+            plot::MAX_POINTS_PER_CURVE
+        );
+    }
     let out = cfg.out.clone().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(format!("runs/{name}-{method}")));
     // the resolved config, saved next to the outputs
     cfg = RunConfig {

@@ -338,3 +338,20 @@ fn slope_line_has_the_nominal_order() {
     // markers at the measured points, none on the reference line
     assert_eq!(all.iter().filter(|e| e.tag == "circle" && e.attr("fill") == Some(BLUE)).count(), 6 + 1);
 }
+
+/// A curve of 10^6 points is drawn with at most a few thousand, its single-sample spike kept:
+/// the SVG stays small and the y axis still reaches the spike's decade.
+#[test]
+fn long_curves_are_thinned_with_their_extrema() {
+    let n = 1_000_000;
+    let points: Vec<(f64, f64)> =
+        (0..n).map(|i| (i as f64, if i == 654_321 { 1e2 } else { 1e-10 * (1.0 + (i as f64).sin().abs()) })).collect();
+    let thin = plot::thin(&points, plot::MAX_POINTS_PER_CURVE);
+    assert!(thin.len() <= plot::MAX_POINTS_PER_CURVE + 1, "{} points", thin.len());
+    assert!(thin.contains(&(654_321.0, 1e2)), "the spike was dropped");
+    assert_eq!((thin[0], *thin.last().unwrap()), (points[0], points[n - 1]));
+    assert!(thin.windows(2).all(|w| w[0].0 < w[1].0), "order kept");
+    let svg = plot::svg(&Axes::new("spike", "t", "error"), &[Series::new("e", points)]).unwrap();
+    assert!(svg.len() < 2_000_000, "{} bytes", svg.len());
+    assert!(texts(&svg).iter().any(|t| t.text == "1e2"), "the spike's decade is not on the axis");
+}

@@ -673,9 +673,60 @@ struct Panel {
 
 const FLOOR_BAND: f64 = 26.0;
 
+/// Points drawn per curve at most: longer curves are thinned by [`thin`].
+pub const MAX_POINTS_PER_CURVE: usize = 4000;
+
+/// `points` thinned to at most about `max` points, extrema kept: the index range is cut into
+/// `max / 5` buckets, and each bucket keeps its first point and the points where `x` and `y`
+/// are smallest and largest (in their original order). A spike or a dip of a single sample
+/// therefore survives, and the drawn envelope is that of the data. Shorter inputs are
+/// returned unchanged.
+pub fn thin(points: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
+    let buckets = (max / 5).max(1);
+    if points.len() <= max {
+        return points.to_vec();
+    }
+    let mut out = Vec::with_capacity(5 * buckets + 1);
+    let size = points.len().div_ceil(buckets);
+    for chunk in points.chunks(size) {
+        let pick = |key: &dyn Fn(&(f64, f64)) -> f64, largest: bool| {
+            let mut best = 0;
+            for (i, p) in chunk.iter().enumerate() {
+                let (a, b) = (key(p), key(&chunk[best]));
+                if (largest && a > b) || (!largest && a < b) {
+                    best = i;
+                }
+            }
+            best
+        };
+        let mut keep = [0, pick(&|p| p.0, false), pick(&|p| p.0, true), pick(&|p| p.1, false), pick(&|p| p.1, true)];
+        keep.sort_unstable();
+        let mut last = usize::MAX;
+        for k in keep {
+            if k != last {
+                out.push(chunk[k]);
+                last = k;
+            }
+        }
+    }
+    if let Some(&end) = points.last() {
+        if out.last() != Some(&end) {
+            out.push(end);
+        }
+    }
+    out
+}
+
+/// `series` with every curve thinned to [`MAX_POINTS_PER_CURVE`] ([`thin`]).
+fn thinned(series: &[Series]) -> Vec<Series> {
+    series.iter().map(|s| Series { points: thin(&s.points, MAX_POINTS_PER_CURVE), ..s.clone() }).collect()
+}
+
 /// The SVG text of the error plot of `series` ([module docs](self)): a log `y` axis in one
-/// panel per `y` title, a linear or log `x` axis, the legend to the right.
+/// panel per `y` title, a linear or log `x` axis, the legend to the right. Curves longer than
+/// [`MAX_POINTS_PER_CURVE`] are thinned with their extrema kept.
 pub fn svg(axes: &Axes, series: &[Series]) -> Result<String, WorkbenchError> {
+    let series = &thinned(series)[..];
     let colour = colours(series);
     let mut panels: Vec<Panel> = Vec::new();
     for (i, s) in series.iter().enumerate() {
@@ -904,6 +955,7 @@ pub fn slope_line(points: &[(f64, f64)], order: f64, floor: f64) -> Option<Serie
 /// (a circle is drawn as a circle): the first point of each curve (but reference curves) is
 /// marked as its start, the legend is to the right.
 pub fn trajectory_svg(axes: &Axes, curves: &[Series]) -> Result<String, WorkbenchError> {
+    let curves = &thinned(curves)[..];
     let colour = colours(curves);
     let pts = || curves.iter().flat_map(|s| s.points.iter().copied()).filter(|p| p.0.is_finite() && p.1.is_finite());
     let (Scale::Lin { lo: mut x0, hi: mut x1 }, Scale::Lin { lo: mut y0, hi: mut y1 }) =
