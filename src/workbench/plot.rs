@@ -709,10 +709,10 @@ pub fn thin(points: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
             }
         }
     }
-    if let Some(&end) = points.last() {
-        if out.last() != Some(&end) {
-            out.push(end);
-        }
+    if let Some(&end) = points.last()
+        && out.last() != Some(&end)
+    {
+        out.push(end);
     }
     out
 }
