@@ -593,6 +593,51 @@ fn convergence(args: ConvergenceArgs, quiet: bool) -> Result<(), WorkbenchError>
     with_output_dir(&out, || convergence_in(&args, problem.as_ref(), t_end, &counts, &out, quiet))
 }
 
+/// The `config.toml` of a sweep (`convergence` or `compare`): the command line that repeats it
+/// and the resolved values (final time, step counts, parameters), with the geomint version.
+fn sweep_config(
+    command: &str,
+    sweep: &SweepArgs,
+    methods: &[String],
+    t_end: f64,
+    counts: &[usize],
+) -> Result<String, WorkbenchError> {
+    #[derive(serde::Serialize)]
+    struct SweepConfig<'a> {
+        command: String,
+        problem: &'a str,
+        methods: &'a [String],
+        t_end: f64,
+        levels: usize,
+        steps: &'a [usize],
+        params: std::collections::BTreeMap<String, f64>,
+    }
+    let params: std::collections::BTreeMap<String, f64> = parse_params(&sweep.params)?.into_iter().collect();
+    let flag = if command == "compare" {
+        format!("--methods {}", methods.join(","))
+    } else {
+        format!("--method {}", methods.join(","))
+    };
+    let mut line = format!("geomint {command} {} {flag} --t-end {t_end:e} --levels {}", sweep.problem, sweep.levels);
+    if let Some(h) = sweep.h {
+        line += &format!(" --h {h:e}");
+    }
+    for (k, v) in &params {
+        line += &format!(" --param {k}={v:e}");
+    }
+    let config = SweepConfig {
+        command: line,
+        problem: &sweep.problem,
+        methods,
+        t_end,
+        levels: sweep.levels,
+        steps: counts,
+        params,
+    };
+    let body = toml::to_string(&config).map_err(|e| WorkbenchError::Input(format!("cannot write the config: {e}")))?;
+    Ok(format!("# written by geomint {}; repeat with `command`\n{body}", env!("CARGO_PKG_VERSION")))
+}
+
 fn convergence_in(
     args: &ConvergenceArgs,
     problem: &dyn Problem,
@@ -633,6 +678,10 @@ fn convergence_in(
         .log_x()
         .x_unit(unit);
     let mut files = OutputSet::new();
+    files.add(
+        "config.toml",
+        sweep_config("convergence", &args.sweep, std::slice::from_ref(&args.method), t_end, counts)?,
+    );
     files.add("convergence.csv", csv);
     files.add("convergence.json", json(&serde_json::to_value(&table).unwrap_or_default()));
     files.add("convergence.svg", plot::svg(&axes, &series)?);
@@ -717,6 +766,7 @@ fn compare_in(
     let at = unit.map_or(format!("{t_end}"), |u| format!("{t_end} {u}"));
     let axes = Axes::new(format!("{name}: work–precision at t = {at}"), "wall time", "error").log_x().x_unit(Some("s"));
     let mut files = OutputSet::new();
+    files.add("config.toml", sweep_config("compare", &args.sweep, &args.methods, t_end, counts)?);
     files.add("compare.csv", csv);
     files.add("compare.json", json(&serde_json::to_value(&wp).unwrap_or_default()));
     files.add("compare.svg", plot::svg(&axes, &series)?);

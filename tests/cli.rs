@@ -522,8 +522,10 @@ fn convergence(tmp: &TempDir, problem: &str, method: &str, levels: usize) -> Vec
     );
     assert_success(&out, &name);
     let dir = tmp.join(&name);
-    let expected: BTreeSet<String> =
-        ["convergence.csv", "convergence.json", "convergence.svg"].into_iter().map(String::from).collect();
+    let expected: BTreeSet<String> = ["config.toml", "convergence.csv", "convergence.json", "convergence.svg"]
+        .into_iter()
+        .map(String::from)
+        .collect();
     assert_eq!(file_names(&dir), expected, "{name}: files");
     assert_svg(&dir.join("convergence.svg"));
     let json = read_json(&dir.join("convergence.json"));
@@ -579,8 +581,18 @@ fn compare_work_precision() {
     assert_success(&out, "compare");
     let dir = tmp.join("cmp");
     let expected: BTreeSet<String> =
-        ["compare.csv", "compare.json", "compare.svg"].into_iter().map(String::from).collect();
+        ["compare.csv", "compare.json", "compare.svg", "config.toml"].into_iter().map(String::from).collect();
     assert_eq!(file_names(&dir), expected);
+    // config.toml holds the command that repeats the sweep: the same errors, bit for bit
+    let config = read(&dir.join("config.toml"));
+    let command = config.lines().find_map(|l| l.strip_prefix("command = \"")).expect("command").trim_end_matches('"');
+    let argv: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let again = geomint(tmp.path(), &[&argv[..], &["--quiet", "--out", &tmp.arg("again")]].concat());
+    assert_success(&again, "the recorded command");
+    let errors = |d: &Path| -> Vec<Vec<String>> {
+        Csv::read(&d.join("compare.csv")).rows.iter().map(|r| [&r[..3], &r[4..]].concat()).collect()
+    };
+    assert_eq!(errors(&dir), errors(&tmp.join("again")));
     assert_svg(&dir.join("compare.svg"));
     let json = read_json(&dir.join("compare.json"));
     assert_eq!(json["curves"].as_array().map(Vec::len), Some(2));
