@@ -245,7 +245,7 @@ impl<S: Scalar, const N: usize> Lu<S, N> {
 
     /// Factor `a` into `self`, in place (errors as [`factor`](Self::factor); on error `self` holds
     /// no valid factorization).
-    #[inline]
+    #[inline(always)]
     pub fn refactor(&mut self, a: &SMatrix<S, N, N>, what: &'static str) -> Result<()> {
         for (i, row) in self.rows.iter_mut().enumerate() {
             for (j, v) in row[0].iter_mut().enumerate() {
@@ -344,7 +344,7 @@ impl<S: Scalar, const N: usize, const B: usize> BlockLu<S, N, B> {
 
     /// Factor `a` into `self`, in place (errors as [`factor`](Self::factor); on error `self` holds
     /// no valid factorization).
-    #[inline]
+    #[inline(always)]
     pub fn refactor(&mut self, a: &BlockMatrix<S, N, B>, what: &'static str) -> Result<()> {
         // rows[I][i][J][j] = a[I][J][(i, j)]
         for (bi, block_rows) in self.rows.iter_mut().enumerate() {

@@ -497,7 +497,7 @@ impl<const N: usize> Space for Fixed<N> {
     fn empty_factor() -> Self::Factor {
         Lu::empty()
     }
-    #[inline]
+    #[inline(always)]
     fn refactor(lu: &mut Self::Factor, j: &Self::Jac) -> Result<()> {
         lu.refactor(j, JACOBIAN)
     }
@@ -529,7 +529,7 @@ impl<const N: usize, const B: usize> Space for Blocks<N, B> {
     fn empty_factor() -> Self::Factor {
         BlockLu::empty()
     }
-    #[inline]
+    #[inline(always)]
     fn refactor(lu: &mut Self::Factor, j: &Self::Jac) -> Result<()> {
         lu.refactor(j, JACOBIAN)
     }

@@ -165,6 +165,7 @@ pub trait LieGroup<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
         }
     }
     /// The chart `tau(x)`: `exp` or `cay`.
+    #[inline]
     fn tau(&self, chart: Chart, x: &SVector<S, D>) -> Result<Self::Element> {
         match chart {
             Chart::Exp => Ok(self.exp(x)),
@@ -197,6 +198,7 @@ pub trait LieGroup<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
         self.dtau(chart, &(-x))
     }
     /// `g tau(x)`, the left-translated chart (used by retractions and RKMK stages).
+    #[inline]
     fn compose_tau(&self, chart: Chart, g: &Self::Element, x: &SVector<S, D>) -> Result<Self::Element> {
         Ok(self.compose(g, &self.tau(chart, x)?))
     }

@@ -311,6 +311,7 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
     fn identity(&self) -> Matrix3<S> {
         Matrix3::identity()
     }
+    #[inline]
     fn compose(&self, a: &Matrix3<S>, b: &Matrix3<S>) -> Matrix3<S> {
         a * b
     }
