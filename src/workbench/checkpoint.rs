@@ -138,34 +138,7 @@ impl From<CheckpointError> for WorkbenchError {
 
 // --- exact words ----------------------------------------------------------------------------------
 
-/// An `f64` as the 16 lowercase hex digits of its bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Word(u64);
-
-impl Word {
-    fn of(v: f64) -> Self {
-        Self(v.to_bits())
-    }
-    fn get(self) -> f64 {
-        f64::from_bits(self.0)
-    }
-}
-
-impl serde::Serialize for Word {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{:016x}", self.0))
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Word {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        if text.len() != 16 || !text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            return Err(serde::de::Error::custom(format!("'{text}' is not 16 lowercase hex digits")));
-        }
-        u64::from_str_radix(&text, 16).map(Word).map_err(serde::de::Error::custom)
-    }
-}
+use integrators::driver::Word;
 
 fn words(v: &[f64]) -> Vec<Word> {
     v.iter().map(|&x| Word::of(x)).collect()

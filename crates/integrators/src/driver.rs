@@ -1030,9 +1030,21 @@ impl Default for Fnv1a {
 }
 
 /// An `f64` kept as its bit pattern, serialised as 16 lowercase hex digits (exact for every value,
-/// NaN payloads and `-0.0` included, in any serde format).
+/// NaN payloads and `-0.0` included, in any serde format). Used by the driver's checkpoints and
+/// by the workbench's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Word(u64);
+pub struct Word(pub u64);
+
+impl Word {
+    /// The word of `v`.
+    pub fn of(v: f64) -> Self {
+        Self(v.to_bits())
+    }
+    /// The value.
+    pub fn get(self) -> f64 {
+        f64::from_bits(self.0)
+    }
+}
 
 impl serde::Serialize for Word {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
