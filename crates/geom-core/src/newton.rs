@@ -130,9 +130,11 @@ pub struct NewtonOptions {
     /// Full or simplified Newton.
     pub jacobian: JacobianUpdate,
     /// Final polishing: when the residual test accepts `x_k`, return `x_k − J^{-1} F(x_k)` with
-    /// the Jacobian already factored (one solve, no further evaluation), so that the solution
-    /// carries no bias of the size of the tolerance: conserved quantities then hold to the
-    /// rounding level of the equations over long runs. Off by default.
+    /// the Jacobian already factored (one solve, no further evaluation; when the warm start
+    /// itself is accepted, the Jacobian at it is factored for this one correction), so that the
+    /// solution carries no bias of the size of the tolerance: conserved quantities then hold to
+    /// the rounding level of the equations over long runs. A correction that is not finite or
+    /// a singular Jacobian leaves the accepted iterate. Off by default.
     pub polish: bool,
 }
 
@@ -588,6 +590,15 @@ fn newton_loop<Sp: Space>(
         }
         if let Some(done) = monitor.residual_test(k, r) {
             let report = done?;
+            if opts.polish && !factored && want {
+                // accepted at the warm start: factor the Jacobian at x (already evaluated with
+                // the residual, or now by the separate Jacobian) for the one correction
+                let ready = match late_jacobian.as_mut() {
+                    Some(late) => late(&x, &mut jac).is_ok(),
+                    None => true,
+                };
+                factored = ready && Sp::refactor(&mut lu, &jac).is_ok();
+            }
             if opts.polish && factored {
                 let dx = Sp::step(&lu, &fx);
                 let mut polished = x;

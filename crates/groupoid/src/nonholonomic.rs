@@ -53,8 +53,9 @@
 //!
 //! is exact: one `HyperDualSVec64<R, R>` evaluation of `L` and `ψ` along
 //! `(ξ, η) ↦ i(exp(−η)) · exp_x(ξ)`. Iterations without a Jacobian (the warm-start test) use
-//! first-order duals only. The accepted iterate then receives one more Newton correction with a
-//! fresh exact Jacobian, so that the step carries no bias of the size of the tolerance; the default
+//! first-order duals only. The accepted iterate then receives one more Newton correction (the
+//! solver's polishing, [`NewtonOptions::polish`]), so that the step carries no bias of the size
+//! of the tolerance; the default
 //! tolerances ([`nonholonomic_newton_options`]) allow for the round-off floor of arrows far from the
 //! origin ([`NONHOLONOMIC_RESIDUAL_TOL`]). As for [`crate::constraints::ConstrainedFlow`],
 //! `M = R + K` is a const parameter checked at compile time (stable Rust cannot write `{R + K}`).
@@ -134,7 +135,7 @@ use crate::lagrangian::{
 };
 use crate::noether::InfinitesimalSymmetry;
 use crate::pair::PairGroupoid;
-use geom_core::linalg::{Lu, invert};
+use geom_core::linalg::invert;
 use geom_core::newton::{NewtonOptions, NewtonReport};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector, Vector2, Vector3};
@@ -538,8 +539,8 @@ impl<Gd, L, C, const M: usize> NonholonomicFlow<Gd, L, C, M> {
         Ok(out)
     }
 
-    /// Newton on `(ξ, λ)`: `F^-L(exp_x ξ) + μ(x)ᵀλ − p = 0`, `ψ(exp_x ξ) = 0`, then one final
-    /// correction with a fresh exact Jacobian at the accepted iterate (module documentation).
+    /// Newton on `(ξ, λ)`: `F^-L(exp_x ξ) + μ(x)ᵀλ − p = 0`, `ψ(exp_x ξ) = 0`, with the final
+    /// polishing correction of [`NewtonOptions::polish`] (module documentation).
     fn solve<const R: usize, const K: usize>(
         &self,
         x: &BaseAt<Gd, R>,
@@ -571,7 +572,7 @@ impl<Gd, L, C, const M: usize> NonholonomicFlow<Gd, L, C, M> {
             let jac = saddle::<R, K, M>(&d.mixed.transpose(), &mu_t, &d.phi_a);
             (join::<R, K, M>(&(d.grad_b + mu_t * lambda - p), &d.phi), jac)
         };
-        let (mut u, report) = solve_m(
+        let (u, report) = solve_m(
             |u: &SVector<f64, M>, jac: Option<&mut SMatrix<f64, M, M>>| {
                 let Some(jac) = jac else {
                     // residual only (the warm-start test): first-order duals
@@ -589,18 +590,6 @@ impl<Gd, L, C, const M: usize> NonholonomicFlow<Gd, L, C, M> {
             guess,
             &self.newton,
         )?;
-        // Final correction: the accepted iterate may sit anywhere below the tolerance (a warm start
-        // that already passes it is returned after 0 iterations); one more exact Newton correction
-        // removes that bias, so that the constraint and the conserved quantities hold to round-off
-        // over long runs. Skipped if it is not finite or the Jacobian is singular (the accepted
-        // iterate stands).
-        let (f, j) = full(&u);
-        if let Ok(lu) = Lu::factor(&j, "nonholonomic step Jacobian (final correction)") {
-            let corrected = u - lu.solve(&f);
-            if corrected.iter().all(|v| v.is_finite()) {
-                u = corrected;
-            }
-        }
         let (xi, lambda) = split::<R, K, M>(&u);
         Ok(NonholonomicStep { g: LieGroupoid::<f64, R>::fibre_exp(gd, x, &xi), lambda, report })
     }
@@ -716,15 +705,15 @@ impl<Y, F> MomentumObserver<Y, F> {
 /// sleigh 700 units from the origin with `m = 1`, `h = 0.02` cannot get below `≈ 3e-12`, which the
 /// integrator default `1e-14` (round-off acceptance `100 × 1e-14`) refuses after 50 iterations.
 /// The flows therefore accept a residual of `1e-12` (a stalled one up to `1e-10`, i.e. `m|x|/h` up
-/// to about `1e6`), keep the step test at `1e-14`, and apply one final exact Newton correction
-/// to the accepted iterate ([`NonholonomicFlow::step`]): the constraint `ψ` and the conserved
+/// to about `1e6`), keep the step test at `1e-14`, and polish the accepted iterate with one more Newton correction
+/// ([`NewtonOptions::polish`]): the constraint `ψ` and the conserved
 /// quantities still end at round-off (measured in `crates/groupoid/tests/nonholonomic.rs`).
 pub const NONHOLONOMIC_RESIDUAL_TOL: f64 = 1e-12;
 
 /// The default Newton options of [`NonholonomicFlow`]: residual [`NONHOLONOMIC_RESIDUAL_TOL`],
-/// step `1e-14`, 50 iterations, full Newton.
+/// step `1e-14`, 50 iterations, full Newton, final polishing.
 pub fn nonholonomic_newton_options() -> NewtonOptions {
-    NewtonOptions { residual_tol: NONHOLONOMIC_RESIDUAL_TOL, ..NewtonOptions::integrator() }
+    NewtonOptions { residual_tol: NONHOLONOMIC_RESIDUAL_TOL, ..crate::lagrangian::flow_newton_options() }
 }
 
 /// `(sin x)/x`, exact to round-off near 0.
