@@ -127,3 +127,46 @@ fn hp_stormer_verlet_is_symplectic_on_so3_and_se3() {
     );
     assert!(bad > 1e-4, "Lie–Euler must fail: {bad:e}");
 }
+
+/// The truncated members (`q ≥ 1`, docs/math.md §D.11) are variational too: Gauss `s = 2` with
+/// `q = 2` on the heavy top (both charts) and on the underwater vehicle.
+#[test]
+fn hp_gauss2_with_truncation_index_2_is_symplectic_on_so3_and_se3() {
+    let h = 0.1;
+    let gauss = integrators::tableau::gauss_legendre(2).unwrap();
+    let top = HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(1.0, 5.0, 6.0)), 1.0, Vector3::z()).unwrap();
+    let s = LieState::new(So3.exp(&Vector3::new(0.4, -0.2, 0.1)), Vector3::new(0.6, 1.5, 2.5));
+    for chart in [Chart::Exp, Chart::Cayley] {
+        let m = hp::HpIntegrator::<_, _, 3, 2>::new(So3, top, &gauss, chart).unwrap().with_truncation(2).unwrap();
+        let d = defect(
+            &So3,
+            |x| {
+                let mut y = *x;
+                m.step(&mut y, h).unwrap();
+                y
+            },
+            &s,
+        );
+        assert!(d <= 1e-8, "heavy top, {chart:?}, q = 2: symplecticity defect {d:e}");
+    }
+    let veh = UnderwaterVehicle::new(
+        Matrix3::from_diagonal(&Vector3::new(1.0, 2.0, 3.0)),
+        Matrix3::from_diagonal(&Vector3::new(2.0, 3.0, 4.0)),
+    )
+    .unwrap();
+    let s = LieState::new(
+        Se3.exp(&Vector6::new(0.1, 0.2, -0.1, 0.5, 0.0, 0.3)),
+        Vector6::new(0.3, -0.2, 0.5, 1.0, 0.4, -0.6),
+    );
+    let m = hp::HpIntegrator::<_, _, 6, 2>::new(Se3, veh, &gauss, Chart::Exp).unwrap().with_truncation(2).unwrap();
+    let d = defect(
+        &Se3,
+        |x| {
+            let mut y = *x;
+            m.step(&mut y, h).unwrap();
+            y
+        },
+        &s,
+    );
+    assert!(d <= 1e-8, "vehicle, q = 2: symplecticity defect {d:e}");
+}

@@ -77,6 +77,7 @@
 mod chart;
 mod lagrangian;
 mod scalar;
+mod truncation;
 
 pub use chart::{ChartDerivative, HpChart, ad_dtau_inv_transpose_derivative};
 use chart::{chart_dtau_inv_transpose, chart_dtau_inv_transpose_derivative};
@@ -85,6 +86,7 @@ pub use lagrangian::{
     AutoDiff, KineticPotential, Lagrangian, LeftLagrangian, Potential, PotentialGradient, ZeroPotential,
 };
 pub use scalar::{AdScalar, MapScalar};
+pub use truncation::{MAX_TRUNCATION, truncated_dtau_inv, truncated_dtau_inv_gradient};
 
 use crate::tableau::{self, Tableau};
 use discretization::{OneStep, check_step};
@@ -242,6 +244,8 @@ pub struct HpIntegrator<G, L, const D: usize, const S: usize, C = Chart> {
     /// separable `ℓ` (module docs, "separable Lagrangians"), else `None`.
     kicks: Option<(f64, f64)>,
     newton: NewtonOptions,
+    /// The truncation index `q` of `dτ^{-1}` in the reconstruction ([`Self::with_truncation`]).
+    truncation: u32,
 }
 
 impl<G, L, const D: usize, const S: usize, C> HpIntegrator<G, L, D, S, C>
@@ -303,7 +307,47 @@ where
             tableau_symmetric,
             kicks,
             newton: NewtonOptions::integrator(),
+            truncation: 0,
         })
+    }
+
+    /// The same integrator with `dτ^{-1}` in the reconstruction truncated after degree `q`
+    /// instead of `q = 0` (module [`truncated_dtau_inv`]; docs/math.md §D.11): a tableau of
+    /// order `p` then gives order `min(p, q + 2)` on any group with `τ = exp` (one more for an
+    /// even `q ≥ 2`, since `B_{q+1} = 0`), and order `p` with Cayley for `q ≥ 2` (there the
+    /// truncation is exact; Cayley with `q = 1` stays at order 2). The stages are solved in the
+    /// velocities `V^j = D_q(-hΘ^j) Ξ^j`; for `q ≥ 1` the left-invariant and separable
+    /// reductions do not apply and every step solves the `S` stage blocks.
+    ///
+    /// Errors ([`GeomError::InvalidParameter`]): `q ≥ 1` with a user's chart (the truncated
+    /// series is defined for the shipped charts), `q >` [`MAX_TRUNCATION`].
+    ///
+    /// ```
+    /// use geom_core::lie::{Chart, So3};
+    /// use integrators::hp::HpIntegrator;
+    /// use integrators::models::HeavyTop;
+    /// use integrators::tableau;
+    /// use discretization::OneStep;
+    /// use nalgebra::{Matrix3, Vector3};
+    /// let top = HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(1.0, 2.0, 3.0)), 1.5, Vector3::z())?;
+    /// let gauss = HpIntegrator::<_, _, 3, 2>::new(So3, top, &tableau::gauss_legendre(2)?, Chart::Exp)?;
+    /// assert_eq!(gauss.order(), 2); // q = 0 caps the order at 2
+    /// assert_eq!(gauss.clone().with_truncation(1)?.order(), 3);
+    /// assert_eq!(gauss.with_truncation(2)?.order(), 4);
+    /// # Ok::<(), geom_core::GeomError>(())
+    /// ```
+    pub fn with_truncation(mut self, q: u32) -> Result<Self> {
+        truncation::check_truncation(GroupChart::<f64, G, D>::builtin(&self.chart), q)?;
+        self.truncation = q;
+        if q > 0 && !self.name.contains(" q = ") {
+            self.name = format!("{}, q = {q}", self.name);
+        }
+        Ok(self)
+    }
+
+    /// The truncation index `q` of `dτ^{-1}` (0 unless set by [`Self::with_truncation`]).
+    pub fn truncation(&self) -> u32 {
+        self.truncation
     }
 
     /// The same integrator with other Newton options (validated).
@@ -365,7 +409,10 @@ where
         let xi0 = self.velocity_guess(&state.g, &state.pi)?;
         let lagrangian = &self.lagrangian;
         let chart = self.chart;
-        let (next, report) = if <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT {
+        let builtin = GroupChart::<f64, G, D>::builtin(&chart);
+        let (next, report) = if let (q @ 1.., Some(builtin)) = (self.truncation, builtin) {
+            self.step_truncated(state, h, inv_scale, xi0, builtin, q)?
+        } else if <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT {
             let (xi, report) = self.solve_reduced(&state.g, &state.pi, h, inv_scale, xi0)?;
             let t = GroupChart::<f64, G, D>::tau(&chart, group, &(xi * h))?;
             let g = LieGroup::<f64, D>::compose(group, &state.g, &t);
@@ -417,6 +464,46 @@ where
             return Err(GeomError::NonFinite { what: "HP state after the step" });
         }
         Ok((next, report))
+    }
+
+    /// The step with the truncation index `q ≥ 1` (module [`truncated_dtau_inv`]): Newton on
+    /// the `S` blocks `V^j`, from `V^j = ξ_0`, with the exact block Jacobian by AD.
+    fn step_truncated(
+        &self,
+        state: &LieState<ElementOf<G, D>, D>,
+        h: f64,
+        inv_scale: f64,
+        xi0: SVector<f64, D>,
+        chart: Chart,
+        q: u32,
+    ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
+        let (group, lagrangian, co) = (&self.group, &self.lagrangian, &self.coefficients);
+        let gk_d = group.map_scalar(&state.g, &DualSVec64::from_re);
+        let pik_d = state.pi.map(DualSVec64::from_re);
+        let (v, report) = newton_blocks::<D, S>(
+            |x, jac| match jac {
+                Some(out) => {
+                    let (fx, j) = block_jacobian(x, |xd| {
+                        let (r, _, _) =
+                            truncation::stage_equations(group, lagrangian, chart, q, co, h, &gk_d, &pik_d, xd)?;
+                        Ok(r.map(|ri| ri * DualSVec64::from_re(inv_scale)))
+                    })?;
+                    *out = j;
+                    Ok(fx)
+                }
+                None => {
+                    let (r, _, _) =
+                        truncation::stage_equations(group, lagrangian, chart, q, co, h, &state.g, &state.pi, x)?;
+                    Ok(r.map(|ri| ri * inv_scale))
+                }
+            },
+            &[xi0; S],
+            &self.newton,
+        )?;
+        let (_, m, vbar) = truncation::stage_equations(group, lagrangian, chart, q, co, h, &state.g, &state.pi, &v)?;
+        let g = LieGroup::<f64, D>::compose_tau(group, chart, &state.g, &(vbar * h))?;
+        let pi = LieGroup::<f64, D>::dtau_inv(group, chart, &(vbar * (-h)))?.tr_mul(&m);
+        Ok((LieState { g, pi }, report))
     }
 
     /// Solve `(dτ^{-1}_{hξ})* ∂ℓ/∂ξ(g, ξ) = μ` for `ξ` (the step of a left-invariant `ℓ`, and
@@ -597,17 +684,27 @@ where
     fn name(&self) -> String {
         self.name.clone()
     }
-    /// 2 for a left-invariant `ℓ` (every tableau gives the same symmetric scheme), else
-    /// `min(p, 2)`: the `q = 0` truncation of Bou-Rabee & Marsden caps the order at 2 on a
-    /// non-abelian group.
+    /// With `q = 0`: 2 for a left-invariant `ℓ` (every tableau gives the same symmetric
+    /// scheme), else `min(p, 2)` — the `q = 0` truncation of Bou-Rabee & Marsden caps the order
+    /// at 2 on a non-abelian group. With `q ≥ 1` ([`HpIntegrator::with_truncation`]):
+    /// `min(p, q_eff + 2)` with the exp chart (`q_eff = q`, or `q + 1` for an even `q` since
+    /// the odd Bernoulli numbers vanish), `p` with Cayley and `q ≥ 2`, 2 with Cayley and
+    /// `q = 1` (docs/math.md §D.11, measured in tests/hp_truncation.rs).
     fn order(&self) -> u32 {
-        if <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT { 2 } else { self.tableau_order.min(2) }
+        if let (q @ 1.., Some(chart)) = (self.truncation, GroupChart::<f64, G, D>::builtin(&self.chart)) {
+            self.tableau_order.min(truncation::order_cap(chart, q))
+        } else if <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT {
+            2
+        } else {
+            self.tableau_order.min(2)
+        }
     }
-    /// Symmetric for a left-invariant `ℓ`, and for a symmetric tableau whose stages all sit at
-    /// the endpoints (`c_i ∈ {0, 1}`, e.g. Lobatto IIIA `s = 2`): then the stage points are
-    /// `g_k`, `g_{k+1}` and the discrete Lagrangian is self-adjoint.
+    /// With `q = 0`: symmetric for a left-invariant `ℓ`, and for a symmetric tableau whose
+    /// stages all sit at the endpoints (`c_i ∈ {0, 1}`, e.g. Lobatto IIIA `s = 2`): then the
+    /// stage points are `g_k`, `g_{k+1}` and the discrete Lagrangian is self-adjoint. With
+    /// `q ≥ 1`, not claimed (the RKMK stages are centred at `g_k`).
     fn is_symmetric(&self) -> bool {
-        <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT || self.tableau_symmetric
+        self.truncation == 0 && (<L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT || self.tableau_symmetric)
     }
     fn step(&self, state: &mut LieState<ElementOf<G, D>, D>, h: f64) -> Result<()> {
         let (next, _) = self.try_step(state, h)?;
