@@ -5,8 +5,9 @@
 //! * Störmer–Verlet with hand-written derivatives through `StormerVerlet::step`, `Driver::run`,
 //!   `Box<dyn OneStep>`, and the workbench's `Simulation::advance`, against a hand-written
 //!   kick–drift–kick loop (target 1.2);
-//! * the triple jump (order 4) and Yoshida's order-6 composition of it through `Composition`,
-//!   against the same sequence of hand-written leapfrog sub-steps (target 1.2);
+//! * the triple jump (order 4), Yoshida's order-6 composition and the order-10 sets of Kahan–Li
+//!   (33 stages) and Sofroniou–Spaletta (35 stages) through `Composition`, against the same
+//!   sequence of hand-written leapfrog sub-steps (target 1.2);
 //! * Kahan–Li 8 through `VerletComposition` (merged kicks) against a hand-written loop of the same
 //!   merged kicks (target 1.2), and against the plain `Composition` (for information);
 //! * Störmer–Verlet with AD derivatives of a model written once (`AutoDiff::separable`) and of
@@ -18,7 +19,7 @@ mod common;
 
 use common::kepler::{Kepler, KeplerKinetic, KeplerModel, KeplerPotential, grad_v};
 use common::ratio::Report;
-use discretization::composition::{kahan_li8, triple_jump, yoshida6};
+use discretization::composition::{kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6};
 use discretization::{Composition, OneStep, PhaseState};
 use geom_core::function::{AutoDiff, Separable};
 use integrators::classical::StormerVerlet;
@@ -84,7 +85,12 @@ fn main() {
     let (mut s1, mut s2) = (initial(), initial());
     report.case("kepler_sv_box_dyn", 1.2, STEPS, |n| run_method(boxed.as_ref(), &mut s1, n), |n| hand(n, &mut s2));
 
-    for (case, scheme) in [("kepler_triple_jump_sv", triple_jump(2)), ("kepler_yoshida6_sv", yoshida6())] {
+    for (case, scheme) in [
+        ("kepler_triple_jump_sv", triple_jump(2)),
+        ("kepler_yoshida6_sv", yoshida6()),
+        ("kepler_kahan_li10_sv", kahan_li10()),
+        ("kepler_sofroniou_spaletta10_sv", sofroniou_spaletta10()),
+    ] {
         let gammas: Vec<f64> = scheme.stages.iter().map(|s| s.coefficient()).collect();
         let comp = Composition::new(StormerVerlet::new(Kepler), scheme).unwrap();
         let (mut a, mut b) = (initial(), initial());

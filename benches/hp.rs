@@ -341,6 +341,60 @@ fn ratios() {
             }
         },
     );
+
+    // the truncated Gauss s = 2 member (q = 2, order 4; docs/math.md §D.11) on the heavy top:
+    // against the same tableau with q = 0 (order 2: what the truncated equations cost per step)
+    // and against the other fourth-order route, the triple jump of HP-SV (three SV steps)
+    let gauss = integrators::tableau::gauss_legendre(2).unwrap();
+    let g2q0 = hp::HpIntegrator::<_, _, 3, 2>::new(So3, top, &gauss, Chart::Cayley).unwrap();
+    let g2q2 = g2q0.clone().with_truncation(2).unwrap();
+    let tj = discretization::Composition::new(top_sv.clone(), discretization::composition::triple_jump(2)).unwrap();
+    let (mut b, mut c) = (t0, t0);
+    report.case(
+        "heavy_top_hp_gauss2_q2_vs_gauss2_q0_info",
+        f64::INFINITY,
+        2000,
+        |n| {
+            for _ in 0..n {
+                g2q2.step(black_box(&mut b), H).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                g2q0.step(black_box(&mut c), H).unwrap();
+            }
+        },
+    );
+    let (mut b, mut c) = (t0, t0);
+    report.case(
+        "heavy_top_hp_gauss2_q2_vs_sv_triple_jump_info",
+        f64::INFINITY,
+        2000,
+        |n| {
+            for _ in 0..n {
+                g2q2.step(black_box(&mut b), H).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                tj.step(black_box(&mut c), H).unwrap();
+            }
+        },
+    );
+    // accuracy at the same h (t = 10): the error of each order-4 route against a fine reference
+    let run = |m: &dyn OneStep<LieState<Matrix3<f64>, 3>>, h: f64, n: usize| {
+        let mut s = t0;
+        for _ in 0..n {
+            m.step(&mut s, h).unwrap();
+        }
+        s
+    };
+    let reference = run(&tj, 10.0 / 20000.0, 20000);
+    for (name, m) in [("Gauss-2 q=2", &g2q2 as &dyn OneStep<_>), ("SV triple jump", &tj as &dyn OneStep<_>)] {
+        let s = run(m, H, 200);
+        let err = (s.g - reference.g).amax().max((s.pi - reference.pi).amax());
+        println!("heavy top, {name}, h = {H}, t = 10: error {err:.2e}");
+    }
     report.print("HP on Lie groups: ratio case project_ns reference_ns ratio target");
 }
 

@@ -160,8 +160,9 @@ fn on_a_vector_space_the_truncation_changes_nothing() {
     }
     let lag = KineticPotential::new(nalgebra::Matrix2::new(2.0, 0.3, 0.3, 1.0), Quartic).unwrap();
     let gauss = tableau::gauss_legendre(2).unwrap();
-    let a = HpIntegrator::<_, _, 2, 2>::new(Rn::<2>, lag.clone(), &gauss, Chart::Exp).unwrap();
-    let b = a.clone().with_truncation(3).unwrap();
+    let a = HpIntegrator::<_, _, 2, 2>::new(Rn::<2>, lag, &gauss, Chart::Exp).unwrap();
+    // (the same Newton iteration: with_truncation switches to simplified Newton by default)
+    let b = a.clone().with_truncation(3).unwrap().with_newton(*a.newton_options()).unwrap();
     let start = LieState::new(SVector::<f64, 2>::new(1.0, 0.5), SVector::<f64, 2>::new(0.0, 0.7));
     let (mut x, mut y) = (start, start);
     for _ in 0..100 {

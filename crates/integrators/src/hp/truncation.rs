@@ -116,7 +116,7 @@ pub fn truncated_dtau_inv<T: Scalar, G: LieGroup<T, D> + ?Sized, const D: usize>
             let mut sum = id;
             let mut inv_fact = 1.0;
             for m in 1..=(q.min(MAX_TRUNCATION) as usize) {
-                power = power * a;
+                power *= a;
                 inv_fact /= m as f64;
                 let beta = bernoulli(m).unwrap_or(0.0) * inv_fact;
                 if beta != 0.0 {
