@@ -27,7 +27,7 @@
 // Coefficients are quoted with the digits of their published tables.
 #![allow(clippy::excessive_precision)]
 
-mod common;
+use crate::common;
 
 use common::{Kepler, kepler_start};
 use discretization::composition::{

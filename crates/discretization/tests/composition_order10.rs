@@ -30,7 +30,7 @@
 // Coefficients are quoted with the digits of their published tables.
 #![allow(clippy::excessive_precision)]
 
-mod common;
+use crate::common;
 
 use common::{fitted_slope, kepler_exact, kepler_start, state_distance};
 use discretization::composition::{CompositionScheme, all_schemes, kahan_li10, sofroniou_spaletta10};

@@ -12,7 +12,7 @@
 //! variational equation along the orbit; the perihelion passages dominate). After `n = 1000`
 //! steps: ≲ 1000 · 1e-13 · 10 = 1e-9. Asserted `1e-9`; measured (printed) ≲ 2e-11.
 
-mod common;
+use crate::common;
 
 use common::maps::QuadraticShift;
 use common::{Kepler, KeplerModel, kepler_start, state_distance};

@@ -16,7 +16,7 @@
 //! still separates `p` from `p ± 1` (a lost order condition, a wrong McLachlan stage placement,
 //! which gives order 2, or a composition with a non-symmetric base method).
 
-mod common;
+use crate::common;
 
 use common::maps::QuadraticShift;
 use common::{Kepler, Oscillator, fitted_slope, kepler_exact, kepler_start, oscillator_exact, state_distance};

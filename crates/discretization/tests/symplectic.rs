@@ -16,7 +16,7 @@
 //! times the third derivatives, `≲ 1e-13`: 1e-12 has a margin ≥ 10 (measured ≤ 1e-15). RK2's
 //! defect is `O(h³)` with an O(1) constant, ~1e-3 at `h = 0.1`; it is asserted `> 1e-6`.
 
-mod common;
+use crate::common;
 
 use common::maps::QuadraticShift;
 use common::{Anharmonic3, Kepler, kepler_exact, kepler_start, omega_defect, state_distance};

@@ -20,7 +20,7 @@
 //! consistent sign; it now re-derives `q_{k+1} = R^2(q, v)` and `p_{k+1}` from the explicit
 //! equations at the converged `(q, p)` (measured 7e-14 over 10^4 steps).
 
-mod common;
+use crate::common;
 
 use common::maps::QuadraticShift;
 use common::{Anharmonic3, Kepler, KeplerModel, kepler_start, planar_angular_momentum};

@@ -20,7 +20,7 @@
 //!   heavier-than-water vehicle sinks with the acceleration `(W - B)/(m + added mass)`, a
 //!   lighter one rises.
 
-mod hp_common;
+use crate::hp_common;
 
 use discretization::OneStep;
 use discretization::composition::{Composition, kahan_li8};

@@ -9,7 +9,7 @@
 //! written out here with its own Newton iteration (Jacobian of docs/math.md §D.5) and its own
 //! Cayley map, and compared with `hp::stormer_verlet(So3, HeavyTop, Chart::Cayley)`.
 
-mod hp_common;
+use crate::hp_common;
 
 use discretization::OneStep;
 use geom_core::lie::{Chart, So3};

@@ -1,7 +1,7 @@
 //! Typed errors, untouched state on failure, metadata, and the trait-object seam of the HP and
 //! RKMK integrators.
 
-mod hp_common;
+use crate::hp_common;
 
 use discretization::OneStep;
 use geom_core::GeomError;

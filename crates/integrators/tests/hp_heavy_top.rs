@@ -3,7 +3,7 @@
 //! respects (G^i = g_k τ(hΘ^i) is left-equivariant) — is conserved to round-off; the energy
 //! error of Störmer–Verlet is of second order, that of symplectic Euler of first order.
 
-mod hp_common;
+use crate::hp_common;
 
 use discretization::OneStep;
 use geom_core::lie::{Chart, So3};

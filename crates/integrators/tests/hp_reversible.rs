@@ -3,7 +3,7 @@
 //! and on the free rigid body (reduced equation). Symplectic Euler B with -h undoes symplectic
 //! Euler A with h (they are adjoint, docs/math.md §D.5).
 
-mod hp_common;
+use crate::hp_common;
 
 use discretization::OneStep;
 use geom_core::lie::{Chart, So3};

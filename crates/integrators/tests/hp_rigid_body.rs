@@ -3,7 +3,7 @@
 //! arXiv:0801.0996, §4–§6): coadjoint-orbit (|Π|²) and spatial-momentum (RΠ) conservation to
 //! round-off, a bounded energy error without drift that scales like h², and R ∈ SO(3) to round-off.
 
-mod hp_common;
+use crate::hp_common;
 
 use discretization::OneStep;
 use geom_core::lie::{Chart, So3};

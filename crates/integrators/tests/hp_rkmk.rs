@@ -3,7 +3,7 @@
 //! on SO(3) × R^3, f(R, Π) = (I^{-1}Π, Π × I^{-1}Π): measured order 4; and it does not conserve the
 //! energy (nor |Π|²) — a fact about a non-symplectic method.
 
-mod hp_common;
+use crate::hp_common;
 
 use discretization::OneStep;
 use geom_core::lie::{Chart, So3xR3};

@@ -3,7 +3,7 @@
 //! so Π_{k+1} = Ad*_{τ(hξ)} Π_k, docs/math.md §D.5 check (ii)); energy bounded and second order.
 //! Ellipsoid a = 1 m, b = 0.5 m, c = 0.25 m, ρ = 1000 kg/m³ (hp_common::vehicle).
 
-mod hp_common;
+use crate::hp_common;
 
 use discretization::OneStep;
 use geom_core::lie::{Chart, LieGroup, Se3};

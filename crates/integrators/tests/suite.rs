@@ -1,0 +1,27 @@
+//! The integration tests of `integrators` in one test binary: one link and one monomorphisation of
+//! the shared generic code instead of one per file (the cold `cargo test --workspace` build
+//! time, README). Each file stays a module under its own name, so
+//! `cargo test -p integrators --test suite FILE::` runs one file. Tests that install a counting
+//! global allocator are binaries of their own (Cargo.toml).
+
+mod classical;
+mod driver;
+mod driver_checkpoint;
+mod driver_huge_runs;
+mod hp_buoyant_vehicle;
+mod hp_cayley_formula;
+mod hp_common;
+mod hp_composition_orders;
+mod hp_errors;
+mod hp_heavy_top;
+mod hp_prk_rn;
+mod hp_reversible;
+mod hp_rigid_body;
+mod hp_rkmk;
+mod hp_se3_chart;
+mod hp_symplectic;
+mod hp_truncation;
+mod hp_vehicle;
+mod lgvi;
+mod observers_lie;
+mod user_chart;
