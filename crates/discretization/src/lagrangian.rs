@@ -532,19 +532,28 @@ impl<G: LieGroup<f64, D>, L: ScalarFunction<D>, const D: usize> LieGroupDiscrete
 pub struct LieGroupDiscreteEulerLagrange<G, L, const D: usize> {
     discrete: LieGroupDiscreteLagrangian<G, L, D>,
     newton: NewtonOptions,
+    /// `∇ℓ(0)`, `D²ℓ(0)` and its factorization (`None` if singular or not finite): the data of
+    /// the warm start and of the first Newton Jacobian, the same at every step.
+    at_zero: (SVector<f64, D>, SMatrix<f64, D, D>, Option<Lu<f64, D>>),
 }
 
-impl<G, L, const D: usize> LieGroupDiscreteEulerLagrange<G, L, D> {
+impl<G, L: ScalarFunction<D>, const D: usize> LieGroupDiscreteEulerLagrange<G, L, D> {
     /// The DEP step of `L_d = h ℓ(τ^{-1}(g_0^{-1} g_1)/h)`, with
-    /// [`lie_newton_options`](crate::lie_hamiltonian::lie_newton_options): simplified Newton, one
-    /// AD Hessian of `ℓ` per step (at the warm start), then gradient-only iterations to the same
-    /// round-off tests.
+    /// [`lie_newton_options`](crate::lie_hamiltonian::lie_newton_options): simplified Newton whose
+    /// first Jacobian uses `D²ℓ(0)` (computed here, once), then gradient-only iterations to the
+    /// same round-off tests.
     pub fn new(group: G, chart: Chart, lagrangian: L) -> Self {
+        let (g0, h0) = AutoDiff(&lagrangian).gradient_and_hessian(&SVector::zeros());
+        let lu = Lu::factor(&h0, "Hessian of the reduced Lagrangian at 0").ok();
         Self {
             discrete: LieGroupDiscreteLagrangian::new(group, chart, lagrangian),
             newton: crate::lie_hamiltonian::lie_newton_options(),
+            at_zero: (g0, h0, lu),
         }
     }
+}
+
+impl<G, L, const D: usize> LieGroupDiscreteEulerLagrange<G, L, D> {
     /// The same step with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
         Self { newton, ..self }
@@ -576,10 +585,11 @@ where
         // warm start: the velocity of the Legendre transform linearized at ξ = 0,
         // ξ_0 = D²ℓ(0)^{-1} (μ − ∇ℓ(0)) (exact for a quadratic ℓ and h → 0), else ξ_0 = 0
         let zero = SVector::<f64, D>::zeros();
-        let (g0, h0) = ell.gradient_and_hessian(&zero);
-        let xi0 = match Lu::factor(&h0, "Hessian of the reduced Lagrangian at 0") {
-            Ok(lu) => lu.solve(&(mu - g0)),
-            Err(_) => zero,
+        let (g0, h0, lu0) = &self.at_zero;
+        let h0 = *h0;
+        let xi0 = match lu0 {
+            Some(lu) => lu.solve(&(mu - g0)),
+            None => zero,
         };
         let (xi0, hd) = (if xi0.iter().all(|v| v.is_finite()) { xi0 } else { zero }, DualSVec64::<D>::from_re(h));
         // F(ξ) = (dτ⁻¹_{hξ})ᵀ ∇ℓ(ξ) − μ,
