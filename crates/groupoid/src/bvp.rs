@@ -42,6 +42,21 @@
 //! Short nonholonomic maneuvers are ill-conditioned for the same reason (the multipliers act on the
 //! path only through the rotation of the rolling axis; `σ_min(DE) ~ 1e-7` for a plate-ball run
 //! over `t = 1`, `~ 0.2` over `t = 6`).
+//!
+//! **Robust shooting** addresses both limits. [`Shooting::solve_robust`] replaces Newton by
+//! Levenberg–Marquardt with a rank-revealing (SVD) step: the minimum-norm correction
+//! `δ = −Σ_{σ_i > τ} σ_i/(σ_i² + μ) (u_iᵀE) v_i`, `τ = rank_rtol · σ_max`, which solves
+//! `(JᵀJ + μI)δ = −JᵀE` on the numerical range of `J = DE` (Levenberg, 1944; Marquardt, 1963;
+//! the truncated-SVD pseudo-inverse for rank-deficient least squares: Golub & Van Loan,
+//! *Matrix Computations*, 4th ed., 2013, §5.5). It converges where `DE` is singular at the
+//! solution and reports the null directions it found ([`RobustSolution::gauge`]; the free
+//! multiplier of a straight roll, the vertical-rotation symmetry of a reorientation in place),
+//! with the residual history on success and failure ([`BvpError::NotConverged`]).
+//! [`Shooting::solve_continuation`] walks the target from a reachable one to the requested one
+//! in `k` warm-started stages. [`MultipleShooting`] takes unknowns at interior nodes with
+//! continuity defects as residuals (Bock & Plitt, *A multiple shooting algorithm for direct
+//! solution of optimal control problems*, 1984): each segment's sensitivity is a product of
+//! fewer step tangents, so it converges from node-wise guesses where single shooting fails.
 
 use crate::constraints::{
     ConstrainedFlow, Constraints, ElementAt, Hd, SigmaPoint, check_dims, jacobian_at_zero, join, mixed_derivatives,
@@ -49,10 +64,11 @@ use crate::constraints::{
 };
 use crate::groupoid::LieGroupoid;
 use crate::lagrangian::{AdGroupoid, Arrow, DiscreteLagrangian, GroupoidLift};
+use geom_core::error::all_finite;
 use geom_core::linalg::Lu;
-use geom_core::newton::{NewtonOptions, NewtonReport};
+use geom_core::newton::{NewtonOptions, NewtonReport, ROUNDOFF_FACTOR};
 use geom_core::{GeomError, Result};
-use nalgebra::{SMatrix, SVector};
+use nalgebra::{Const, DMatrix, DVector, Dyn, OMatrix, SMatrix, SVector};
 use num_dual::DualSVec64;
 
 /// A solved boundary-value problem.
@@ -101,6 +117,15 @@ impl<Gd, L, C, const M: usize> Shooting<Gd, L, C, M> {
         self.steps
     }
 
+    /// An empty trajectory with room for `n` arrows; [`GeomError::InvalidParameter`] (`what =
+    /// "steps"`) if that cannot be allocated (e.g. `n = usize::MAX / 2`), instead of an abort.
+    fn trajectory_buffer<E, const K: usize>(&self) -> Result<Vec<SigmaPoint<E, K>>> {
+        try_vec(self.steps, "shooting steps n").map_err(|_| GeomError::InvalidParameter {
+            what: "steps",
+            reason: format!("cannot allocate a trajectory of {} arrows", self.steps),
+        })
+    }
+
     /// The shooting residual `E(u)` and its exact Jacobian `DE(u)` for the target `g` (module
     /// documentation), `u = (ξ_1, λ_1)`. Errors: any error of a step (non-convergence, singular step
     /// Jacobian), of `fibre_log`, or a singular linearized step.
@@ -114,15 +139,17 @@ impl<Gd, L, C, const M: usize> Shooting<Gd, L, C, M> {
         L: DiscreteLagrangian<Gd, R>,
         C: Constraints<Gd, R, K>,
     {
-        let mut trajectory = Vec::with_capacity(self.steps);
+        let mut trajectory = self.trajectory_buffer()?;
         let mut jacobian = SMatrix::zeros();
         let residual = self.evaluate(target, u, &mut trajectory, Some(&mut jacobian))?;
         Ok((residual, jacobian))
     }
 
-    /// Solve the boundary-value problem from the guess `(ξ_1, λ_1)`. Errors: outer Newton failures
-    /// ([`GeomError::NotConverged`], [`GeomError::SingularMatrix`]) and any error of
-    /// [`Shooting::residual`].
+    /// Solve the boundary-value problem from the guess `(ξ_1, λ_1)` by bare Newton. Errors: outer
+    /// Newton failures ([`GeomError::NotConverged`], [`GeomError::SingularMatrix`]), a trajectory
+    /// of `n` arrows that cannot be allocated ([`GeomError::InvalidParameter`]) and any error of
+    /// [`Shooting::residual`]. Where the solution is not isolated or the guess is far, use
+    /// [`Shooting::solve_robust`] or [`MultipleShooting`].
     pub fn solve<const R: usize, const K: usize>(
         &self,
         target: &Arrow<Gd, R>,
@@ -135,7 +162,7 @@ impl<Gd, L, C, const M: usize> Shooting<Gd, L, C, M> {
         C: Constraints<Gd, R, K>,
     {
         check_dims::<R, K, M>();
-        let mut trajectory = Vec::with_capacity(self.steps);
+        let mut trajectory = self.trajectory_buffer()?;
         let mut iterates = Vec::new();
         let mut residuals = Vec::new();
         let u0 = join::<R, K, M>(xi_guess, lambda_guess);
@@ -263,5 +290,841 @@ impl<Gd, L, C, const M: usize> Shooting<Gd, L, C, M> {
         jacobian.fixed_view_mut::<R, M>(0, 0).copy_from(&(d_end * t));
         jacobian.fixed_view_mut::<K, R>(R, 0).copy_from(&dphi1);
         Ok(residual)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Robust shooting: Levenberg–Marquardt with a rank-revealing (SVD) step, gauge directions,
+// continuation in the boundary data, and multiple shooting.
+
+/// Dense multiple-shooting systems with more unknowns than this are refused
+/// ([`BvpError::TooLarge`]): the Levenberg–Marquardt step takes a dense SVD of the
+/// `n × n` Jacobian (`O(n³)` flops, `8n²` bytes: 8 MiB and a few seconds at the bound).
+pub const MAX_DENSE_UNKNOWNS: usize = 1024;
+
+/// Errors of the robust boundary-value solvers ([`Shooting::solve_robust`],
+/// [`Shooting::solve_continuation`], [`MultipleShooting::solve`]).
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BvpError {
+    /// An error of the flow, of the groupoid maps or of the options, unchanged.
+    #[error(transparent)]
+    Geom(#[from] GeomError),
+    /// Levenberg–Marquardt stopped without reaching the tolerance: the trial budget is spent, or
+    /// the damping grew past `1e20 σ_max²` without a decrease of `|E|_2`.
+    #[error(
+        "robust shooting did not converge after {iterations} accepted steps and {rejected} rejected trials \
+         (residual |E|_inf = {residual:.3e})"
+    )]
+    NotConverged {
+        /// Accepted steps.
+        iterations: usize,
+        /// Rejected trial steps.
+        rejected: usize,
+        /// `|E|_∞` at the last accepted iterate.
+        residual: f64,
+        /// `|E|_2` at the guess and at every accepted iterate (non-increasing).
+        history: Vec<f64>,
+    },
+    /// A size derived from the user's `N` exceeds what the solver accepts or can allocate.
+    #[error("{what} = {requested} exceeds the limit {limit}")]
+    TooLarge {
+        /// Which size.
+        what: &'static str,
+        /// Requested size (saturated at `usize::MAX`).
+        requested: usize,
+        /// Largest accepted size (for allocations: the request that failed, minus one).
+        limit: usize,
+    },
+}
+
+/// Options of the Levenberg–Marquardt shooting solvers.
+///
+/// `Default`: `residual_tol = 1e-12`, `max_trials = 200`, `rank_rtol = 1e-9`,
+/// `initial_damping = 1e-4`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShootingOptions {
+    /// Converged when `|E(u)|_∞ <= residual_tol` (or, at the round-off floor, when a Gauss–Newton
+    /// trial with `|E|_∞ <= 100 · residual_tol` fails to decrease `|E|_2`).
+    pub residual_tol: f64,
+    /// Budget of trial steps (accepted + rejected).
+    pub max_trials: usize,
+    /// Singular values `σ_i <= rank_rtol · σ_max` of the Jacobian are treated as zero: dropped
+    /// from the step (minimum-norm correction) and reported as gauge directions at the solution.
+    pub rank_rtol: f64,
+    /// The first damping is `μ_0 = initial_damping · σ_max²` (`0`: start with Gauss–Newton).
+    pub initial_damping: f64,
+}
+
+impl Default for ShootingOptions {
+    fn default() -> Self {
+        Self { residual_tol: 1e-12, max_trials: 200, rank_rtol: 1e-9, initial_damping: 1e-4 }
+    }
+}
+
+impl ShootingOptions {
+    /// [`GeomError::InvalidParameter`] unless the tolerances are finite and positive
+    /// (`rank_rtol < 1`), `initial_damping` is finite and non-negative and `max_trials >= 1`.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |what: &'static str, v: f64| GeomError::InvalidParameter { what, reason: format!("got {v}") };
+        if !(self.residual_tol.is_finite() && self.residual_tol > 0.0) {
+            return Err(bad("residual_tol", self.residual_tol));
+        }
+        if !(self.rank_rtol.is_finite() && self.rank_rtol > 0.0 && self.rank_rtol < 1.0) {
+            return Err(bad("rank_rtol", self.rank_rtol));
+        }
+        if !(self.initial_damping.is_finite() && self.initial_damping >= 0.0) {
+            return Err(bad("initial_damping", self.initial_damping));
+        }
+        if self.max_trials == 0 {
+            return Err(GeomError::InvalidParameter { what: "max_trials", reason: "must be at least 1".into() });
+        }
+        Ok(())
+    }
+}
+
+/// A boundary-value problem solved by a robust shooting solver.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RobustSolution<E, const K: usize> {
+    /// The solution `(g_1, λ_1), …, (g_n, λ_n)`.
+    pub trajectory: Vec<SigmaPoint<E, K>>,
+    /// The shooting unknowns at the solution: `(ξ_1, λ_1)` for single shooting; for multiple
+    /// shooting `(ξ_1, λ_1)` followed by `(p_j, ξ_j, λ_j)` for every interior node (see
+    /// [`MultipleShooting`]).
+    pub unknowns: DVector<f64>,
+    /// Orthonormal null directions of the Jacobian at the solution (right singular vectors with
+    /// `σ_i <= rank_rtol · σ_max`), in the coordinates of [`RobustSolution::unknowns`]: the
+    /// gauge freedom of a non-isolated solution (e.g. the multiplier along the rolling axis of
+    /// a straight plate-ball roll). Empty for an isolated solution.
+    pub gauge: Vec<DVector<f64>>,
+    /// The singular values of the Jacobian at the solution (descending).
+    pub singular_values: DVector<f64>,
+    /// `|E|_2` at the guess and at every accepted iterate (non-increasing: the damping rejects
+    /// any trial that does not decrease it). For [`Shooting::solve_continuation`]: of the last
+    /// stage.
+    pub residual_history: Vec<f64>,
+    /// `|E|_∞` at the solution.
+    pub residual: f64,
+    /// Accepted steps (for [`Shooting::solve_continuation`]: summed over the stages).
+    pub iterations: usize,
+    /// Rejected trial steps (damping increased).
+    pub rejected: usize,
+    /// Accepted steps of every continuation stage (empty unless [`Shooting::solve_continuation`]).
+    pub stage_iterations: Vec<usize>,
+}
+
+/// The outcome of [`levenberg_marquardt`].
+struct LmOutcome {
+    u: DVector<f64>,
+    residual: f64,
+    history: Vec<f64>,
+    iterations: usize,
+    rejected: usize,
+    gauge: Vec<DVector<f64>>,
+    singular_values: DVector<f64>,
+}
+
+/// Levenberg–Marquardt on `E(u) = 0`, `E: R^n → R^n`, with the step from the SVD
+/// `J = U Σ Vᵀ` of the exact Jacobian:
+///
+/// ```text
+/// (JᵀJ + μ I) δ = −Jᵀ E     restricted to span{v_i : σ_i > τ},   τ = rank_rtol · σ_max,
+/// δ(μ) = − Σ_{σ_i > τ} σ_i / (σ_i² + μ) · (u_iᵀ E) v_i .
+/// ```
+///
+/// With `μ = 0` this is the Gauss–Newton step with the truncated pseudo-inverse, `δ = −J⁺E`: the
+/// minimum-norm least-squares correction, with no component along the numerical null space
+/// (so a gauge freedom is not moved). The damping is Levenberg's (`D = I`), for which every
+/// step lies in `range(Jᵀ)`, orthogonal to the null directions, also for `μ > 0`. A trial
+/// `u + δ` is accepted iff `|E(u + δ)|_2 < |E(u)|_2` (so the history is strictly decreasing);
+/// then `μ ← μ/10` if the gain ratio `ρ = (|E|² − |E(u+δ)|²)/(|E|² − |E + Jδ|²) > 0.75`,
+/// `μ ← 2μ` if `ρ < 0.25`, and `μ ← 0` once `μ < 1e-15 σ_max²` (Gauss–Newton: quadratic
+/// convergence on a zero-residual problem). A rejected trial (or one whose evaluation fails)
+/// sets `μ ← max(10μ, 1e-8 σ_max²)` and retries with the same SVD (every trial is evaluated
+/// with its Jacobian, so an accepted one needs no second run of the flow). Stops when
+/// `|E|_∞ <= residual_tol`, or at the round-off floor (a rejected Gauss–Newton trial with
+/// `|E|_∞ <= 100 residual_tol`); fails with [`BvpError::NotConverged`] (carrying the history)
+/// when `max_trials` is spent or `μ > 1e20 σ_max²`.
+fn levenberg_marquardt(
+    mut eval: impl FnMut(&DVector<f64>) -> Result<(DVector<f64>, DMatrix<f64>)>,
+    u0: DVector<f64>,
+    opts: &ShootingOptions,
+) -> std::result::Result<LmOutcome, BvpError> {
+    opts.validate()?;
+    if !u0.iter().all(|v| v.is_finite()) {
+        return Err(GeomError::NonFinite { what: "shooting guess" }.into());
+    }
+    let mut u = u0;
+    let (mut r, mut jac) = eval(&u)?;
+    if !(all_finite(r.iter()) && all_finite(jac.iter())) {
+        return Err(GeomError::NonFinite { what: "shooting residual or Jacobian at the guess" }.into());
+    }
+    let mut history = vec![r.norm()];
+    let (mut iterations, mut rejected) = (0usize, 0usize);
+    let mut svd = svd_of(&jac, 0)?;
+    let mut mu = opts.initial_damping * svd.singular_values.max().powi(2);
+    let mut trials = 0;
+    let converged = loop {
+        if r.amax() <= opts.residual_tol {
+            break true;
+        }
+        if trials >= opts.max_trials {
+            break false;
+        }
+        trials += 1;
+        let smax = svd.singular_values.max();
+        let (Some(uu), Some(v_t)) = (svd.u.as_ref(), svd.v_t.as_ref()) else {
+            return Err(
+                GeomError::SingularMatrix { what: "SVD of the shooting Jacobian", iteration: iterations }.into()
+            );
+        };
+        let ur = uu.tr_mul(&r);
+        let mut delta = DVector::zeros(u.len());
+        for (i, &s) in svd.singular_values.iter().enumerate() {
+            if s > opts.rank_rtol * smax {
+                delta -= v_t.row(i).transpose() * (s / (s * s + mu) * ur[i]);
+            }
+        }
+        let trial_u = &u + &delta;
+        let accepted = match eval(&trial_u) {
+            Ok((tr, tj)) if all_finite(tr.iter()) && all_finite(tj.iter()) && tr.norm() < r.norm() => {
+                let predicted = r.norm_squared() - (&r + &jac * &delta).norm_squared();
+                let rho = (r.norm_squared() - tr.norm_squared()) / predicted;
+                (u, r, jac) = (trial_u, tr, tj);
+                svd = svd_of(&jac, iterations)?;
+                history.push(r.norm());
+                iterations += 1;
+                let smax = svd.singular_values.max();
+                if rho > 0.75 {
+                    mu /= 10.0;
+                } else if rho < 0.25 {
+                    mu *= 2.0;
+                }
+                if mu < 1e-15 * smax * smax {
+                    mu = 0.0;
+                }
+                true
+            }
+            _ => false,
+        };
+        if !accepted {
+            rejected += 1;
+            if mu == 0.0 && r.amax() <= ROUNDOFF_FACTOR * opts.residual_tol {
+                break true;
+            }
+            mu = (10.0 * mu).max(1e-8 * smax * smax);
+            if mu > 1e20 * smax * smax {
+                break false;
+            }
+        }
+    };
+    if !converged {
+        return Err(BvpError::NotConverged { iterations, rejected, residual: r.amax(), history });
+    }
+    let smax = svd.singular_values.max();
+    let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
+    order.sort_by(|&a, &b| svd.singular_values[b].total_cmp(&svd.singular_values[a]));
+    let singular_values = DVector::from_iterator(order.len(), order.iter().map(|&i| svd.singular_values[i]));
+    let gauge = match svd.v_t.as_ref() {
+        Some(v_t) => order
+            .iter()
+            .filter(|&&i| svd.singular_values[i] <= opts.rank_rtol * smax)
+            .map(|&i| v_t.row(i).transpose())
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(LmOutcome { residual: r.amax(), u, history, iterations, rejected, gauge, singular_values })
+}
+
+/// The SVD of a finite Jacobian, with an iteration cap (nalgebra's default has none);
+/// [`GeomError::SingularMatrix`] if it does not converge.
+fn svd_of(jac: &DMatrix<f64>, iteration: usize) -> Result<nalgebra::SVD<f64, Dyn, Dyn>> {
+    jac.clone()
+        .try_svd(true, true, f64::EPSILON, 10_000)
+        .ok_or(GeomError::SingularMatrix { what: "SVD of the shooting Jacobian (no convergence)", iteration })
+}
+
+/// A `Vec` with room for `n` entries, or [`BvpError::TooLarge`] (no abort on a huge `n`).
+fn try_vec<T>(n: usize, what: &'static str) -> std::result::Result<Vec<T>, BvpError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| BvpError::TooLarge { what, requested: n, limit: n.saturating_sub(1) })?;
+    Ok(v)
+}
+
+/// `SMatrix` → `DMatrix`.
+fn dense<const A: usize, const B: usize>(m: &SMatrix<f64, A, B>) -> DMatrix<f64> {
+    DMatrix::from_column_slice(A, B, m.as_slice())
+}
+
+impl<Gd, L, C, const M: usize> Shooting<Gd, L, C, M> {
+    /// Solve the boundary-value problem from the guess `(ξ_1, λ_1)` by Levenberg–Marquardt with
+    /// the SVD step (see [`ShootingOptions`]; the step is the minimum-norm correction
+    /// `δ = −Σ_{σ_i > τ} σ_i/(σ_i² + μ) (u_iᵀE) v_i`, the solution of
+    /// `(JᵀJ + μI)δ = −JᵀE` on the numerical range, `τ = rank_rtol · σ_max`). Unlike
+    /// [`Shooting::solve`] it converges where `DE` is singular at the solution (a non-isolated
+    /// solution: the gauge directions are reported in [`RobustSolution::gauge`]) and from guesses
+    /// where bare Newton overshoots.
+    ///
+    /// Errors: [`BvpError::NotConverged`] with the residual history; [`BvpError::TooLarge`] when
+    /// the trajectory of `n` arrows cannot be allocated (e.g. `n = usize::MAX / 2`);
+    /// [`BvpError::Geom`] for invalid options, a non-finite guess, or an error at the guess
+    /// (errors at trial points only reject the trial).
+    pub fn solve_robust<const R: usize, const K: usize>(
+        &self,
+        target: &Arrow<Gd, R>,
+        xi_guess: &SVector<f64, R>,
+        lambda_guess: &SVector<f64, K>,
+        opts: &ShootingOptions,
+    ) -> std::result::Result<RobustSolution<Arrow<Gd, R>, K>, BvpError>
+    where
+        Gd: AdGroupoid<R>,
+        L: DiscreteLagrangian<Gd, R>,
+        C: Constraints<Gd, R, K>,
+    {
+        check_dims::<R, K, M>();
+        opts.validate()?;
+        let mut trajectory = try_vec(self.steps, "shooting steps n")?;
+        let u0 = join::<R, K, M>(xi_guess, lambda_guess);
+        let out = levenberg_marquardt(
+            |u| {
+                let us = SVector::<f64, M>::from_column_slice(u.as_slice());
+                let mut jac = SMatrix::<f64, M, M>::zeros();
+                let e = self.evaluate(target, &us, &mut trajectory, Some(&mut jac))?;
+                Ok((DVector::from_column_slice(e.as_slice()), dense(&jac)))
+            },
+            DVector::from_column_slice(u0.as_slice()),
+            opts,
+        )?;
+        let us = SVector::<f64, M>::from_column_slice(out.u.as_slice());
+        let e = self.evaluate(target, &us, &mut trajectory, None)?;
+        Ok(RobustSolution {
+            trajectory,
+            unknowns: out.u,
+            gauge: out.gauge,
+            singular_values: out.singular_values,
+            residual_history: out.history,
+            residual: e.amax().max(out.residual),
+            iterations: out.iterations,
+            rejected: out.rejected,
+            stage_iterations: Vec::new(),
+        })
+    }
+
+    /// Continuation in the boundary data: solve for the target `from` (a reachable one, e.g. the
+    /// end of a trajectory run from the guess) from the guess `(ξ_1, λ_1)`, then for the targets
+    ///
+    /// ```text
+    /// g(s_i) = from · exp_{β(from)}(s_i · fibre_log(i(from) · to)),   s_i = i / stages,  i = 1..stages,
+    /// ```
+    ///
+    /// (a curve of arrows with the fixed source `α(from) = α(to)`, `g(1) = to`), each stage
+    /// [`Shooting::solve_robust`] warm-started by the unknowns of the previous one. Returns the
+    /// solution for `to`, with the accepted steps of every stage (stage 0 = `from`) in
+    /// [`RobustSolution::stage_iterations`] and their sum in `iterations`. Errors: those of
+    /// [`Shooting::solve_robust`] at the first failing stage; [`GeomError::InvalidParameter`] for
+    /// `stages = 0`; an undefined `fibre_log(i(from) · to)`.
+    pub fn solve_continuation<const R: usize, const K: usize>(
+        &self,
+        from: &Arrow<Gd, R>,
+        to: &Arrow<Gd, R>,
+        xi_guess: &SVector<f64, R>,
+        lambda_guess: &SVector<f64, K>,
+        stages: usize,
+        opts: &ShootingOptions,
+    ) -> std::result::Result<RobustSolution<Arrow<Gd, R>, K>, BvpError>
+    where
+        Gd: AdGroupoid<R>,
+        L: DiscreteLagrangian<Gd, R>,
+        C: Constraints<Gd, R, K>,
+    {
+        if stages == 0 {
+            return Err(GeomError::InvalidParameter { what: "stages", reason: "need at least 1".into() }.into());
+        }
+        let gd = self.flow.groupoid();
+        let step = LieGroupoid::<f64, R>::fibre_log(
+            gd,
+            &LieGroupoid::<f64, R>::multiply(gd, &LieGroupoid::<f64, R>::inverse(gd, from), to),
+        )?;
+        let mut sol = self.solve_robust(from, xi_guess, lambda_guess, opts)?;
+        let mut counts = vec![sol.iterations];
+        let mut total = sol.iterations;
+        let mut rejected = sol.rejected;
+        for i in 1..=stages {
+            let s = i as f64 / stages as f64;
+            let target = LieGroupoid::<f64, R>::left_curve(gd, from, &(step * s));
+            let (xi, lambda) = split::<R, K, M>(&SVector::<f64, M>::from_column_slice(sol.unknowns.as_slice()));
+            sol = self.solve_robust(&target, &xi, &lambda, opts)?;
+            counts.push(sol.iterations);
+            total += sol.iterations;
+            rejected += sol.rejected;
+        }
+        sol.iterations = total;
+        sol.rejected = rejected;
+        sol.stage_iterations = counts;
+        Ok(sol)
+    }
+}
+
+/// Tangent matrices `∂ζ_k/∂U` (`A = R`) and `∂λ_k/∂U` (`A = K`) of a segment with `D` unknowns.
+type Tan<const A: usize> = OMatrix<f64, Const<A>, Dyn>;
+/// First-order duals of the chart derivatives.
+type D1<const R: usize> = DualSVec64<R>;
+
+/// `∂/∂a fibre_log(f(a))` at `a = 0` (forward AD).
+fn log_jacobian<Gd: AdGroupoid<R>, const R: usize>(
+    gd: &Gd,
+    f: impl Fn(&SVector<D1<R>, R>) -> ElementAt<Gd, R, D1<R>>,
+) -> Result<SMatrix<f64, R, R>> {
+    let (_, j) = num_dual::jacobian(
+        |a: SVector<D1<R>, R>| LieGroupoid::<D1<R>, R>::fibre_log(gd, &f(&a)),
+        &SVector::<f64, R>::zeros(),
+    )?;
+    Ok(j)
+}
+
+/// One step of the tangent propagation of the module documentation: from `T_{k−1}`, `T_k`,
+/// `Λ_k` at the pair `(g_k, λ_k)`, `(g_{k+1}, λ_{k+1})` to `T_{k+1}`, `Λ_{k+1}` (any number of
+/// columns).
+fn tangent_step<Gd, L, C, const R: usize, const K: usize, const M: usize>(
+    flow: &ConstrainedFlow<Gd, L, C, M>,
+    here: &SigmaPoint<Arrow<Gd, R>, K>,
+    next: &SigmaPoint<Arrow<Gd, R>, K>,
+    t_prev: &Tan<R>,
+    t: &Tan<R>,
+    lam: &Tan<K>,
+) -> Result<(Tan<R>, Tan<K>)>
+where
+    Gd: AdGroupoid<R>,
+    L: DiscreteLagrangian<Gd, R>,
+    C: Constraints<Gd, R, K>,
+{
+    let gd = flow.groupoid();
+    let (lag, con) = (flow.lagrangian(), flow.constraints());
+    let zero = SVector::<f64, R>::zeros();
+    let gh = GroupoidLift::<Hd<R>, R>::lift(gd, &here.g);
+    let nh = GroupoidLift::<Hd<R>, R>::lift(gd, &next.g);
+    type E<Gd, const R: usize> = ElementAt<Gd, R, Hd<R>>;
+    let lc = |g: &E<Gd, R>, a: &SVector<Hd<R>, R>| LieGroupoid::<Hd<R>, R>::left_curve(gd, g, a);
+    let rc = |g: &E<Gd, R>, a: &SVector<Hd<R>, R>| LieGroupoid::<Hd<R>, R>::right_curve(gd, g, a);
+    let a_prev = mixed_derivatives(gd, lag, con, &here.lambda, &zero, |a, b| lc(&rc(&gh, &(-a)), b));
+    let a_cur = mixed_derivatives(gd, lag, con, &here.lambda, &zero, |a, b| lc(&lc(&gh, a), b));
+    let b_cur = mixed_derivatives(gd, lag, con, &next.lambda, &zero, |a, b| rc(&rc(&nh, &(-a)), b));
+    let b_next = mixed_derivatives(gd, lag, con, &next.lambda, &zero, |a, b| rc(&lc(&nh, a), b));
+    let jac = saddle::<R, K, M>(&(-b_next.mixed.transpose()), &(-b_next.phi_b), &b_next.phi_a);
+    let rhs_top =
+        a_prev.mixed.transpose() * t_prev + (a_cur.mixed.transpose() - b_cur.mixed.transpose()) * t + a_cur.phi_b * lam;
+    let rhs_bottom = b_cur.phi_a * t;
+    let lu = Lu::factor(&jac, "linearized step (tangent propagation of the shooting)")?;
+    let width = t.ncols();
+    let mut t_next = Tan::<R>::zeros(width);
+    let mut lam_next = Tan::<K>::zeros(width);
+    for c in 0..width {
+        let col = -lu.solve(&join::<R, K, M>(&rhs_top.column(c).into_owned(), &rhs_bottom.column(c).into_owned()));
+        let (dz, dl) = split::<R, K, M>(&col);
+        t_next.set_column(c, &dz);
+        lam_next.set_column(c, &dl);
+    }
+    Ok((t_next, lam_next))
+}
+
+/// Multiple shooting for the fixed-endpoint problem of a [`ConstrainedFlow`] over `n` steps,
+/// with `S` segments starting at the arrows `m_j = ⌊j n / S⌋`, `j = 0..S` (`m_S = n`).
+///
+/// **Unknowns.** Segment 0 starts as single shooting, `U_0 = (ξ_1, λ_1) ∈ R^M`,
+/// `g_1 = exp_{α(g)}(ξ_1)`. Segment `j ≥ 1` has `U_j = (p_j, ξ_j, λ_j) ∈ R^{R+M}`: the product
+/// of the arrows before it, `P_j = P̄_j · exp_{β(P̄_j)}(p_j)` (an arrow from `α(g)`, in the chart
+/// at the reference `P̄_j` = the product of the guess arrows `g_1 ⋯ g_{m_j}`: on a pair groupoid
+/// it carries the node position, on a Lie group the accumulated group element), its first
+/// arrow `g_{m_j+1} = exp_{β(P_j)}(ξ_j)` and multipliers `λ_{m_j+1} = λ_j`. Each segment is run by
+/// the flow independently, giving `P̂_{j+1} = P_j · g_{m_j+1} ⋯ g_{m_{j+1}}` and one more step
+/// `(ĝ, λ̂)`.
+///
+/// **Residual** (`n_u = M + (S−1)(R+M)` equations in as many unknowns):
+///
+/// ```text
+/// φ(g_1) = 0                                                     (K)
+/// fibre_log(i(P̂_j) · P_j) = 0,  ξ_j − fibre_log(ĝ_j) = 0,  λ_j − λ̂_j = 0    (R + R + K, j = 1..S−1)
+/// fibre_log(i(g) · P̂_S) = 0                                      (R)
+/// ```
+///
+/// (continuity of the accumulated product, of the next arrow and of the multipliers; the
+/// constraints `φ = 0` of the other arrows hold by the flow and by continuity). The Jacobian is
+/// exact (the tangent propagation of the module documentation run per segment, seeded at
+/// `ζ_0 = ∂/∂p fibre_log(i(P_j) P̄_j exp(p_j + ·))`) and block bidiagonal: the continuity rows of
+/// node `j` touch `U_{j−1}` and `U_j` only. Each segment's sensitivity is a product of at most
+/// `⌈n/S⌉` step tangents instead of `n`, which is what lets multiple shooting converge where
+/// single shooting from the same guess overshoots.
+///
+/// **Linear algebra.** The Levenberg–Marquardt step of [`ShootingOptions`] is taken with a dense
+/// SVD of the `n_u × n_u` Jacobian (the rank-revealing minimum-norm step needs it; a block
+/// bidiagonal factorization does not reveal the rank). The size is bounded:
+/// `n_u <= `[`MAX_DENSE_UNKNOWNS`], else [`BvpError::TooLarge`]; the trajectory itself (`n`
+/// arrows) is the only allocation proportional to `n`.
+#[derive(Debug, Clone)]
+pub struct MultipleShooting<Gd, L, C, const M: usize> {
+    flow: ConstrainedFlow<Gd, L, C, M>,
+    steps: usize,
+    segments: usize,
+}
+
+impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
+    /// Multiple shooting over `steps = n >= 2` arrows in `1 <= segments <= n` segments
+    /// (else [`GeomError::InvalidParameter`]); [`BvpError::TooLarge`] when already
+    /// `segments · M > MAX_DENSE_UNKNOWNS` (the exact bound `M + (S−1)(R+M)` is checked by
+    /// [`MultipleShooting::solve`]). `segments = 1` is single shooting.
+    pub fn new(
+        flow: ConstrainedFlow<Gd, L, C, M>,
+        steps: usize,
+        segments: usize,
+    ) -> std::result::Result<Self, BvpError> {
+        if steps < 2 {
+            return Err(
+                GeomError::InvalidParameter { what: "steps", reason: format!("need at least 2, got {steps}") }.into()
+            );
+        }
+        if segments == 0 || segments > steps {
+            return Err(GeomError::InvalidParameter {
+                what: "segments",
+                reason: format!("need 1 <= segments <= steps = {steps}, got {segments}"),
+            }
+            .into());
+        }
+        let lower = segments.saturating_mul(M);
+        if lower > MAX_DENSE_UNKNOWNS {
+            return Err(BvpError::TooLarge {
+                what: "multiple-shooting unknowns",
+                requested: lower,
+                limit: MAX_DENSE_UNKNOWNS,
+            });
+        }
+        Ok(Self { flow, steps, segments })
+    }
+    /// The underlying flow.
+    pub fn flow(&self) -> &ConstrainedFlow<Gd, L, C, M> {
+        &self.flow
+    }
+    /// The number of arrows `n`.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+    /// The number of segments `S`.
+    pub fn segments(&self) -> usize {
+        self.segments
+    }
+    /// `m_j = ⌊j n / S⌋`: segment `j` holds the arrows `g_{m_j+1}, …, g_{m_{j+1}}` (0-based
+    /// indices `m_j..m_{j+1}` of the trajectory).
+    pub fn node(&self, j: usize) -> usize {
+        (j as u128 * self.steps as u128 / self.segments as u128) as usize
+    }
+    /// The number of unknowns `M + (S−1)(R+M)`, or [`BvpError::TooLarge`] above
+    /// [`MAX_DENSE_UNKNOWNS`].
+    pub fn unknowns<const R: usize>(&self) -> std::result::Result<usize, BvpError> {
+        let n = (self.segments - 1).checked_mul(R + M).and_then(|v| v.checked_add(M)).unwrap_or(usize::MAX);
+        if n > MAX_DENSE_UNKNOWNS {
+            return Err(BvpError::TooLarge {
+                what: "multiple-shooting unknowns",
+                requested: n,
+                limit: MAX_DENSE_UNKNOWNS,
+            });
+        }
+        Ok(n)
+    }
+
+    /// The reference products `P̄_j` (`j = 1..S−1`) and the initial unknowns from a guess
+    /// trajectory of `n` arrows (composable, else [`GeomError::OffManifold`]).
+    fn initial<const R: usize, const K: usize>(
+        &self,
+        guess: &[SigmaPoint<Arrow<Gd, R>, K>],
+    ) -> std::result::Result<(Vec<Arrow<Gd, R>>, DVector<f64>), BvpError>
+    where
+        Gd: AdGroupoid<R>,
+    {
+        check_dims::<R, K, M>();
+        let n = self.unknowns::<R>()?;
+        if guess.len() != self.steps {
+            return Err(GeomError::DimensionMismatch {
+                what: "multiple-shooting guess trajectory",
+                expected: self.steps,
+                got: guess.len(),
+            }
+            .into());
+        }
+        let gd = self.flow.groupoid();
+        let mut refs = Vec::with_capacity(self.segments - 1);
+        let mut u = DVector::zeros(n);
+        let xi0 = LieGroupoid::<f64, R>::fibre_log(gd, &guess[0].g)?;
+        u.rows_mut(0, R).copy_from(&xi0);
+        u.rows_mut(R, K).copy_from(&guess[0].lambda);
+        let mut product = guess[0].g.clone();
+        let mut k = 1;
+        for j in 1..self.segments {
+            let m = self.node(j);
+            while k < m {
+                product = LieGroupoid::<f64, R>::compose(gd, &product, &guess[k].g)?;
+                k += 1;
+            }
+            let col = M + (j - 1) * (R + M);
+            u.rows_mut(col + R, R).copy_from(&LieGroupoid::<f64, R>::fibre_log(gd, &guess[m].g)?);
+            u.rows_mut(col + 2 * R, K).copy_from(&guess[m].lambda);
+            refs.push(product.clone());
+        }
+        Ok((refs, u))
+    }
+
+    /// The residual and its exact Jacobian at the unknowns of the guess trajectory (struct
+    /// documentation; rows and columns in the order stated there). Errors as
+    /// [`MultipleShooting::solve`].
+    pub fn residual<const R: usize, const K: usize>(
+        &self,
+        target: &Arrow<Gd, R>,
+        guess: &[SigmaPoint<Arrow<Gd, R>, K>],
+    ) -> std::result::Result<(DVector<f64>, DMatrix<f64>), BvpError>
+    where
+        Gd: AdGroupoid<R>,
+        L: DiscreteLagrangian<Gd, R>,
+        C: Constraints<Gd, R, K>,
+    {
+        let (refs, u) = self.initial(guess)?;
+        let mut trajectory = try_vec(self.steps, "shooting steps n")?;
+        let mut jac = DMatrix::zeros(u.len(), u.len());
+        let e = self.evaluate(target, &refs, &u, &mut trajectory, Some(&mut jac))?;
+        Ok((e, jac))
+    }
+
+    /// The residual of `u` perturbed by `du`, at the reference products of `guess` (for
+    /// checking the Jacobian of [`MultipleShooting::residual`] by differences).
+    pub fn residual_at<const R: usize, const K: usize>(
+        &self,
+        target: &Arrow<Gd, R>,
+        guess: &[SigmaPoint<Arrow<Gd, R>, K>],
+        du: &DVector<f64>,
+    ) -> std::result::Result<DVector<f64>, BvpError>
+    where
+        Gd: AdGroupoid<R>,
+        L: DiscreteLagrangian<Gd, R>,
+        C: Constraints<Gd, R, K>,
+    {
+        let (refs, u) = self.initial(guess)?;
+        if du.len() != u.len() {
+            return Err(GeomError::DimensionMismatch { what: "perturbation", expected: u.len(), got: du.len() }.into());
+        }
+        let mut trajectory = try_vec(self.steps, "shooting steps n")?;
+        Ok(self.evaluate(target, &refs, &(u + du), &mut trajectory, None)?)
+    }
+
+    /// Solve the boundary-value problem from a guess trajectory `(g_1, λ_1), …, (g_n, λ_n)`
+    /// (composable arrows; it need not satisfy the dynamics or the constraints): the unknowns
+    /// start at the guess values at the segment starts. Levenberg–Marquardt with the SVD step as
+    /// [`Shooting::solve_robust`]; the gauge directions are in the coordinates `U` (struct
+    /// documentation).
+    ///
+    /// Errors: [`BvpError::TooLarge`] (`n_u > MAX_DENSE_UNKNOWNS`, or `n` arrows cannot be
+    /// allocated); [`GeomError::DimensionMismatch`] if `guess.len() != n`; the errors of
+    /// [`Shooting::solve_robust`].
+    pub fn solve<const R: usize, const K: usize>(
+        &self,
+        target: &Arrow<Gd, R>,
+        guess: &[SigmaPoint<Arrow<Gd, R>, K>],
+        opts: &ShootingOptions,
+    ) -> std::result::Result<RobustSolution<Arrow<Gd, R>, K>, BvpError>
+    where
+        Gd: AdGroupoid<R>,
+        L: DiscreteLagrangian<Gd, R>,
+        C: Constraints<Gd, R, K>,
+    {
+        opts.validate()?;
+        let (refs, u0) = self.initial(guess)?;
+        let mut trajectory = try_vec(self.steps, "shooting steps n")?;
+        let n = u0.len();
+        let out = levenberg_marquardt(
+            |u| {
+                let mut jac = DMatrix::zeros(n, n);
+                let e = self.evaluate(target, &refs, u, &mut trajectory, Some(&mut jac))?;
+                Ok((e, jac))
+            },
+            u0,
+            opts,
+        )?;
+        let e = self.evaluate(target, &refs, &out.u, &mut trajectory, None)?;
+        Ok(RobustSolution {
+            trajectory,
+            unknowns: out.u,
+            gauge: out.gauge,
+            singular_values: out.singular_values,
+            residual_history: out.history,
+            residual: e.amax().max(out.residual),
+            iterations: out.iterations,
+            rejected: out.rejected,
+            stage_iterations: Vec::new(),
+        })
+    }
+
+    /// Run every segment from `u` into `trajectory`, return the residual and write the Jacobian
+    /// into `jacobian` if asked (struct documentation).
+    fn evaluate<const R: usize, const K: usize>(
+        &self,
+        target: &Arrow<Gd, R>,
+        refs: &[Arrow<Gd, R>],
+        u: &DVector<f64>,
+        trajectory: &mut Vec<SigmaPoint<Arrow<Gd, R>, K>>,
+        mut jacobian: Option<&mut DMatrix<f64>>,
+    ) -> Result<DVector<f64>>
+    where
+        Gd: AdGroupoid<R>,
+        L: DiscreteLagrangian<Gd, R>,
+        C: Constraints<Gd, R, K>,
+    {
+        check_dims::<R, K, M>();
+        let gd = self.flow.groupoid();
+        let con = self.flow.constraints();
+        let nu = u.len();
+        if let Some(j) = jacobian.as_deref_mut() {
+            j.fill(0.0);
+        }
+        let x0 = LieGroupoid::<f64, R>::source(gd, target);
+        let mut res = DVector::zeros(nu);
+        let vec_r = |off: usize| SVector::<f64, R>::from_fn(|i, _| u[off + i]);
+        let vec_k = |off: usize| SVector::<f64, K>::from_fn(|i, _| u[off + i]);
+        // the product P_j of node j (j >= 1) at the unknowns
+        let node_product = |j: usize| {
+            let col = M + (j - 1) * (R + M);
+            LieGroupoid::<f64, R>::left_curve(gd, &refs[j - 1], &vec_r(col))
+        };
+        trajectory.clear();
+        // P̂_j from the previous segment
+        let mut prev_hat: Option<Arrow<Gd, R>> = None;
+        for j in 0..self.segments {
+            let (start, end) = (self.node(j), self.node(j + 1));
+            let (col, width) = if j == 0 { (0, M) } else { (M + (j - 1) * (R + M), R + M) };
+            let (pj, xi, lambda) = if j == 0 {
+                (LieGroupoid::<f64, R>::identity(gd, &x0), vec_r(0), vec_k(R))
+            } else {
+                (node_product(j), vec_r(col + R), vec_k(col + 2 * R))
+            };
+            let x = LieGroupoid::<f64, R>::target(gd, &pj);
+            let g = LieGroupoid::<f64, R>::fibre_exp(gd, &x, &xi);
+            trajectory.push(SigmaPoint::new(g.clone(), lambda));
+            for k in start + 1..end {
+                let (next, _) = self.flow.step_unchecked(&trajectory[k - 1], None)?;
+                trajectory.push(next);
+            }
+            let hat = if j + 1 < self.segments {
+                Some(self.flow.step_unchecked(&trajectory[end - 1], None)?.0)
+            } else {
+                None
+            };
+            let phat = trajectory[start..end]
+                .iter()
+                .fold(pj.clone(), |acc, p| LieGroupoid::<f64, R>::multiply(gd, &acc, &p.g));
+            if j == 0 {
+                res.rows_mut(0, K).copy_from(&con.eval::<f64>(gd, &g));
+            }
+            // the rows of node j+1 (continuity) or the end rows
+            let row = K + j * (R + M);
+            let next_p = hat.as_ref().map(|_| node_product(j + 1));
+            let link = match (&hat, &next_p) {
+                (Some(h), Some(p_next)) => {
+                    let ncol = M + j * (R + M);
+                    let d = LieGroupoid::<f64, R>::multiply(gd, &LieGroupoid::<f64, R>::inverse(gd, &phat), p_next);
+                    res.rows_mut(row, R).copy_from(&LieGroupoid::<f64, R>::fibre_log(gd, &d)?);
+                    res.rows_mut(row + R, R)
+                        .copy_from(&(vec_r(ncol + R) - LieGroupoid::<f64, R>::fibre_log(gd, &h.g)?));
+                    res.rows_mut(row + 2 * R, K).copy_from(&(vec_k(ncol + 2 * R) - h.lambda));
+                    Some(d)
+                }
+                _ => {
+                    let defect =
+                        LieGroupoid::<f64, R>::multiply(gd, &LieGroupoid::<f64, R>::inverse(gd, target), &phat);
+                    res.rows_mut(row, R).copy_from(&LieGroupoid::<f64, R>::fibre_log(gd, &defect)?);
+                    None
+                }
+            };
+            let Some(jac) = jacobian.as_deref_mut() else {
+                prev_hat = Some(phat);
+                continue;
+            };
+
+            // seeds
+            let xd = GroupoidLift::<D1<R>, R>::lift_base(gd, &x);
+            let g_inv = GroupoidLift::<D1<R>, R>::lift(gd, &LieGroupoid::<f64, R>::inverse(gd, &g));
+            let xid = xi.map(D1::<R>::from);
+            let z = log_jacobian(gd, |d| {
+                LieGroupoid::<D1<R>, R>::multiply(gd, &g_inv, &LieGroupoid::<D1<R>, R>::fibre_exp(gd, &xd, &(xid + d)))
+            })?;
+            let mut t_prev = Tan::<R>::zeros(width);
+            let mut t = Tan::<R>::zeros(width);
+            let mut lam = Tan::<K>::zeros(width);
+            if j == 0 {
+                t.fixed_view_mut::<R, R>(0, 0).copy_from(&z);
+                lam.fixed_view_mut::<K, K>(0, R).copy_from(&SMatrix::<f64, K, K>::identity());
+                let x0d = xd.clone();
+                let dphi1 = jacobian_at_zero(|d: SVector<D1<R>, R>| {
+                    con.eval::<D1<R>>(gd, &LieGroupoid::<D1<R>, R>::fibre_exp(gd, &x0d, &(xid + d)))
+                });
+                jac.view_mut((0, 0), (K, R)).copy_from(&dphi1);
+            } else {
+                // ζ_0 = Zp δp, with P_j(p + δp) = P_j · exp(ζ_0)
+                let pbar = GroupoidLift::<D1<R>, R>::lift(gd, &refs[j - 1]);
+                let pj_inv = GroupoidLift::<D1<R>, R>::lift(gd, &LieGroupoid::<f64, R>::inverse(gd, &pj));
+                let pd = vec_r(col).map(D1::<R>::from);
+                let zp = log_jacobian(gd, |d| {
+                    LieGroupoid::<D1<R>, R>::multiply(
+                        gd,
+                        &pj_inv,
+                        &LieGroupoid::<D1<R>, R>::left_curve(gd, &pbar, &(pd + d)),
+                    )
+                })?;
+                // ζ_1 along ζ_0 (δξ = 0): e_1 = i(g) · e_0 · exp_{β(e_0)}(ξ)
+                let a0 = log_jacobian(gd, |a| {
+                    let e0 = LieGroupoid::<D1<R>, R>::fibre_exp(gd, &xd, a);
+                    let moved = LieGroupoid::<D1<R>, R>::fibre_exp(gd, &LieGroupoid::<D1<R>, R>::target(gd, &e0), &xid);
+                    LieGroupoid::<D1<R>, R>::multiply(gd, &g_inv, &LieGroupoid::<D1<R>, R>::multiply(gd, &e0, &moved))
+                })?;
+                t_prev.fixed_view_mut::<R, R>(0, 0).copy_from(&zp);
+                t.fixed_view_mut::<R, R>(0, 0).copy_from(&(a0 * zp));
+                t.fixed_view_mut::<R, R>(0, R).copy_from(&z);
+                lam.fixed_view_mut::<K, K>(0, 2 * R).copy_from(&SMatrix::<f64, K, K>::identity());
+                // node j rows: columns of U_j
+                let nrow = K + (j - 1) * (R + M);
+                // set by segment j − 1 (segments run in order)
+                let prev = prev_hat.as_ref().ok_or(GeomError::NonFinite { what: "product of the previous segment" })?;
+                let d = GroupoidLift::<D1<R>, R>::lift(
+                    gd,
+                    &LieGroupoid::<f64, R>::multiply(gd, &LieGroupoid::<f64, R>::inverse(gd, prev), &pj),
+                );
+                let pb = log_jacobian(gd, |b| LieGroupoid::<D1<R>, R>::left_curve(gd, &d, b))?;
+                jac.view_mut((nrow, col), (R, R)).copy_from(&(pb * zp));
+                jac.view_mut((nrow + R, col + R), (R, R)).copy_from(&SMatrix::<f64, R, R>::identity());
+                jac.view_mut((nrow + 2 * R, col + 2 * R), (K, K)).copy_from(&SMatrix::<f64, K, K>::identity());
+            }
+            // propagate to the last arrow of the segment
+            for k in start..end - 1 {
+                let (tn, ln) = tangent_step(&self.flow, &trajectory[k], &trajectory[k + 1], &t_prev, &t, &lam)?;
+                t_prev = std::mem::replace(&mut t, tn);
+                lam = ln;
+            }
+            match (&hat, &link) {
+                (Some(h), Some(d)) => {
+                    let (t_hat, lam_hat) = tangent_step(&self.flow, &trajectory[end - 1], h, &t_prev, &t, &lam)?;
+                    let dd = GroupoidLift::<D1<R>, R>::lift(gd, d);
+                    let pa = log_jacobian(gd, |a| LieGroupoid::<D1<R>, R>::right_curve(gd, &dd, &(-a)))?;
+                    let hd = GroupoidLift::<D1<R>, R>::lift(gd, &h.g);
+                    let ga = log_jacobian(gd, |a| LieGroupoid::<D1<R>, R>::right_curve(gd, &hd, &(-a)))?;
+                    let gb = log_jacobian(gd, |b| LieGroupoid::<D1<R>, R>::left_curve(gd, &hd, b))?;
+                    jac.view_mut((row, col), (R, width)).copy_from(&(pa * &t));
+                    jac.view_mut((row + R, col), (R, width)).copy_from(&(-(ga * &t + gb * &t_hat)));
+                    jac.view_mut((row + 2 * R, col), (K, width)).copy_from(&(-lam_hat));
+                }
+                _ => {
+                    let defect =
+                        LieGroupoid::<f64, R>::multiply(gd, &LieGroupoid::<f64, R>::inverse(gd, target), &phat);
+                    let dd = GroupoidLift::<D1<R>, R>::lift(gd, &defect);
+                    let d_end = log_jacobian(gd, |a| LieGroupoid::<D1<R>, R>::left_curve(gd, &dd, a))?;
+                    jac.view_mut((row, col), (R, width)).copy_from(&(d_end * &t));
+                }
+            }
+            prev_hat = Some(phat);
+        }
+        Ok(res)
     }
 }

@@ -25,7 +25,19 @@
 //! * [`variational`]: the discrete action sum with fixed endpoints and its gradient over
 //!   admissible variations, with and without multipliers (Marrero et al. 2015, §5);
 //! * [`bvp`]: fixed-endpoint boundary-value problems (discrete optimal control) by shooting with
-//!   the exact tangent-map Jacobian [`Shooting`] (docs/math.md §C.6.2–C.6.3).
+//!   the exact tangent-map Jacobian [`Shooting`] (docs/math.md §C.6.2–C.6.3);
+//! * [`algebroid`]: the Lie algebroid `AG` of every ready-made groupoid as API ([`LieAlgebroid`]:
+//!   rank, base chart, anchor `ρ^i_a`, structure functions `C^c_ab`, the bracket
+//!   `[X, Y]^c = ρ(X)(Y^c) − ρ(Y)(X^c) + C^c_ab X^a Y^b`) and the public checkers
+//!   [`check_algebroid`] (antisymmetry, Jacobi, Leibniz, anchor morphism) and
+//!   [`check_groupoid_algebroid`] (the formulas against the derivatives of the groupoid)
+//!   (docs/math.md §C.8.1–C.8.2);
+//! * [`discretization_map`]: discretization maps `R_d: AG → G` with `R_d(0_x) = ε(x)` and
+//!   `∂_a fibre_log(R_d(x, a))|_0 = I` ([`AlgebroidDiscretization`], [`FibreThetaMap`], the
+//!   `discretization` crate's maps on `R^N × R^N`, [`check_discretization_map`]), the induced
+//!   `L_d = h L ∘ R_d^{-1}` ([`InducedLagrangian`]) and its checked flow [`InducedFlow`]
+//!   (docs/math.md §C.8.3–C.8.4); [`every_scalar`]: groups and groupoids at every scalar, which
+//!   these generic constructions need.
 //!
 //! # Guided tour
 //!
@@ -42,7 +54,11 @@
 //!    [`check_regularity`], and the flows [`DiscreteFlow`] (DEL
 //!    $F^+L(g\_k) = F^-L(g\_{k+1})$), [`ConstrainedFlow`], [`DiscreteHamiltonianFlow`];
 //! 4. Noether momenta [`momentum_map`], [`check_conservation`] for a symmetry given by its
-//!    sections ([`PairDiagonal`], [`ConstantSection`], [`FnSection`]).
+//!    sections ([`PairDiagonal`], [`ConstantSection`], [`FnSection`]);
+//! 5. or, instead of writing $L\_d$ by hand: the algebroid $AG$ ([`LieAlgebroid`]), a
+//!    discretization map $R\_d: AG \to G$ ([`FibreThetaMap`], checked by
+//!    [`check_discretization_map`]), a Lagrangian on $AG$ ([`AlgebroidLagrangian`]) and the
+//!    induced $L\_d = h L \circ R\_d^{-1}$ ([`InducedLagrangian`], [`InducedFlow`]).
 //!
 //! ```rust
 //! use geom_core::Scalar;
@@ -84,9 +100,13 @@
 #![deny(missing_docs)]
 
 pub mod action_groupoid;
+pub mod algebroid;
 pub mod atiyah;
 pub mod bvp;
 pub mod constraints;
+pub mod control;
+pub mod discretization_map;
+pub mod every_scalar;
 pub mod groupoid;
 pub mod lagrangian;
 pub mod lie_group;
@@ -99,12 +119,18 @@ pub mod time_dependent;
 pub mod variational;
 
 pub use action_groupoid::{ActionFamily, ActionGroupoid};
+pub use algebroid::{LieAlgebroid, check_algebroid, check_groupoid_algebroid};
 pub use atiyah::TrivialAtiyah;
-pub use bvp::{BvpSolution, Shooting};
+pub use bvp::{BvpError, BvpSolution, MultipleShooting, RobustSolution, Shooting, ShootingOptions};
 pub use constraints::{
     Augmented, BaseConstraints, ConstrainedFlow, Constraints, HolonomicFlow, NoConstraints, SigmaPoint,
     legendre_minus_constrained, legendre_plus_constrained,
 };
+pub use discretization_map::{
+    AlgebroidDiscretization, AlgebroidLagrangian, FibreThetaMap, InducedFlow, InducedLagrangian,
+    check_discretization_map,
+};
+pub use every_scalar::{EveryScalarGroup, EveryScalarGroupoid};
 pub use geom_core;
 pub use groupoid::LieGroupoid;
 pub use lagrangian::{

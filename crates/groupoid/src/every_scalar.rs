@@ -1,0 +1,137 @@
+//! Groups and groupoids available **at every scalar**, so that generic code (a discretization
+//! map `R_d: AG → G`, the discrete Lagrangian `h L ∘ R_d^{-1}` it induces) can be written once
+//! for every groupoid and still be differentiated exactly (docs/architecture.md, "A group's
+//! element type at every scalar").
+//!
+//! A [`DiscreteLagrangian`](crate::DiscreteLagrangian) is evaluated at every scalar
+//! (`eval<S: Scalar>`). A concrete groupoid such as `GroupAsGroupoid<So3>` implements
+//! `LieGroupoid<S, 3>` for every `S`, but generic code over `G: LieGroupFamily<D>` cannot name
+//! `G: LieGroup<S, D>` for the `S` of a method (Rust has no bound "for every scalar type"). The two
+//! traits below close that gap with one line per group:
+//!
+//! * [`EveryScalarGroup<D>`]: `at::<S>()` returns the group at scalar `S`, with elements
+//!   `ElementAt<S>` (for a geom-core group it is the group itself; a user's group writes
+//!   `fn at<S: Scalar>(&self) -> impl LieGroup<S, 3, Element = Matrix2<S>> { *self }`);
+//! * [`EveryScalarGroupoid<R>`]: `at::<S>()` returns the groupoid at scalar `S`. Implemented for
+//!   [`PairGroupoid<N>`], [`SpherePair`], and for [`GroupAsGroupoid<G>`], [`PairOfGroup<G>`],
+//!   [`TrivialAtiyah<G, M, D>`] over every [`EveryScalarGroup`], and for the action groupoids of
+//!   the geom-core actions ([`RotationAction`], [`SphereRotation`], [`RigidMotion`],
+//!   [`Translation<N>`], [`LinearAction<N, D>`]).
+
+use crate::action_groupoid::ActionGroupoid;
+use crate::atiyah::TrivialAtiyah;
+use crate::groupoid::LieGroupoid;
+use crate::lagrangian::GroupoidFamily;
+use crate::lie_group::GroupAsGroupoid;
+use crate::pair::PairGroupoid;
+use crate::pair_manifold::{PairOfGroup, SpherePair};
+use geom_core::Scalar;
+use geom_core::action::{LinearAction, RigidMotion, RotationAction, SphereRotation, Translation};
+use geom_core::lie::{Gl, LieGroup, LieGroupFamily, Product, Rn, Se2, Se3, So2, So3, Su2};
+use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
+
+/// A Lie group whose operations are available at every scalar: `at::<S>()` is the group at
+/// scalar `S` (module documentation), with the elements `ElementAt<S>` of [`LieGroupFamily`].
+pub trait EveryScalarGroup<const D: usize>: LieGroupFamily<D> {
+    /// The group at scalar `S`: the same group, with `LieGroup<S, D>::Element = ElementAt<S>`.
+    fn at<S: Scalar>(&self) -> impl LieGroup<S, D, Element = Self::ElementAt<S>>;
+}
+
+macro_rules! every_scalar_group {
+    ($($group:ty => $d:literal;)*) => {$(
+        impl EveryScalarGroup<$d> for $group {
+            fn at<S: Scalar>(&self) -> impl LieGroup<S, $d, Element = <Self as LieGroupFamily<$d>>::ElementAt<S>> {
+                *self
+            }
+        }
+    )*};
+}
+every_scalar_group! {
+    So2 => 1;
+    So3 => 3;
+    Su2 => 3;
+    Se2 => 3;
+    Se3 => 6;
+}
+
+impl<const N: usize> EveryScalarGroup<N> for Rn<N> {
+    fn at<S: Scalar>(&self) -> impl LieGroup<S, N, Element = SVector<S, N>> {
+        *self
+    }
+}
+
+impl<const N: usize, const D: usize> EveryScalarGroup<D> for Gl<N, D> {
+    fn at<S: Scalar>(&self) -> impl LieGroup<S, D, Element = SMatrix<S, N, N>> {
+        *self
+    }
+}
+
+/// `A × B` at scalar `S` is `A.at::<S>() × B.at::<S>()`.
+impl<A, B, const DA: usize, const DB: usize, const D: usize> EveryScalarGroup<D> for Product<A, B, DA, DB>
+where
+    A: EveryScalarGroup<DA>,
+    B: EveryScalarGroup<DB>,
+    Product<A, B, DA, DB>: LieGroup<f64, D>,
+{
+    fn at<S: Scalar>(&self) -> impl LieGroup<S, D, Element = (A::ElementAt<S>, B::ElementAt<S>)> {
+        Product(self.0.at::<S>(), self.1.at::<S>())
+    }
+}
+
+/// A Lie groupoid whose operations are available at every scalar: `at::<S>()` is the groupoid at
+/// scalar `S`, with the element and base types of [`GroupoidFamily`] (module documentation).
+pub trait EveryScalarGroupoid<const R: usize>: GroupoidFamily<R> {
+    /// The groupoid at scalar `S`.
+    fn at<S: Scalar>(&self) -> impl LieGroupoid<S, R, Element = Self::Element<S>, Base = Self::Base<S>>;
+}
+
+impl<const N: usize> EveryScalarGroupoid<N> for PairGroupoid<N> {
+    fn at<S: Scalar>(&self) -> impl LieGroupoid<S, N, Element = (SVector<S, N>, SVector<S, N>), Base = SVector<S, N>> {
+        *self
+    }
+}
+
+impl EveryScalarGroupoid<2> for SpherePair {
+    fn at<S: Scalar>(&self) -> impl LieGroupoid<S, 2, Element = (Vector3<S>, Vector3<S>), Base = Vector3<S>> {
+        *self
+    }
+}
+
+impl<G: EveryScalarGroup<D>, const D: usize> EveryScalarGroupoid<D> for GroupAsGroupoid<G> {
+    fn at<S: Scalar>(&self) -> impl LieGroupoid<S, D, Element = G::ElementAt<S>, Base = ()> {
+        GroupAsGroupoid::new(self.group().at::<S>(), self.chart())
+    }
+}
+
+impl<G: EveryScalarGroup<D>, const D: usize> EveryScalarGroupoid<D> for PairOfGroup<G> {
+    fn at<S: Scalar>(
+        &self,
+    ) -> impl LieGroupoid<S, D, Element = (G::ElementAt<S>, G::ElementAt<S>), Base = G::ElementAt<S>> {
+        PairOfGroup::new(self.group().at::<S>(), self.chart())
+    }
+}
+
+impl<G: EveryScalarGroup<D>, const M: usize, const D: usize, const R: usize> EveryScalarGroupoid<R>
+    for TrivialAtiyah<G, M, D>
+{
+    fn at<S: Scalar>(
+        &self,
+    ) -> impl LieGroupoid<S, R, Element = (SVector<S, M>, SVector<S, M>, G::ElementAt<S>), Base = SVector<S, M>> {
+        TrivialAtiyah::<_, M, D>::new(self.group().at::<S>(), self.chart())
+    }
+}
+
+macro_rules! every_scalar_action {
+    ([$($gen:tt)*] $action:ty, $d:tt, $point:ty, $elem:ty) => {
+        impl<$($gen)*> EveryScalarGroupoid<$d> for ActionGroupoid<$action> {
+            fn at<S: Scalar>(&self) -> impl LieGroupoid<S, $d, Element = ($point, $elem), Base = $point> {
+                *self
+            }
+        }
+    };
+}
+every_scalar_action!([] RotationAction, 3, Vector3<S>, Matrix3<S>);
+every_scalar_action!([] SphereRotation, 3, Vector3<S>, Matrix3<S>);
+every_scalar_action!([] RigidMotion, 6, Vector3<S>, nalgebra::Matrix4<S>);
+every_scalar_action!([const N: usize] Translation<N>, N, SVector<S, N>, SVector<S, N>);
+every_scalar_action!([const N: usize, const D: usize] LinearAction<N, D>, D, SVector<S, N>, SMatrix<S, N, N>);
