@@ -110,6 +110,7 @@ pub mod every_scalar;
 pub mod groupoid;
 pub mod lagrangian;
 pub mod lie_group;
+pub mod models;
 pub mod morphism;
 pub mod noether;
 pub mod nonholonomic;
