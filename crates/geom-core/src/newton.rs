@@ -229,6 +229,20 @@ pub struct NewtonReport {
     /// Number of Jacobians evaluated and factored (equals `iterations` for full Newton, usually 1
     /// for [`JacobianUpdate::Frozen`]).
     pub jacobian_updates: usize,
+    /// Which test of the [module documentation](self) accepted the returned point.
+    pub criterion: StopCriterion,
+}
+
+/// The convergence test that ended a successful Newton solve (module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum StopCriterion {
+    /// `|F(x_k)| <= residual_tol` (also a warm start that needs no step).
+    #[default]
+    Residual,
+    /// The contraction-checked step test `max(1, θ/(1−θ)) |dx| <= step_tol (1 + |x|)`.
+    Step,
+    /// The round-off floor: `|F|` stopped decreasing within `ROUNDOFF_FACTOR · residual_tol`.
+    RoundoffFloor,
 }
 
 /// A residual `F: R^N -> R^N`, written once and generic over the scalar so that [`newton_ad`] can
@@ -789,7 +803,7 @@ impl<'a> Monitor<'a> {
     #[inline]
     fn residual_test(&self, k: usize, r: f64) -> Option<Result<NewtonReport>> {
         if r <= self.opts.residual_tol {
-            Some(Ok(self.report(k, r)))
+            Some(Ok(self.report(k, r, StopCriterion::Residual)))
         } else if k >= self.opts.max_iterations {
             Some(Err(GeomError::NotConverged { iterations: k, residual: r, step: self.step }))
         } else {
@@ -806,7 +820,7 @@ impl<'a> Monitor<'a> {
         let stalled = self.previous_residual.replace(r).is_some_and(|prev| r > 0.5 * prev);
         if stalled && r <= ROUNDOFF_FACTOR * self.opts.residual_tol {
             self.previous_step = Some(s);
-            return Some(self.report(k, r));
+            return Some(self.report(k, r, StopCriterion::RoundoffFloor));
         }
         let previous = self.previous_step.replace(s);
         let theta = match previous {
@@ -817,11 +831,11 @@ impl<'a> Monitor<'a> {
         };
         self.refresh = theta > FROZEN_REFRESH_THETA;
         let estimate = s * (theta / (1.0 - theta)).max(1.0);
-        (theta < 1.0 && estimate <= self.opts.step_tol * (1.0 + x_norm)).then(|| self.report(k, r))
+        (theta < 1.0 && estimate <= self.opts.step_tol * (1.0 + x_norm)).then(|| self.report(k, r, StopCriterion::Step))
     }
 
-    fn report(&self, iterations: usize, residual: f64) -> NewtonReport {
-        NewtonReport { iterations, residual, step: self.step, jacobian_updates: self.jacobian_updates }
+    fn report(&self, iterations: usize, residual: f64, criterion: StopCriterion) -> NewtonReport {
+        NewtonReport { iterations, residual, step: self.step, jacobian_updates: self.jacobian_updates, criterion }
     }
 }
 
@@ -876,6 +890,30 @@ mod tests {
         ));
     }
     use nalgebra::{Matrix1, Matrix2, Vector1, Vector2};
+
+    #[test]
+    fn the_report_names_the_test_that_stopped_the_solve() {
+        let f = |x: &SVector<f64, 2>| Ok(circle_hyperbola(x));
+        // the root itself: the residual test at x_0, no step
+        let (_, at_root) = newton(f, &circle_hyperbola_root(), &NewtonOptions::default()).unwrap();
+        assert_eq!((at_root.iterations, at_root.criterion), (0, StopCriterion::Residual));
+        // a residual tolerance that cannot be met: the contraction-checked step test
+        let opts = NewtonOptions { residual_tol: 1e-300, ..NewtonOptions::default() };
+        let (x, by_step) = newton(f, &Vector2::new(2.0, 0.5), &opts).unwrap();
+        assert_eq!(by_step.criterion, StopCriterion::Step, "{by_step:?}");
+        assert!((x - circle_hyperbola_root()).amax() < 1e-14);
+        // a residual whose rounding noise (±5e-14 here, alternating) stays above its tolerance
+        // 1e-14: the round-off floor
+        let calls = core::cell::Cell::new(0u32);
+        let noisy = |x: &SVector<f64, 1>| {
+            calls.set(calls.get() + 1);
+            let noise = if calls.get() % 2 == 0 { 5e-14 } else { -5e-14 };
+            Ok((SVector::from([x[0] - 1.0 + noise]), SMatrix::<f64, 1, 1>::new(1.0)))
+        };
+        let (x, floor) = newton(noisy, &SVector::from([3.0]), &NewtonOptions::integrator()).unwrap();
+        assert_eq!(floor.criterion, StopCriterion::RoundoffFloor, "{floor:?}");
+        assert!((x[0] - 1.0).abs() < 1e-12);
+    }
 
     /// `F(x, y) = (x² + y² - 4, x y - 1)`.
     fn circle_hyperbola(x: &Vector2<f64>) -> (Vector2<f64>, Matrix2<f64>) {

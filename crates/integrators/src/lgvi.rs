@@ -158,7 +158,13 @@ impl<B: AttitudeDynamics> Lgvi<B> {
         if scale == 0.0 {
             return Ok((
                 Vector3::zeros(),
-                NewtonReport { iterations: 0, residual: 0.0, step: 0.0, jacobian_updates: 0 },
+                NewtonReport {
+                    iterations: 0,
+                    residual: 0.0,
+                    step: 0.0,
+                    jacobian_updates: 0,
+                    criterion: geom_core::newton::StopCriterion::Residual,
+                },
             ));
         }
         let inv = 1.0 / scale;
