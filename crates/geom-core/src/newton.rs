@@ -907,7 +907,7 @@ mod tests {
         let calls = core::cell::Cell::new(0u32);
         let noisy = |x: &SVector<f64, 1>| {
             calls.set(calls.get() + 1);
-            let noise = if calls.get() % 2 == 0 { 5e-14 } else { -5e-14 };
+            let noise = if calls.get().is_multiple_of(2) { 5e-14 } else { -5e-14 };
             Ok((SVector::from([x[0] - 1.0 + noise]), SMatrix::<f64, 1, 1>::new(1.0)))
         };
         let (x, floor) = newton(noisy, &SVector::from([3.0]), &NewtonOptions::integrator()).unwrap();
