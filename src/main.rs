@@ -4,7 +4,12 @@
 //! geomint                                   the showcase: free rigid body, HP Störmer–Verlet vs RK4
 //! geomint list                              problems and methods
 //! geomint run PROBLEM --method NAME [--h H] [--steps N | --t-end T] [--every K] [--out DIR]
-//! geomint run --config FILE                 the same, from a TOML file
+//! geomint run --config FILE                 the same, from a TOML file (its `out` relative to it)
+//! geomint run PROBLEM --compensated         with compensated (Kahan) summation of the increments
+//! geomint run … --force                     into an output directory that is not empty
+//! geomint run PROBLEM --state X1,X2,...     from a given initial state (any catalogue problem)
+//! geomint run nbody --system FILE           an N-body system from a file of masses, positions, velocities
+//! geomint ensemble PROBLEM --members K --perturb EPS [--seed S]   K perturbed runs in parallel
 //! geomint resume DIR [--steps M]            continue the run in DIR (its checkpoint) to M steps
 //! geomint convergence PROBLEM --method NAME measured order table and error-vs-h plot
 //! geomint compare PROBLEM --methods A,B,... work–precision table and plot
@@ -24,6 +29,7 @@ use geomint::workbench::methods;
 use geomint::workbench::output::{self, OutputSet};
 use geomint::workbench::plot::{self, Axes, Line, Marker, Series};
 use geomint::workbench::problem::{Family, Problem};
+use geomint::workbench::solution::{self, SolutionError};
 use geomint::workbench::{WorkbenchError, suggest};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -67,6 +73,8 @@ enum Command {
     Convergence(ConvergenceArgs),
     /// Work–precision of several methods: wall time against solution and energy errors.
     Compare(CompareArgs),
+    /// Many runs from perturbed initial states, in parallel: a table of their errors.
+    Ensemble(EnsembleArgs),
     /// The showcase (also what `geomint` with no command runs).
     Showcase {
         /// Output directory (default geomint-showcase).
@@ -97,7 +105,8 @@ struct RunArgs {
     /// Output directory (default: runs/PROBLEM-METHOD).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// A TOML experiment file; command-line options override it.
+    /// A TOML experiment file (its `out` is relative to the file's directory); command-line
+    /// options override it.
     #[arg(long)]
     config: Option<PathBuf>,
     /// Problem parameter, NAME=VALUE (repeatable), e.g. `--param e=0.9` for kepler.
@@ -109,6 +118,22 @@ struct RunArgs {
     /// Warn on stderr when a monitored error exceeds this (default 1).
     #[arg(long, allow_negative_numbers = true, value_name = "ERROR")]
     max_error: Option<f64>,
+    /// Sum the increments with compensated (Kahan) summation (canonical problems; methods that
+    /// compute their increment, e.g. stormer-verlet, gauss2, rk4).
+    #[arg(long)]
+    compensated: bool,
+    /// Write into an output directory that is not empty (replacing the run in it); without it,
+    /// `run` refuses such a directory.
+    #[arg(long)]
+    force: bool,
+    /// The initial state, comma-separated, in the coordinates of the problem's trajectory.csv
+    /// columns, e.g. `--state 0.4,0,0,2` for kepler (default: the problem's own).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_name = "X1,X2,...")]
+    state: Option<Vec<f64>>,
+    /// The bodies of problem `nbody`: a file of `mass, x, y, z, vx, vy, vz` lines (or
+    /// `mass, x, y, vx, vy` in the plane); implies `nbody` when no problem is given.
+    #[arg(long, value_name = "FILE")]
+    system: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -227,6 +252,10 @@ fn main() -> ExitCode {
             args.sweep.out = args.sweep.out.or(top);
             done(convergence(args, quiet))
         }
+        Some(Command::Ensemble(mut args)) => {
+            args.out = args.out.or(top);
+            ensemble(args, quiet)
+        }
         Some(Command::Compare(mut args)) => {
             args.sweep.out = args.sweep.out.or(top);
             done(compare(args, quiet))
@@ -331,6 +360,8 @@ fn short_t_end(problem: &dyn Problem) -> f64 {
 // --- list ---------------------------------------------------------------------------------------
 
 fn list() {
+    // (method, problem, order) where a problem's order of a method differs from the registry's
+    let mut overrides: Vec<(&str, &str, u32)> = Vec::new();
     say!("problems (geomint run PROBLEM …):");
     for e in catalogue::ENTRIES {
         let p = match (e.build)(&e.params.iter().map(|p| p.default).collect::<Vec<_>>()) {
@@ -345,13 +376,34 @@ fn list() {
         for q in e.params {
             say!("  {:<22}   --param {}={} : {}", "", q.name, q.default, q.about);
         }
-        say!("  {:<22}   methods: {}", "", p.methods().join(", "));
+        // a method whose order on this problem is not the registry's says so (Problem::order_of)
+        let names: Vec<String> = p
+            .methods()
+            .into_iter()
+            .map(|m| match methods::find(m).map(|info| (info.order, p.order_of(info))) {
+                Some((registry, here)) if registry != here => {
+                    overrides.push((m, e.name, here));
+                    format!("{m} (order {here} here)")
+                }
+                _ => m.to_string(),
+            })
+            .collect();
+        say!("  {:<22}   methods: {}", "", names.join(", "));
     }
+    say!(
+        "  {:<22} a gravitational N-body system from a file: --system FILE (lines mass, x, y, z, vx, vy, vz)",
+        catalogue::nbody::NAME
+    );
+    say!("  {:<22}   --param G=1 : gravitational constant G > 0", "");
     say!("\nmethods (--method NAME):");
     for family in [Family::Canonical, Family::LieGroup, Family::Groupoid] {
         say!("  [{}]", family.name());
         for m in methods::for_family(family) {
-            say!("  {:<22} order {}, {:<20} {}", m.name, m.order, format!("{:?}", m.structure), m.summary);
+            let except: Vec<String> =
+                overrides.iter().filter(|o| o.0 == m.name).map(|(_, p, o)| format!("{o} on {p}")).collect();
+            let order =
+                if except.is_empty() { m.order.to_string() } else { format!("{} ({})", m.order, except.join(", ")) };
+            say!("  {:<22} order {}, {:<20} {}", m.name, order, format!("{:?}", m.structure), m.summary);
         }
     }
 }
@@ -373,22 +425,18 @@ fn run(args: RunArgs, quiet: bool) -> Result<ExitCode, WorkbenchError> {
         out: args.out.as_ref().map(|p| p.display().to_string()),
         checkpoint_every: args.checkpoint_every,
         max_error: args.max_error,
+        compensated: args.compensated.then_some(true),
+        state: args.state.clone(),
+        system: args.system.as_ref().map(|p| p.display().to_string()),
         params: parse_params(&args.params)?.into_iter().collect(),
     };
     let mut cfg = file.overridden_by(cli);
-    let name = cfg.problem.clone().ok_or_else(|| {
-        WorkbenchError::Input(format!("no problem given; {}", suggest::did_you_mean("", &catalogue::names())))
-    })?;
-    let params: Vec<(String, f64)> = cfg.params.iter().map(|(k, v)| (k.clone(), *v)).collect();
-    let problem = catalogue::problem(&name, &params)?;
-    let (h0, t0) = problem.defaults();
+    let Resolved { name, problem, system } =
+        resolve_problem(cfg.problem.as_deref(), &cfg.params, cfg.system.as_deref(), cfg.state.as_deref())?;
     let method = cfg.method.clone().unwrap_or_else(|| problem.methods()[0].to_string());
     geomint::workbench::problem::check_method(problem.as_ref(), &method)?;
-    let h = cfg.h.unwrap_or(h0);
-    let t_end = if cfg.steps.is_none() { Some(cfg.t_end.unwrap_or(t0)) } else { None };
-    let provisional = RunSpec::new(h, cfg.steps, t_end, 1)?;
-    let every = cfg.every.unwrap_or((provisional.steps / 1000).max(1));
-    let spec = RunSpec::new(h, cfg.steps, t_end, every)?;
+    let spec = RunSpec::resolve(problem.as_ref(), cfg.h, cfg.steps, cfg.t_end, cfg.every)?;
+    let (h, every) = (spec.h, spec.every);
     let samples = spec.steps / every + 1;
     if samples > LARGE_CSV_SAMPLES {
         eprintln!(
@@ -412,9 +460,13 @@ fn run(args: RunArgs, quiet: bool) -> Result<ExitCode, WorkbenchError> {
         out: Some(out.display().to_string()),
         checkpoint_every: cfg.checkpoint_every,
         max_error: cfg.max_error,
+        compensated: cfg.compensated.filter(|&c| c),
+        state: cfg.state,
+        system: system.map(|p| p.display().to_string()),
         params: cfg.params,
     };
     let session = Session::new(problem, cfg, &out)?;
+    output::check_fresh(&out, args.force)?;
     drive(session, quiet)
 }
 
@@ -465,16 +517,25 @@ fn drive(mut session: Session, quiet: bool) -> Result<ExitCode, WorkbenchError> 
     let outcome = outcome.inspect_err(|_| created.remove_if_empty())?;
     let status = outcome.status(session.step());
     let result = session.result();
-    print_run_summary(session.problem(), &result);
+    let solution = solution::of_run(session.problem(), &result, matches!(outcome, Outcome::Completed));
+    print_run_summary(session.problem(), &result, session.compensated(), &solution);
     warn_large_errors(&result, session.max_error());
 
     let mut files = OutputSet::new();
     files.add("trajectory.csv", output::trajectory_csv(&result));
     files.add("diagnostics.csv", output::diagnostics_csv(&result));
-    files.add("summary.json", json(&output::run_summary_with_status(&result, &status, session.target())));
+    let summary = output::run_summary_for(
+        session.problem(),
+        &result,
+        &output::RunStatus { status: &status, target_steps: session.target(), compensated: session.compensated() },
+        &solution,
+    );
+    files.add("summary.json", json(&summary));
     files.add("diagnostics.svg", plot::svg(&diagnostics_axes(&result), &error_series(&result, ""))?);
     files.add("trajectory.svg", plot::run_trajectory_svg(&result)?);
-    files.add("config.toml", session.config().to_toml()?);
+    // `out = "."`: a config file's `out` is relative to the file, which lies in the directory
+    let saved = RunConfig { out: Some(".".into()), ..session.config().clone() };
+    files.add("config.toml", saved.to_toml()?);
     // last, so that a failed commit leaves the previous checkpoint in place
     if let Some(cp) = session.final_checkpoint(&status)? {
         files.add(checkpoint::FILE, cp);
@@ -560,15 +621,16 @@ fn short(x: f64) -> String {
     if x == 0.0 || (1e-4..1e7).contains(&x.abs()) { format!("{x}") } else { format!("{x:e}") }
 }
 
-fn print_run_summary(problem: &dyn Problem, r: &RunResult) {
+fn print_run_summary(problem: &dyn Problem, r: &RunResult, compensated: bool, solution: &SolutionError) {
     let info = methods::find(&r.method);
     say!(
-        "{} — {} with {} (order {}, {}), h = {}, {} steps to t = {}, {:.3} s",
+        "{} — {} with {} (order {}, {}{}), h = {}, {} steps to t = {}, {:.3} s",
         r.problem,
         problem.summary(),
         r.method,
-        info.map_or(0, |m| m.order),
+        info.map_or(0, |m| problem.order_of(m)),
         info.map_or("?".into(), |m| format!("{:?}", m.structure)),
+        if compensated { ", compensated summation" } else { "" },
         short(r.spec.h),
         r.spec.steps,
         short(r.samples.last().map_or(0.0, |s| s.t)),
@@ -578,8 +640,18 @@ fn print_run_summary(problem: &dyn Problem, r: &RunResult) {
     for (i, q) in r.quantities.iter().enumerate() {
         say!("  {:<22} {:<52} {:>12.3e} {:>12.3e}", q.name, q.formula, r.max_error(i), r.final_error(i));
     }
-    if let Some(e) = r.max_solution_error() {
-        say!("  {:<22} {:<52} {:>12.3e}", "solution", "|y(t) − y_exact(t)|", e);
+    match solution {
+        SolutionError::Exact { max, last } => {
+            say!("  {:<22} {:<52} {:>12.3e} {:>12.3e}", "solution", "|y(t) − y_exact(t)|", max, last);
+        }
+        SolutionError::Reference { last, how } => {
+            say!("  {:<22} {:<52} {:>12} {:>12.3e}", "solution", "|y(t) − y_ref(t)| at the final t only", "-", last);
+            say!("  {:<22} (against a computed reference: {how})", "");
+        }
+        SolutionError::Unavailable { reason } => {
+            say!("  {:<22} {:<52} {:>12} {:>12}", "solution", "|y(t) − y_ref(t)|", "n/a", "n/a");
+            say!("  {:<22} (n/a: no reference; {reason})", "");
+        }
     }
 }
 
@@ -786,8 +858,6 @@ fn showcase_in(out: &Path, quiet: bool) -> Result<(), WorkbenchError> {
     let problem = catalogue::problem("rigid-body", &[])?;
     let (h, steps) = (0.1, 20_000);
     let methods = ["hp-sv", "rk2-embedded", "rk4-embedded"];
-    say!("geomint showcase: {}", problem.summary());
-    say!("  h = {h}, {steps} steps (t = {}), sampled every 20 steps\n", h * steps as f64);
     let mut results = Vec::new();
     for m in methods {
         let spec = RunSpec::new(h, Some(steps), None, 20)?;
@@ -797,9 +867,14 @@ fn showcase_in(out: &Path, quiet: bool) -> Result<(), WorkbenchError> {
         results.push(r?);
     }
     let names: Vec<&str> = results[0].quantities.iter().map(|q| q.name).collect();
+    // the report's title and header are printed once, with the report (they were also printed
+    // before the runs, twice in all)
     let mut report = String::new();
     report += &format!("# geomint showcase: the free rigid body\n\n{}\n\n", problem.summary());
-    report += &format!("h = {h}, {steps} steps (t = {}); largest error over the run:\n\n", h * steps as f64);
+    report += &format!(
+        "h = {h}, {steps} steps (t = {}), sampled every 20 steps; largest error over the run:\n\n",
+        h * steps as f64
+    );
     report += &format!("| method | structure | {} | seconds |\n", names.join(" | "));
     report += &format!("|---|---|{}---|\n", "---|".repeat(names.len()));
     for r in &results {
@@ -851,4 +926,168 @@ fn showcase_in(out: &Path, quiet: bool) -> Result<(), WorkbenchError> {
     files.add("showcase.svg", plot::svg(&axes, &series)?);
     files.add("report.md", report);
     write_outputs(files, out)
+}
+
+// --- systems and initial states -----------------------------------------------------------------
+
+/// The problem of a run or an ensemble ([`resolve_problem`]).
+struct Resolved {
+    /// The problem's name (`nbody` when only a system file is given).
+    name: String,
+    /// The problem, started from the given state where one is given.
+    problem: Box<dyn Problem>,
+    /// The system file, as an absolute path (so that the saved config names it from anywhere).
+    system: Option<PathBuf>,
+}
+
+/// The problem of a run or an ensemble: the catalogue problem or the N-body system of the file,
+/// started from `state` where given ([`catalogue::resolve`]).
+fn resolve_problem(
+    name: Option<&str>,
+    params: &std::collections::BTreeMap<String, f64>,
+    system: Option<&str>,
+    state: Option<&[f64]>,
+) -> Result<Resolved, WorkbenchError> {
+    let system = system.map(|s| std::fs::canonicalize(s).unwrap_or_else(|_| PathBuf::from(s)));
+    let name = match (name, &system) {
+        (Some(n), _) => n.to_string(),
+        (None, Some(_)) => catalogue::nbody::NAME.to_string(),
+        (None, None) => {
+            let mut valid = catalogue::names();
+            valid.push(catalogue::nbody::NAME);
+            return Err(WorkbenchError::Input(format!("no problem given; {}", suggest::did_you_mean("", &valid))));
+        }
+    };
+    let params: Vec<(String, f64)> = params.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    let problem = catalogue::resolve(&name, &params, system.as_deref(), state)?;
+    Ok(Resolved { name, problem, system })
+}
+
+// --- ensemble -----------------------------------------------------------------------------------
+
+#[derive(Args, Debug)]
+struct EnsembleArgs {
+    /// Problem name (see `geomint list`; `nbody` with --system).
+    problem: Option<String>,
+    /// Method name (default: the problem's first method).
+    #[arg(long, short)]
+    method: Option<String>,
+    /// Step size (default: the problem's).
+    #[arg(long, allow_negative_numbers = true)]
+    h: Option<f64>,
+    /// Number of steps of every member.
+    #[arg(long, conflicts_with = "t_end")]
+    steps: Option<usize>,
+    /// Final time (default: the problem's).
+    #[arg(long, allow_negative_numbers = true)]
+    t_end: Option<f64>,
+    /// Sample the errors every K steps (default: about 1000 samples per member).
+    #[arg(long)]
+    every: Option<usize>,
+    /// Number of members.
+    #[arg(long)]
+    members: usize,
+    /// Size ε of the perturbation: each coordinate moves by ε times a standard normal sample
+    /// (along the group or the constraints where the problem has them).
+    #[arg(long, allow_negative_numbers = true, value_name = "EPS")]
+    perturb: f64,
+    /// Seed of the perturbations (the same seed gives the same members).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The state the members are perturbed from, comma-separated (default: the problem's own).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_name = "X1,X2,...")]
+    state: Option<Vec<f64>>,
+    /// The bodies of problem `nbody` (see `geomint run --help`).
+    #[arg(long, value_name = "FILE")]
+    system: Option<PathBuf>,
+    /// Problem parameter, NAME=VALUE (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
+    /// Threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write ensemble.csv (one row per member) into this directory.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// `geomint ensemble`: the members' initial states ([`experiment::perturbed_states`]), the runs
+/// in parallel ([`experiment::ensemble`]), a table of one row per member and, with `--out`,
+/// `ensemble.csv`. Exit status 1, after the table and the file, if a member failed.
+fn ensemble(args: EnsembleArgs, quiet: bool) -> Result<ExitCode, WorkbenchError> {
+    let params = parse_params(&args.params)?.into_iter().collect();
+    let system = args.system.as_ref().map(|p| p.display().to_string());
+    let problem = resolve_problem(args.problem.as_deref(), &params, system.as_deref(), args.state.as_deref())?.problem;
+    let method = args.method.clone().unwrap_or_else(|| problem.methods()[0].to_string());
+    geomint::workbench::problem::check_method(problem.as_ref(), &method)?;
+    let spec = RunSpec::resolve(problem.as_ref(), args.h, args.steps, args.t_end, args.every)?;
+    let base = problem.initial_state()?;
+    let states = experiment::perturbed_states(problem.as_ref(), &base, args.members, args.perturb, args.seed)?;
+    let body = || -> Result<ExitCode, WorkbenchError> {
+        let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
+        bar.set_message(format!("{} members of {} / {method}", args.members, problem.name()));
+        bar.enable_steady_tick(Duration::from_millis(200));
+        let e = experiment::ensemble(
+            problem.as_ref(),
+            &method,
+            spec.h,
+            spec.steps,
+            Some(spec.every),
+            &states,
+            args.threads,
+        );
+        bar.finish_and_clear();
+        let e = e.map_err(|e| match e.source {
+            WorkbenchError::Input(_) => WorkbenchError::Input(e.to_string()),
+            source => source,
+        })?;
+        print_ensemble(&e, args.perturb, args.seed);
+        if let Some(out) = &args.out {
+            let mut files = OutputSet::new();
+            files.add("ensemble.csv", output::ensemble_csv(&e));
+            write_outputs(files, out)?;
+        }
+        if let Some((i, failure)) = e.first_failure() {
+            let failed = e.members.iter().filter(|m| m.failure.is_some()).count();
+            eprintln!("error: {failed} of {} members failed; member {i}: {failure}", e.members.len());
+            return Ok(ExitCode::from(1));
+        }
+        Ok(ExitCode::SUCCESS)
+    };
+    match &args.out {
+        Some(out) => with_output_dir(out, body),
+        None => body(),
+    }
+}
+
+fn print_ensemble(e: &experiment::Ensemble, eps: f64, seed: u64) {
+    say!(
+        "{} with {}, h = {}, {} steps to t = {}: {} members perturbed by ε = {} (seed {seed}), {:.3} s on {} threads",
+        e.problem,
+        e.method,
+        short(e.h),
+        e.steps,
+        short(e.steps as f64 * e.h),
+        e.members.len(),
+        short(eps),
+        e.wall_seconds,
+        e.threads
+    );
+    let widths: Vec<usize> = e.quantities.iter().map(|q| q.name.len().max(11)).collect();
+    let mut head = format!("  {:>7}  {:<22} {:>12}", "member", "status", "t");
+    for (q, w) in e.quantities.iter().zip(&widths) {
+        head += &format!("  {:>w$}", q.name);
+    }
+    match e.every {
+        Some(k) => say!("  the largest error of each monitored quantity, sampled every {k} steps:"),
+        None => say!("  the error of each monitored quantity at the final time:"),
+    }
+    say!("{head}");
+    for (i, m) in e.members.iter().enumerate() {
+        let mut row = format!("  {i:>7}  {:<22} {:>12}", m.status(), short(m.t));
+        for (v, w) in m.max_errors.as_ref().unwrap_or(&m.errors).iter().zip(&widths) {
+            row += &format!("  {v:>w$.3e}");
+        }
+        say!("{row}");
+    }
 }

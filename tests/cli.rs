@@ -226,6 +226,11 @@ fn showcase_casimir_round_off_versus_drift() {
     let out = geomint(tmp.path(), &["--quiet", "--out", &tmp.arg("show")]);
     assert_success(&out, "showcase");
     assert!(stdout(&out).lines().any(|l| l.starts_with("wrote")), "no 'wrote' line:\n{}", stdout(&out));
+    // the header (title, the body's data, the step) is printed once
+    let text = stdout(&out);
+    for needle in ["geomint showcase", "free rigid body on SO(3)", "20000 steps"] {
+        assert_eq!(text.matches(needle).count(), 1, "'{needle}' is not printed exactly once:\n{text}");
+    }
     // nothing outside --out
     assert_eq!(file_names(tmp.path()), BTreeSet::from(["show".to_string()]));
     let expected: BTreeSet<String> = [
@@ -724,7 +729,7 @@ fn unwritable_output_fails_without_leftovers() {
 fn failed_commit_leaves_no_final_files() {
     let tmp = TempDir::new("bug-commit");
     std::fs::create_dir_all(tmp.join("out/summary.json")).unwrap();
-    let out = geomint(tmp.path(), &["run", "kepler", "--steps", "10", "--quiet", "--out", &tmp.arg("out")]);
+    let out = geomint(tmp.path(), &["run", "kepler", "--steps", "10", "--quiet", "--force", "--out", &tmp.arg("out")]);
     assert_error(&out, 1, "summary.json: Is a directory");
     assert_eq!(tree(&tmp.join("out")), ["summary.json"]);
 }
@@ -773,4 +778,191 @@ fn absurd_step_count_is_rejected() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
     assert_eq!(status.and_then(|s| s.code()), Some(2), "the run was not rejected within 10 s");
+}
+
+// --- orders, output directories, solution errors ------------------------------------------------
+
+/// The order of `del` on the plate-ball is reported alike by `list` (the problem's methods and
+/// the registry), by `convergence` (nominal) and by `run` (stdout and summary.json), and it is
+/// the order `convergence` measures; on the optimal control `del` keeps the registry's order.
+#[test]
+fn the_order_of_del_on_the_plate_ball_is_reported_alike_and_measured() {
+    let tmp = TempDir::new("del-order");
+    let list = stdout(&geomint(tmp.path(), &["--quiet", "list"]));
+    let line_after = |marker: &str| {
+        let i = list.lines().position(|l| l.trim_start().starts_with(marker)).expect(marker);
+        list.lines().nth(i + 1).expect("the methods line").to_string()
+    };
+    let number_after = |text: &str, key: &str| -> u32 {
+        let rest = &text[text.find(key).unwrap_or_else(|| panic!("no '{key}' in '{text}'")) + key.len()..];
+        rest.trim_start().split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+    };
+    let plate = line_after("plate-ball ");
+    let listed = number_after(&plate, "del (order");
+    let registry = list.lines().find(|l| l.trim_start().starts_with("del ")).expect("the registry row of del");
+    assert_eq!(number_after(registry, "("), listed, "registry row: {registry}");
+    assert!(registry.contains(&format!("({listed} on plate-ball)")), "{registry}");
+    let registry_order = number_after(registry, "order");
+    assert_ne!(registry_order, listed, "the plate-ball's order is the registry's: nothing to report");
+    assert!(!line_after("so3-optimal-control ").contains("here"), "the optimal control lowers del's order");
+
+    let out = geomint(
+        tmp.path(),
+        &["convergence", "plate-ball", "-m", "del", "--levels", "4", "--quiet", "--out", &tmp.arg("conv")],
+    );
+    assert_success(&out, "convergence");
+    let text = stdout(&out);
+    assert_eq!(number_after(&text, "(nominal"), listed, "{text}");
+    let measured: f64 = text[text.find("measured order").expect("measured order") + 14..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((measured - f64::from(listed)).abs() < 0.1, "measured {measured}, reported {listed}");
+
+    let out = geomint(tmp.path(), &["run", "plate-ball", "--steps", "20", "--quiet", "--out", &tmp.arg("run")]);
+    assert_success(&out, "run");
+    assert!(stdout(&out).contains(&format!("with del (order {listed},")), "{}", stdout(&out));
+    assert_eq!(read_json(&tmp.join("run/summary.json"))["method_order"], listed);
+    let out = geomint(tmp.path(), &["run", "so3-optimal-control", "--steps", "20", "--quiet", "--out", &tmp.arg("oc")]);
+    assert_success(&out, "run");
+    assert_eq!(read_json(&tmp.join("oc/summary.json"))["method_order"], registry_order);
+}
+
+/// A relative `out` in a config file is relative to the file's directory, not to the working
+/// directory; the `config.toml` a run writes has `out = "."` and so names its own directory.
+#[test]
+fn config_out_is_relative_to_the_config_file() {
+    let tmp = TempDir::new("config-out");
+    std::fs::create_dir_all(tmp.join("experiments")).unwrap();
+    std::fs::write(
+        tmp.join("experiments/k.toml"),
+        "problem = \"kepler\"\nsteps = 50\nevery = 5\nout = \"results/k\"\n",
+    )
+    .unwrap();
+    let out = geomint(tmp.path(), &["run", "--config", "experiments/k.toml", "--quiet"]);
+    assert_success(&out, "run --config");
+    assert!(tmp.join("experiments/results/k/trajectory.csv").exists(), "{:?}", tree(tmp.path()));
+    assert!(!tmp.join("results").exists(), "out was taken relative to the working directory");
+    let saved = read(&tmp.join("experiments/results/k/config.toml"));
+    assert!(saved.lines().any(|l| l == "out = \".\""), "{saved}");
+    // replayed from another working directory, the saved config names its own directory
+    std::fs::create_dir_all(tmp.join("elsewhere")).unwrap();
+    let before = read(&tmp.join("experiments/results/k/trajectory.csv"));
+    let out = geomint(
+        &tmp.join("elsewhere"),
+        &["run", "--config", "../experiments/results/k/config.toml", "--force", "--quiet"],
+    );
+    assert_success(&out, "replay of the saved config");
+    assert_eq!(read(&tmp.join("experiments/results/k/trajectory.csv")), before);
+    assert_eq!(tree(&tmp.join("elsewhere")), Vec::<String>::new(), "the replay wrote into the working directory");
+    // the command line's --out stays relative to the working directory
+    let out = geomint(tmp.path(), &["run", "--config", "experiments/k.toml", "--out", "cli-out", "--quiet"]);
+    assert_success(&out, "--out over the file's out");
+    assert!(tmp.join("cli-out/trajectory.csv").exists());
+}
+
+/// `run` into a directory that is not empty is refused with one error line (exit 2) and changes
+/// nothing — with `--out`, with a config's `out`, and with the default — unless `--force`,
+/// which replaces the run; an existing empty directory is used as it is.
+#[test]
+fn run_refuses_a_non_empty_directory_unless_forced() {
+    let tmp = TempDir::new("force");
+    let dir = tmp.arg("k");
+    assert_success(&geomint(tmp.path(), &["run", "kepler", "--steps", "40", "--quiet", "--out", &dir]), "first run");
+    let snapshot = |d: &Path| -> Vec<(String, Vec<u8>)> {
+        tree(d).into_iter().map(|f| (f.clone(), std::fs::read(d.join(&f)).unwrap_or_default())).collect()
+    };
+    let before = snapshot(&tmp.join("k"));
+    let config = tmp.arg("k/config.toml");
+    for (what, args) in [
+        ("--out", vec!["run", "kepler", "--steps", "60", "--quiet", "--out", &dir]),
+        ("--config", vec!["run", "--config", &config, "--quiet"]),
+        ("--config --steps", vec!["run", "--config", &config, "--steps", "60", "--quiet"]),
+    ] {
+        let out = geomint(tmp.path(), &args);
+        let line = assert_error(&out, 2, what);
+        assert!(line.contains("not empty") && line.contains("--force") && line.contains(&dir), "{what}: {line}");
+        assert!(snapshot(&tmp.join("k")) == before, "{what}: the directory changed");
+    }
+    // the default directory runs/PROBLEM-METHOD is refused alike
+    assert_success(&geomint(tmp.path(), &["run", "pendulum", "--steps", "10", "--quiet"]), "default out");
+    let line = assert_error(&geomint(tmp.path(), &["run", "pendulum", "--steps", "10", "--quiet"]), 2, "default");
+    assert!(line.contains("runs/pendulum-stormer-verlet"), "{line}");
+    // --force replaces the run; an empty directory needs no --force
+    let out = geomint(tmp.path(), &["run", "--config", &config, "--steps", "60", "--force", "--quiet"]);
+    assert_success(&out, "--force");
+    assert_eq!(read_json(&tmp.join("k/summary.json"))["steps"], 60);
+    std::fs::create_dir_all(tmp.join("empty")).unwrap();
+    let out = geomint(tmp.path(), &["run", "kepler", "--steps", "10", "--quiet", "--out", &tmp.arg("empty")]);
+    assert_success(&out, "an empty directory");
+}
+
+/// The solution row of `run`: against the exact solution, the largest and the final error; for a
+/// problem without one, the error at the final time against the computed reference, named, and
+/// equal to the error `convergence` measures against the same reference; where that reference
+/// would cost too much, an explicit "n/a" with the reason, and null in summary.json.
+#[test]
+fn run_reports_the_solution_error_against_exact_or_reference() {
+    let tmp = TempDir::new("solution");
+    let solution_row = |text: &str| -> Vec<String> {
+        let line = text.lines().find(|l| l.trim_start().starts_with("solution ")).expect("a solution row");
+        line.split_whitespace().map(String::from).collect()
+    };
+    let out = geomint(tmp.path(), &["run", "kepler", "--steps", "300", "--quiet", "--out", &tmp.arg("k")]);
+    assert_success(&out, "kepler");
+    let row = solution_row(&stdout(&out));
+    let summary = read_json(&tmp.join("k/summary.json"));
+    let (max, last) = (num(&row[row.len() - 2]), num(&row[row.len() - 1]));
+    assert!(last > 0.0 && max >= last, "{row:?}");
+    assert!((f(&summary, "final_solution_error") - last).abs() <= 1e-3 * last, "{row:?}");
+    assert_eq!(s(&summary, "solution_reference"), "exact solution");
+
+    // pendulum: DOP853 at the final time, the same error as convergence's first row
+    let (h, steps) = ("0.05", "400");
+    let out = geomint(tmp.path(), &["run", "pendulum", "--h", h, "--steps", steps, "--quiet", "--out", &tmp.arg("p")]);
+    assert_success(&out, "pendulum");
+    let text = stdout(&out);
+    assert!(text.contains("against a computed reference: DOP853"), "{text}");
+    let summary = read_json(&tmp.join("p/summary.json"));
+    assert!(s(&summary, "solution_reference").starts_with("reference: DOP853"), "{summary}");
+    assert!(summary["max_solution_error"].is_null());
+    let error = f(&summary, "final_solution_error");
+    let conv =
+        convergence_rows(&tmp, &["pendulum", "-m", "stormer-verlet", "--h", h, "--t-end", "20", "--levels", "2"]);
+    assert_eq!(conv[0].1, 400);
+    assert!((conv[0].2 - error).abs() <= 1e-12 * error, "run {error:e}, convergence {:e}", conv[0].2);
+    assert!(error > 1e-6, "{error:e}");
+    let row = solution_row(&text);
+    assert!((num(row.last().unwrap()) - error).abs() <= 1e-3 * error, "{row:?}");
+
+    // the rigid body: Richardson-extrapolated RK4, and n/a beyond the budget
+    let out = geomint(tmp.path(), &["run", "rigid-body", "--steps", "200", "--quiet", "--out", &tmp.arg("rb")]);
+    assert_success(&out, "rigid body");
+    let summary = read_json(&tmp.join("rb/summary.json"));
+    assert!(s(&summary, "solution_reference").contains("Richardson"), "{summary}");
+    assert!(f(&summary, "final_solution_error") > 0.0);
+    let out = geomint(
+        tmp.path(),
+        &["run", "rigid-body", "--steps", "100000", "--every", "1000", "--quiet", "--out", &tmp.arg("rb-long")],
+    );
+    assert_success(&out, "long rigid body");
+    let text = stdout(&out);
+    let row = solution_row(&text);
+    assert_eq!(&row[row.len() - 2..], ["n/a", "n/a"], "{text}");
+    assert!(text.contains("n/a: no reference;"), "{text}");
+    let summary = read_json(&tmp.join("rb-long/summary.json"));
+    assert!(summary["final_solution_error"].is_null(), "{summary}");
+    assert!(s(&summary, "solution_reference").starts_with("n/a (no reference: "), "{summary}");
+}
+
+/// Runs `geomint convergence ARGS` and returns the rows `(h, steps, error)` of its CSV.
+fn convergence_rows(tmp: &TempDir, args: &[&str]) -> Vec<(f64, usize, f64)> {
+    let dir = tmp.arg("convergence-rows");
+    let out = geomint(tmp.path(), &[&["convergence"][..], args, &["--quiet", "--out", &dir]].concat());
+    assert_success(&out, "convergence");
+    let csv = Csv::read(&tmp.join("convergence-rows/convergence.csv"));
+    let (h, n, e) = (csv.nums("h"), csv.nums("steps"), csv.nums("error"));
+    (0..h.len()).map(|i| (h[i], n[i] as usize, e[i])).collect()
 }

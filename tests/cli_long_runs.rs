@@ -175,14 +175,18 @@ fn interrupt_after_first_checkpoint(cwd: &Path, args: &[&str], dir: &Path) -> Ou
 // --- checkpoint and resume ----------------------------------------------------------------------
 
 /// A run of N steps equals a run of N/2 steps resumed to N — on `T*R^n` (Kepler), on `T*G` (the
-/// rigid body) and on a groupoid (the spherical pendulum, whose simulation is replayed from its
-/// initial data) — with `every` dividing neither half nor whole.
+/// rigid body) and on the three groupoids (restored from the checkpoint's state, not replayed) —
+/// with `every` dividing neither half nor whole.
 #[test]
 fn a_run_resumed_to_2000_steps_equals_a_run_of_2000_steps() {
     let tmp = TempDir::new("resume");
-    for (problem, method, steps) in
-        [("kepler", "stormer-verlet", 2000), ("rigid-body", "hp-sv", 2000), ("spherical-pendulum", "rattle", 400)]
-    {
+    for (problem, method, steps) in [
+        ("kepler", "stormer-verlet", 2000),
+        ("rigid-body", "hp-sv", 2000),
+        ("spherical-pendulum", "rattle", 400),
+        ("plate-ball", "del", 400),
+        ("so3-optimal-control", "del-cayley", 400),
+    ] {
         let (whole, half) = (tmp.join(&format!("{problem}-whole")), tmp.join(&format!("{problem}-half")));
         let (whole_s, half_s) = (whole.display().to_string(), half.display().to_string());
         let (n, n2) = (steps.to_string(), (steps / 2).to_string());
@@ -203,8 +207,8 @@ fn a_run_resumed_to_2000_steps_equals_a_run_of_2000_steps() {
         assert_same_run(&whole, &half, problem);
         assert_eq!(checkpoint(&half)["step"], steps);
         assert_eq!(read_json(&half.join("summary.json"))["status"], "completed");
-        // the state is saved where the simulation can save it, and replayed where not
-        assert_eq!(checkpoint(&half)["state"].is_null(), problem == "spherical-pendulum", "{problem}");
+        // every simulation saves its state (none is replayed from its initial data)
+        assert!(checkpoint(&half)["state"].as_array().is_some_and(|s| !s.is_empty()), "{problem}: no state");
     }
 }
 
@@ -405,7 +409,7 @@ fn resume_input_errors_change_nothing() {
     assert!(line.contains("no checkpoint"), "{line}");
     // a new run in a directory replaces the old run's checkpoint with its own
     assert_success(
-        &geomint(tmp.path(), &["run", "pendulum", "--steps", "100", "--quiet", "--out", d]),
+        &geomint(tmp.path(), &["run", "pendulum", "--steps", "100", "--quiet", "--force", "--out", d]),
         "a new run in the same directory",
     );
     let checkpoint = std::fs::read_to_string(dir.join("checkpoint.json")).unwrap();
@@ -477,4 +481,124 @@ fn large_errors_warn() {
     let euler = run("explicit-euler", &["--h", "0.5", "--param", "e=0.99"], tmp.join("ee").to_str().unwrap());
     assert_success(&euler, "explicit Euler");
     assert!(text(&euler.stderr).contains("warning: the energy error"), "stderr: {}", text(&euler.stderr));
+}
+
+// --- compensated summation ----------------------------------------------------------------------
+
+/// `run --compensated` on 10^6 steps of Störmer–Verlet: its round-off, measured against the same
+/// run in double-double arithmetic (`geomint::workbench::roundoff`), is at least ten times below
+/// the plain run's — in the state and in the energy (the oscillator's exact modified energy,
+/// Kepler's to `O(h⁴)`) — while the energy error itself, the method's bounded `O(h²)`
+/// oscillation, is the same; and a compensated run stopped at 400 000 steps and resumed to
+/// 10^6 (its checkpoint carries the Kahan carries) equals the uninterrupted one bit for bit, as
+/// does its replay from config.toml.
+#[test]
+fn compensated_round_off_is_far_below_plain_and_resumes_bit_for_bit() {
+    use geomint::workbench::roundoff;
+    let tmp = TempDir::new("compensated");
+    for problem in ["harmonic-oscillator", "kepler"] {
+        let dir = |name: &str| tmp.join(&format!("{problem}-{name}"));
+        let run = |name: &str, steps: &str, extra: &[&str]| {
+            let out = dir(name).display().to_string();
+            let args = [&["run", problem, "--h", "0.01", "--steps", steps, "--every", "10000", "--quiet"][..], extra];
+            geomint(tmp.path(), &[&args.concat()[..], &["--out", &out]].concat())
+        };
+        assert_success(&run("plain", "1000000", &[]), "plain");
+        assert_success(&run("comp", "1000000", &["--compensated", "--checkpoint-every", "150000"]), "compensated");
+        let (plain, comp) = (roundoff::measure(&dir("plain")).unwrap(), roundoff::measure(&dir("comp")).unwrap());
+        assert!(comp.compensated && !plain.compensated);
+        let last = |m: &roundoff::Measurement, e: &[f64]| m.max_up_to(e, 1_000_000);
+        let (ps, cs) = (last(&plain, &plain.state_error), last(&comp, &comp.state_error));
+        let (pe, ce) = (last(&plain, &plain.energy_error), last(&comp, &comp.energy_error));
+        println!("{problem}: state round-off {ps:.3e} plain, {cs:.3e} compensated; energy {pe:.3e}, {ce:.3e}");
+        assert!(ps > 1e-14 && pe > 1e-14, "{problem}: the plain run shows no round-off ({ps:e}, {pe:e})");
+        assert!(cs < ps / 10.0, "{problem}: state round-off {cs:e} compensated, {ps:e} plain");
+        assert!(ce < pe / 10.0, "{problem}: energy round-off {ce:e} compensated, {pe:e} plain");
+        // Kepler's angular momentum, which the method conserves exactly: its change is round-off
+        assert_eq!(plain.momentum_error.is_empty(), problem != "kepler");
+        if problem == "kepler" {
+            let (pl, cl) = (last(&plain, &plain.momentum_error), last(&comp, &comp.momentum_error));
+            assert!(pl > 1e-14 && cl < pl / 10.0, "angular momentum round-off {cl:e} compensated, {pl:e} plain");
+        }
+        // the energy error of the method (bounded O(h²) oscillation) dwarfs both, and is the
+        // same in both runs up to their round-off
+        let energy = |d: &Path| read_json(&d.join("summary.json"))["quantities"][0]["max_error"].as_f64().unwrap();
+        let (ep, ec) = (energy(&dir("plain")), energy(&dir("comp")));
+        assert!(ep > 1e3 * pe && (ep - ec).abs() < 10.0 * (ps + pe), "{problem}: energy errors {ep:e}, {ec:e}");
+
+        // recorded, and resumed bit for bit with its carries
+        let summary = read_json(&dir("comp").join("summary.json"));
+        assert_eq!(
+            (summary["compensated"].as_bool(), summary["method"].as_str()),
+            (Some(true), Some("stormer-verlet"))
+        );
+        assert!(read(&dir("comp").join("config.toml")).lines().any(|l| l == "compensated = true"));
+        let cp = checkpoint(&dir("comp"));
+        assert_eq!(cp["compensated"], true);
+        let n = if problem == "kepler" { 2 } else { 1 };
+        let state = cp["state"].as_array().expect("state");
+        assert_eq!(state.len(), 4 * n, "{problem}: q, p and their carries");
+        assert!(state[2 * n..].iter().any(|w| w != "0000000000000000"), "{problem}: the carries are zero");
+        assert_success(&run("half", "400000", &["--compensated", "--checkpoint-every", "150000"]), "first part");
+        let half = dir("half").display().to_string();
+        assert_success(&geomint(tmp.path(), &["resume", &half, "--steps", "1000000", "--quiet"]), "resume");
+        assert_same_run(&dir("comp"), &dir("half"), &format!("{problem}: compensated, resumed"));
+        assert!(read(&dir("plain").join("trajectory.csv")) != read(&dir("comp").join("trajectory.csv")));
+        let config = dir("comp").join("config.toml").display().to_string();
+        let replay = dir("replay").display().to_string();
+        assert_success(&geomint(tmp.path(), &["run", "--config", &config, "--quiet", "--out", &replay]), "replay");
+        assert_same_run(&dir("comp"), &dir("replay"), &format!("{problem}: compensated, replayed"));
+    }
+    // only where an increment exists: one error line each, nothing written
+    for (args, needle) in [
+        (vec!["run", "kepler", "--method", "yoshida6", "--compensated"], "stormer-verlet, "),
+        (vec!["run", "rigid-body", "--compensated"], "canonical"),
+    ] {
+        let out = tmp.join("refused").display().to_string();
+        let line = assert_error(
+            &geomint(tmp.path(), &[&args[..], &["--steps", "10", "--quiet", "--out", &out]].concat()),
+            2,
+            needle,
+        );
+        assert!(line.contains(needle), "{line}");
+        assert!(!tmp.join("refused").exists());
+    }
+}
+
+/// A checkpoint of format 1 (before compensated runs), whose groupoid state was not saved
+/// (`"state": null`), is still read: the run is replayed from its initial data and resumed to
+/// the uninterrupted run's bits.
+#[test]
+fn a_format_1_checkpoint_without_a_state_is_replayed() {
+    let tmp = TempDir::new("format-1");
+    let (whole, part) = (tmp.join("whole"), tmp.join("part"));
+    let common = ["--every", "7", "--checkpoint-every", "100", "--quiet"];
+    let run = |steps: &str, out: &Path| {
+        geomint(
+            tmp.path(),
+            &[&["run", "spherical-pendulum", "--steps", steps][..], &common, &["--out", out.to_str().unwrap()]]
+                .concat(),
+        )
+    };
+    assert_success(&run("400", &whole), "whole");
+    assert_success(&run("200", &part), "part");
+    // rewrite the checkpoint as format 1 wrote it: no `compensated`, no state, its own checksum
+    let mut payload = checkpoint(&part);
+    let map = payload.as_object_mut().unwrap();
+    assert!(map.remove("compensated").is_some());
+    map.insert("state".into(), Value::Null);
+    let body = serde_json::to_string_pretty(&payload).unwrap();
+    let mut hash = geomint::workbench::checkpoint::Fnv1a::new();
+    hash.write(body.as_bytes());
+    let text = format!(
+        "{{\"magic\": \"geomint-checkpoint\", \"format\": 1, \"geomint\": \"{}\", \"fnv1a64\": \"{:016x}\",\n\"payload\": {body}}}\n",
+        env!("CARGO_PKG_VERSION"),
+        hash.finish()
+    );
+    std::fs::write(part.join("checkpoint.json"), text).unwrap();
+    let p = part.display().to_string();
+    assert_success(&geomint(tmp.path(), &["resume", &p, "--steps", "400", "--quiet"]), "resume of format 1");
+    assert_same_run(&whole, &part, "format 1, replayed");
+    let cp = read(&part.join("checkpoint.json"));
+    assert!(cp.contains("\"format\": 2") && !checkpoint(&part)["state"].is_null(), "not rewritten as format 2");
 }

@@ -8,9 +8,10 @@
 //! `geomint.IntegrationError` (a `RuntimeError`), an I/O error `OSError`.
 
 use geomint::workbench::WorkbenchError;
+use geomint::workbench::catalogue::nbody::Bodies;
 use geomint::workbench::experiment::RunResult;
 use geomint::workbench::problem::{Kind, Problem, Quantity};
-use geomint_engine::{self as engine, Ensemble, EnsembleError, System};
+use geomint_engine::{self as engine, Ensemble, EnsembleError, Origin, System};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -94,16 +95,17 @@ fn matrix<'py>(py: Python<'py>, v: Vec<f64>, rows: usize, cols: usize) -> PyResu
 /// (`nbody`, `rigid_body`, `heavy_top`). Immutable; picklable (for Dask).
 #[pyclass(module = "geomint", name = "System", frozen)]
 struct PySystem {
-    spec: System,
-    problem: Box<dyn Problem>,
+    system: System,
     /// The constructor and its arguments, for pickling: the same inputs rebuild the same bits.
     reduce: (&'static str, Py<PyTuple>),
 }
 
 impl PySystem {
-    fn new(spec: System, reduce: (&'static str, Py<PyTuple>)) -> PyResult<Self> {
-        let problem = spec.problem(None).map_err(to_py)?;
-        Ok(Self { spec, problem, reduce })
+    fn new(system: System, reduce: (&'static str, Py<PyTuple>)) -> PyResult<Self> {
+        Ok(Self { system, reduce })
+    }
+    fn problem(&self) -> &dyn Problem {
+        self.system.problem()
     }
 }
 
@@ -112,43 +114,43 @@ impl PySystem {
     /// The problem's name (`kepler`, `nbody`, `rigid-body`, ...).
     #[getter]
     fn name(&self) -> &'static str {
-        self.problem.name()
+        self.problem().name()
     }
     /// One line: the system and its data.
     #[getter]
     fn summary(&self) -> &'static str {
-        self.problem.summary()
+        self.problem().summary()
     }
     /// `canonical`, `lie-group` or `groupoid`.
     #[getter]
     fn family(&self) -> &'static str {
-        engine::family_key(self.problem.family())
+        engine::family_key(self.problem().family())
     }
     /// The labels of the state coordinates.
     #[getter]
     fn labels(&self) -> Vec<String> {
-        self.problem.state_labels()
+        self.problem().state_labels()
     }
     /// The names of the methods that apply, the default first.
     #[getter]
     fn methods(&self) -> Vec<&'static str> {
-        self.problem.methods()
+        self.problem().methods()
     }
     /// The default step size and final time.
     #[getter]
     fn defaults(&self) -> (f64, f64) {
-        self.problem.defaults()
+        self.problem().defaults()
     }
     /// The monitored quantities, `[(name, kind, dim, formula), ...]`.
     #[getter]
     fn quantities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        quantities(py, &self.problem.quantities())
+        quantities(py, &self.problem().quantities())
     }
     /// The catalogue parameters (empty for systems built from data).
     #[getter]
     fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        if let System::Catalogue { params, .. } = &self.spec {
+        if let Origin::Catalogue { params, .. } = self.system.origin() {
             for (k, v) in params {
                 d.set_item(k, v)?;
             }
@@ -158,19 +160,19 @@ impl PySystem {
     /// The initial state, in the coordinates of `labels`.
     #[getter]
     fn initial_state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        Ok(PyArray1::from_vec(py, engine::initial_state(self.problem.as_ref()).map_err(to_py)?))
+        Ok(PyArray1::from_vec(py, self.problem().initial_state().map_err(to_py)?))
     }
     fn __repr__(&self) -> String {
-        match &self.spec {
-            System::Catalogue { name, params } if params.is_empty() => format!("geomint.problem('{name}')"),
-            System::Catalogue { name, params } => {
+        match self.system.origin() {
+            Origin::Catalogue { name, params } if params.is_empty() => format!("geomint.problem('{name}')"),
+            Origin::Catalogue { name, params } => {
                 let p: Vec<String> = params.iter().map(|(k, v)| format!("'{k}': {v:?}")).collect();
                 format!("geomint.problem('{name}', params={{{}}})", p.join(", "))
             }
-            System::NBody(s) => {
-                format!("<geomint.System nbody: {} bodies in R^{}, G = {:?}>", s.masses.len(), s.dim, s.g)
+            Origin::NBody(b) => {
+                format!("<geomint.System nbody: {} bodies in R^{}, G = {:?}>", b.masses().len(), b.dim(), b.g())
             }
-            _ => format!("<geomint.System {}: {}>", self.problem.name(), self.problem.summary()),
+            Origin::Body => format!("<geomint.System {}: {}>", self.problem().name(), self.problem().summary()),
         }
     }
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
@@ -190,7 +192,7 @@ fn problems() -> Vec<(&'static str, String)> {
 /// The methods that apply to `system`: `[(name, description), ...]`, the default first.
 #[pyfunction]
 fn methods(system: &Bound<'_, PySystem>) -> Vec<(&'static str, String)> {
-    engine::method_descriptions(system.get().problem.as_ref())
+    engine::method_descriptions(system.get().problem())
 }
 
 /// The catalogue problem `name` with `params` (others at their defaults).
@@ -198,13 +200,13 @@ fn methods(system: &Bound<'_, PySystem>) -> Vec<(&'static str, String)> {
 #[pyo3(signature = (name, params=None))]
 fn problem(py: Python<'_>, name: &str, params: Option<Vec<(String, f64)>>) -> PyResult<PySystem> {
     let params = params.unwrap_or_default();
-    let spec = System::catalogue(name, &params).map_err(to_py)?;
+    let system = System::catalogue(name, &params).map_err(to_py)?;
     let dict = PyDict::new(py);
     for (k, v) in &params {
         dict.set_item(k, v)?;
     }
     let args = PyTuple::new(py, [name.into_pyobject(py)?.into_any(), dict.into_any()])?;
-    PySystem::new(spec, ("_problem_from_dict", args.unbind()))
+    PySystem::new(system, ("_problem_from_dict", args.unbind()))
 }
 
 /// Rebuilds a catalogue problem from `(name, {param: value})` (unpickling).
@@ -228,7 +230,7 @@ fn optional_copy<'py>(py: Python<'py>, a: &Option<(Vec<f64>, Vec<usize>)>) -> Py
 }
 
 /// A gravitational N-body system: `masses` (B,), `positions` and `velocities` (B, 2) or (B, 3),
-/// gravitational constant `G`. Its state is `(q, p)` with `p_i = m_i v_i`.
+/// gravitational constant `G`, any number of bodies. Its state is `(q, p)` with `p_i = m_i v_i`.
 #[pyfunction]
 #[pyo3(signature = (masses, positions, velocities, G=1.0))]
 #[allow(non_snake_case)]
@@ -245,9 +247,25 @@ fn nbody(
     }
     let q = values(&positions);
     let v = values(&velocities);
-    let spec = engine::nbody::NBodySpec::new(G, &m.0, (&q.0, &q.1), (&v.0, &v.1)).map_err(to_py)?;
+    let system = System::nbody(G, &m.0, (&q.0, &q.1), (&v.0, &v.1)).map_err(to_py)?;
     let args = PyTuple::new(py, [copy(py, &m)?, copy(py, &q)?, copy(py, &v)?, G.into_pyobject(py)?.into_any()])?;
-    PySystem::new(System::NBody(spec), ("nbody", args.unbind()))
+    PySystem::new(system, ("nbody", args.unbind()))
+}
+
+/// The N-body system of the file `path` (lines `mass, x, y, z, vx, vy, vz` or
+/// `mass, x, y, vx, vy`; the format of `geomint run nbody --system FILE`), with gravitational
+/// constant `G`. Pickled as `nbody(masses, positions, velocities, G)`.
+#[pyfunction]
+#[pyo3(signature = (path, G=1.0))]
+#[allow(non_snake_case)]
+fn nbody_file(py: Python<'_>, path: std::path::PathBuf, G: f64) -> PyResult<PySystem> {
+    let bodies = Bodies::read(&path, G).map_err(to_py)?;
+    let (b, d) = (bodies.masses().len(), bodies.dim());
+    let m = (bodies.masses().to_vec(), vec![b]);
+    let q = (bodies.positions().to_vec(), vec![b, d]);
+    let v = (bodies.velocities().to_vec(), vec![b, d]);
+    let args = PyTuple::new(py, [copy(py, &m)?, copy(py, &q)?, copy(py, &v)?, G.into_pyobject(py)?.into_any()])?;
+    PySystem::new(System::bodies(bodies).map_err(to_py)?, ("nbody", args.unbind()))
 }
 
 /// A free rigid body of inertia `inertia` (3 principal moments or a 3 × 3 matrix) with body
@@ -264,9 +282,9 @@ fn rigid_body(
     let i = values(&inertia);
     let pi = values(&Pi);
     let r = R.as_ref().map(values);
-    let spec = engine::lie::RigidBodySpec::new(&i.0, &pi.0, r.as_ref().map(|r| r.0.as_slice())).map_err(to_py)?;
+    let system = System::rigid_body(&i.0, &pi.0, r.as_ref().map(|r| r.0.as_slice())).map_err(to_py)?;
     let args = PyTuple::new(py, [copy(py, &i)?, copy(py, &pi)?, optional_copy(py, &r)?])?;
-    PySystem::new(System::RigidBody(spec), ("rigid_body", args.unbind()))
+    PySystem::new(system, ("rigid_body", args.unbind()))
 }
 
 /// A heavy top of inertia `inertia` (about the fixed point), weight times length `mgl` and body
@@ -287,8 +305,7 @@ fn heavy_top(
     let r = R.as_ref().map(values);
     let c = chi.as_ref().map(values);
     let chi_values = c.as_ref().map_or(vec![0.0, 0.0, 1.0], |c| c.0.clone());
-    let spec = engine::lie::HeavyTopSpec::new(&i.0, mgl, &chi_values, &pi.0, r.as_ref().map(|r| r.0.as_slice()))
-        .map_err(to_py)?;
+    let system = System::heavy_top(&i.0, mgl, &chi_values, &pi.0, r.as_ref().map(|r| r.0.as_slice())).map_err(to_py)?;
     let args = PyTuple::new(
         py,
         [
@@ -299,7 +316,7 @@ fn heavy_top(
             optional_copy(py, &c)?,
         ],
     )?;
-    PySystem::new(System::HeavyTop(spec), ("heavy_top", args.unbind()))
+    PySystem::new(system, ("heavy_top", args.unbind()))
 }
 
 fn run_dict<'py>(py: Python<'py>, r: RunResult) -> PyResult<Bound<'py, PyDict>> {
@@ -353,16 +370,16 @@ fn run<'py>(
     if let Some((_, shape)) = &state
         && shape.len() != 1
     {
-        let labels = system.get().problem.state_labels();
+        let labels = system.get().problem().state_labels();
         return Err(PyValueError::new_err(format!(
             "state of '{}' must be a 1-D array of {} coordinates ({}), got shape {}",
-            system.get().problem.name(),
+            system.get().problem().name(),
             labels.len(),
             engine::label_list(&labels),
             engine::py_shape(shape)
         )));
     }
-    let spec = &system.get().spec;
+    let spec = &system.get().system;
     let result = py
         .detach(|| engine::run(spec, method, h, steps, t_end, every, state.as_ref().map(|s| s.0.as_slice())))
         .map_err(to_py)?;
@@ -404,7 +421,7 @@ fn ensemble<'py>(
     let every = optional_count("every", every)?;
     let threads = optional_count("threads", threads)?;
     let (values, shape) = values(&states);
-    let spec = &system.get().spec;
+    let spec = &system.get().system;
     let result = py
         .detach(|| engine::ensemble(spec, method, h, steps, &values, &shape, every, threads))
         .map_err(ensemble_err)?;
@@ -427,8 +444,28 @@ fn check_ensemble(
     let steps = optional_steps(steps)?;
     let every = optional_count("every", every)?;
     let threads = optional_count("threads", threads)?;
-    engine::check_ensemble(&system.get().spec, method, h, steps, &shape, every, threads).map_err(ensemble_err)?;
+    engine::check_ensemble(&system.get().system, method, h, steps, &shape, every, threads).map_err(ensemble_err)?;
     Ok(())
+}
+
+/// The initial states of `geomint ensemble`: `members` perturbations of size `eps` of `state`
+/// (default: the system's initial state) with the generator seeded by `seed`, shape (M, n).
+#[pyfunction]
+#[pyo3(signature = (system, members, eps, seed=0, state=None))]
+fn perturbed_states<'py>(
+    py: Python<'py>,
+    system: &Bound<'py, PySystem>,
+    members: i64,
+    eps: f64,
+    seed: u64,
+    state: Option<PyReadonlyArrayDyn<'py, f64>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let members = optional_count("members", Some(members))?.unwrap_or(0);
+    let state = state.as_ref().map(values);
+    let sys = system.get();
+    let states = engine::perturbed_states(&sys.system, members, eps, seed, state.as_ref().map(|s| s.0.as_slice()))
+        .map_err(to_py)?;
+    matrix(py, states, members, sys.problem().state_labels().len())
 }
 
 #[pymodule]
@@ -440,6 +477,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(problem, m)?)?;
     m.add_function(wrap_pyfunction!(_problem_from_dict, m)?)?;
     m.add_function(wrap_pyfunction!(nbody, m)?)?;
+    m.add_function(wrap_pyfunction!(nbody_file, m)?)?;
+    m.add_function(wrap_pyfunction!(perturbed_states, m)?)?;
     m.add_function(wrap_pyfunction!(rigid_body, m)?)?;
     m.add_function(wrap_pyfunction!(heavy_top, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -144,8 +144,11 @@ def test_nbody_in_the_plane():
     res = geomint.run(sys, "stormer-verlet", 0.01, 2000, every=100)
     assert res.values["linear_momentum"].shape == (21, 2)
     assert res.max_error("angular_momentum") < 1e-12 and res.max_error("energy") < 1e-6
-    with pytest.raises(ValueError, match="at most 18 coordinates"):
-        geomint.nbody(np.ones(7), np.zeros((7, 3)), np.zeros((7, 3)))
+    # no cap on the number of bodies: beyond 18 coordinates the explicit symplectic methods apply
+    seven = geomint.nbody(np.ones(7), np.arange(21.0).reshape(7, 3), np.zeros((7, 3)))
+    assert len(seven.labels) == 42 and seven.methods[0] == "stormer-verlet" and "gauss2" not in seven.methods
+    with pytest.raises(ValueError, match="does not apply to problem 'nbody'"):
+        geomint.run(seven, "gauss2", 0.01, 10)
     with pytest.raises(ValueError, match=r"positions must have shape \(2, 2\) or \(2, 3\)"):
         geomint.nbody(m, np.zeros((3, 2)), np.zeros((3, 2)))
 

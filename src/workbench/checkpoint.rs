@@ -21,16 +21,18 @@
 //! `checkpoint.json` is one JSON object, written as
 //!
 //! ```text
-//! {"magic": "geomint-checkpoint", "format": 1, "geomint": "0.1.0", "fnv1a64": "<16 hex digits>",
+//! {"magic": "geomint-checkpoint", "format": 2, "geomint": "0.1.0", "fnv1a64": "<16 hex digits>",
 //! "payload": { … }}
 //! ```
 //!
 //! where `fnv1a64` is the 64-bit FNV-1a hash ([`Fnv1a`]) of the exact bytes of the payload (from
 //! its `{` to its `}`). The payload holds the run: `problem`, `method`, `params`, `h`, `every`,
-//! `target_steps`, `out`, `checkpoint_every`, `max_error` (the resolved configuration), `status`
-//! (`running`, `completed`, `interrupted`, `failed at step K`), `step` and `t` (the steps taken
-//! and `t = step · h`), `state` (the simulation's exact state, [`Simulation::save`]; `null` for
-//! a simulation that cannot be saved, which is then replayed from its initial data),
+//! `target_steps`, `out`, `checkpoint_every`, `max_error`, `compensated` (the resolved
+//! configuration), `status` (`running`, `completed`, `interrupted`, `failed at step K`), `step`
+//! and `t` (the steps taken and `t = step · h`), `state` (the simulation's exact state,
+//! [`Simulation::save`]: for a compensated run the state and then its Kahan carries; `null` for a
+//! simulation that cannot be saved — since format 2 every simulation of the catalogue can — which
+//! is then replayed from its initial data),
 //! `coordinates` (the state in the problem's coordinates, checked after a restore or replay),
 //! `samples` (the sample file's name, sample count, words per sample, bytes and FNV-1a hash),
 //! `max_errors` (the largest error of each monitored quantity over the samples, checked against
@@ -40,6 +42,9 @@
 //! A sample in `checkpoint-samples.bin` is a fixed number of little-endian 64-bit words: the step,
 //! `t`, the state coordinates, the quantity values, one error per quantity, a flag (1 if the
 //! solution error follows, else 0) and the solution error — every `f64` by its bits.
+//!
+//! Format 2 added `compensated`. A format-1 checkpoint has no such field and is read as a plain
+//! run (compensated runs did not exist); its groupoid states are `null` and replayed.
 //!
 //! [`Session::open`] refuses, with a [`CheckpointError`] and before changing anything in the
 //! directory, a missing or truncated file, a corrupted one (bad JSON, a header or checksum that
@@ -65,8 +70,12 @@ pub const FILE: &str = "checkpoint.json";
 pub const SAMPLES_FILE: &str = "checkpoint-samples.bin";
 /// The first field of every checkpoint.
 pub const MAGIC: &str = "geomint-checkpoint";
-/// The format version; a checkpoint of another version is refused.
-pub const FORMAT: u32 = 1;
+/// The format version written. Format 2 added `compensated` (and, for a compensated run, the
+/// Kahan carries after the state in `state`); a format-1 checkpoint, which has neither, is read as
+/// the plain run it is. Any other version is refused.
+pub const FORMAT: u32 = 2;
+/// The oldest format read.
+pub const OLDEST_FORMAT: u32 = 1;
 /// The geomint version that writes (and alone reads) the checkpoints: another build may round
 /// differently, and a resumed run must equal the uninterrupted one bit for bit.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -100,7 +109,9 @@ pub enum CheckpointError {
         reason: String,
     },
     /// Written by another format or geomint version.
-    #[error("checkpoint {path} refused: it is {found}; this is format {FORMAT} of geomint {VERSION}")]
+    #[error(
+        "checkpoint {path} refused: it is {found}; this is format {FORMAT} of geomint {VERSION} (which reads formats {OLDEST_FORMAT} to {FORMAT})"
+    )]
     Foreign {
         /// The file.
         path: String,
@@ -182,6 +193,15 @@ struct Payload {
     out: String,
     checkpoint_every: Option<usize>,
     max_error: Option<Word>,
+    /// Compensated summation (format 2; absent, i.e. false, in format 1).
+    #[serde(default)]
+    compensated: bool,
+    /// The initial state the run was given (`--state`), absent for the problem's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    initial_state: Option<Vec<Word>>,
+    /// The N-body system file of problem `nbody` (`--system`), absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    system: Option<String>,
     status: String,
     step: usize,
     t: Word,
@@ -231,7 +251,7 @@ fn decode_checkpoint(bytes: &[u8], path: &Path) -> Result<Payload, CheckpointErr
     let (Some(format), Some(version)) = (format, version) else {
         return Err(corrupted("no format or geomint version".into()));
     };
-    if format != u64::from(FORMAT) || version != VERSION {
+    if !(u64::from(OLDEST_FORMAT)..=u64::from(FORMAT)).contains(&format) || version != VERSION {
         return Err(CheckpointError::Foreign { path: p(), found: format!("format {format} of geomint {version}") });
     }
     let hash = v.get("fnv1a64").and_then(|h| h.as_str()).unwrap_or_default();
@@ -418,7 +438,7 @@ impl Session {
         let every = config.every.ok_or_else(|| missing("every"))?;
         RunSpec::new(h, Some(target), None, every)?;
         check_options(&config)?;
-        let sim = problem::start(problem.as_ref(), &method, h)?;
+        let sim = problem::start_with(problem.as_ref(), &method, h, config.compensated == Some(true))?;
         let quantities = problem.quantities();
         let v0 = sim.quantities();
         let first = sample(problem.as_ref(), sim.as_ref(), &quantities, &v0);
@@ -468,7 +488,9 @@ impl Session {
             return Err(bad("t is not step · h".into()));
         }
         let params: Vec<(String, f64)> = cp.params.iter().map(|(k, v)| (k.clone(), v.get())).collect();
-        let problem = catalogue::problem(&cp.problem, &params).map_err(|e| bad(e.to_string()))?;
+        let initial: Option<Vec<f64>> = cp.initial_state.as_ref().map(|s| s.iter().map(|w| w.get()).collect());
+        let problem = catalogue::resolve(&cp.problem, &params, cp.system.as_deref().map(Path::new), initial.as_deref())
+            .map_err(|e| bad(e.to_string()))?;
         let quantities = problem.quantities();
         let states = problem.state_labels().len();
         let values: usize = quantities.iter().map(|q| q.dim).sum();
@@ -533,7 +555,8 @@ impl Session {
         }
 
         // the simulation: its initial data must be the run's, its state the checkpoint's
-        let sim0 = problem::start(problem.as_ref(), &cp.method, h).map_err(|e| bad(e.to_string()))?;
+        let sim0 =
+            problem::start_with(problem.as_ref(), &cp.method, h, cp.compensated).map_err(|e| bad(e.to_string()))?;
         if bits(&sim0.quantities()) != bits(&samples[0].values) {
             return Err(bad("the problem's initial data differ from the run's".into()));
         }
@@ -560,6 +583,9 @@ impl Session {
             out: Some(dir.display().to_string()),
             checkpoint_every: cp.checkpoint_every,
             max_error: cp.max_error.map(Word::get),
+            compensated: cp.compensated.then_some(true),
+            state: cp.initial_state.as_ref().map(|s| s.iter().map(|w| w.get()).collect()),
+            system: cp.system.clone(),
             params: params.into_iter().collect(),
         };
         check_options(&config).map_err(|e| bad(e.to_string()))?;
@@ -726,6 +752,9 @@ impl Session {
             out: c.out.clone().unwrap_or_default(),
             checkpoint_every: c.checkpoint_every,
             max_error: c.max_error.map(Word::of),
+            compensated: c.compensated == Some(true),
+            initial_state: c.state.as_deref().map(words),
+            system: c.system.clone(),
             status: status.to_string(),
             step: self.sim.steps(),
             t: Word::of(self.sim.steps() as f64 * self.h),
@@ -803,6 +832,10 @@ impl Session {
     /// The number of steps the run is to reach.
     pub fn target(&self) -> usize {
         self.target
+    }
+    /// Whether the run sums its increments with compensation (`--compensated`).
+    pub fn compensated(&self) -> bool {
+        self.config.compensated == Some(true)
     }
     /// The threshold of the error warning (default 1).
     pub fn max_error(&self) -> f64 {
@@ -891,6 +924,9 @@ mod tests {
             out: "runs/k".into(),
             checkpoint_every: Some(50),
             max_error: None,
+            compensated: false,
+            initial_state: None,
+            system: None,
             status: "running".into(),
             step: 50,
             t: Word::of(0.5),
@@ -922,15 +958,80 @@ mod tests {
         }
     }
 
+    /// Format 2 writes `compensated`; a format-1 checkpoint (written before it existed, without
+    /// the field) still reads, as the plain run it is.
+    #[test]
+    fn format_1_reads_as_a_plain_run_and_format_2_keeps_compensated() {
+        let path = Path::new("checkpoint.json");
+        let mut p = payload();
+        p.compensated = true;
+        let bytes = encode_checkpoint(&p).unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(text.contains("\"format\": 2") && text.contains("\"compensated\": true"), "{text}");
+        assert!(decode_checkpoint(&bytes, path).unwrap().compensated);
+        // the same payload as format 1 wrote it: no `compensated` field, format 1, its own hash
+        let body = serde_json::to_string_pretty(&payload()).unwrap().replace("  \"compensated\": false,\n", "");
+        assert!(!body.contains("compensated"), "{body}");
+        let mut old = header(1, VERSION, &hex(fnv(body.as_bytes()))).into_bytes();
+        old.extend_from_slice(body.as_bytes());
+        old.extend_from_slice(TRAILER);
+        let back = decode_checkpoint(&old, path).unwrap();
+        assert!(!back.compensated);
+        assert_eq!(back.state, payload().state);
+    }
+
+    /// Every groupoid simulation saves its exact state and is restored from it: a fresh
+    /// simulation restored at step k and advanced with the original stays equal to it bit for
+    /// bit; words of the wrong length, or not a state, are refused and change nothing.
+    #[test]
+    fn groupoid_simulations_save_and_restore_exactly() {
+        let cases = [
+            ("spherical-pendulum", "rattle"),
+            ("plate-ball", "del"),
+            ("so3-optimal-control", "del"),
+            ("so3-optimal-control", "del-cayley"),
+        ];
+        for (name, method) in cases {
+            let problem = catalogue::problem(name, &[]).unwrap();
+            let h = problem.defaults().0;
+            let mut sim = problem::start(problem.as_ref(), method, h).unwrap();
+            let fresh = problem::start(problem.as_ref(), method, h).unwrap().save().unwrap();
+            for _ in 0..7 {
+                sim.advance().unwrap();
+            }
+            let saved = sim.save().expect("a groupoid simulation saves its state");
+            assert_ne!(bits(&saved), bits(&fresh), "{name}: the saved state is the initial one");
+            let mut other = problem::start(problem.as_ref(), method, h).unwrap();
+            assert!(other.restore(&saved[1..], 7).is_err(), "{name}: a short state restores");
+            assert_eq!((other.steps(), bits(&other.save().unwrap())), (0, bits(&fresh)), "{name}: changed");
+            other.restore(&saved, 7).unwrap();
+            assert_eq!((other.steps(), bits(&other.state())), (7, bits(&sim.state())), "{name}");
+            for _ in 0..5 {
+                sim.advance().unwrap();
+                other.advance().unwrap();
+            }
+            assert_eq!(bits(&other.save().unwrap()), bits(&sim.save().unwrap()), "{name}: diverged after restore");
+            assert_eq!(bits(&other.quantities()), bits(&sim.quantities()), "{name}");
+        }
+        // the optimal control's flag word (after W, λ and the attitude) must be 0 or 1
+        let problem = catalogue::problem("so3-optimal-control", &[]).unwrap();
+        let mut sim = problem::start(problem.as_ref(), "del", 0.1).unwrap();
+        let mut words = sim.save().unwrap();
+        assert_eq!(words.len(), 23);
+        words[19] = 0.5;
+        assert!(sim.restore(&words, 3).is_err());
+        assert_eq!(sim.steps(), 0);
+    }
+
     #[test]
     fn another_version_is_foreign() {
         let path = Path::new("checkpoint.json");
         let text = String::from_utf8(encode_checkpoint(&payload()).unwrap()).unwrap();
-        for (from, to) in [("\"format\": 1", "\"format\": 2"), (VERSION, "9.9.9")] {
+        for (from, to) in [("\"format\": 2", "\"format\": 3"), ("\"format\": 2", "\"format\": 0"), (VERSION, "9.9.9")] {
             let foreign = text.replacen(from, to, 1);
             let err = decode_checkpoint(foreign.as_bytes(), path).unwrap_err();
             assert!(matches!(err, CheckpointError::Foreign { .. }), "{err}");
-            assert!(err.to_string().contains("this is format 1"), "{err}");
+            assert!(err.to_string().contains("this is format 2"), "{err}");
         }
         let err = decode_checkpoint(b"{\"hello\": 1}\n", path).unwrap_err();
         assert!(matches!(err, CheckpointError::Corrupted { .. }), "{err}");

@@ -8,9 +8,12 @@
 //! h = 0.01
 //! t_end = 100.0        # or: steps = 10000
 //! every = 10
-//! out = "runs/kepler"
+//! out = "runs/kepler"        # relative to this file's directory
+//! compensated = true          # optional: compensated summation of the increments
 //! checkpoint_every = 100000   # optional: a checkpoint every 100000 steps
 //! max_error = 0.01             # optional: warn when a monitored error exceeds 0.01
+//! state = [0.1, 0.0, 0.0, 4.36] # optional: the initial state (default: the problem's own)
+//! # system = "bodies.csv"      # problem "nbody": its file, relative to this file's directory
 //! [params]
 //! e = 0.9
 //! ```
@@ -43,17 +46,41 @@ pub struct RunConfig {
     pub checkpoint_every: Option<usize>,
     /// Warn when a monitored error exceeds this (default 1).
     pub max_error: Option<f64>,
+    /// Sum the increments with compensated (Kahan) summation (canonical problems, methods that
+    /// compute their increment; see [`crate::workbench::run::CompensatedRun`]). Written only
+    /// when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensated: Option<bool>,
+    /// The initial state, in the coordinates of the problem's state labels (default: the
+    /// problem's own initial data; see `Problem::with_state`). Written only when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<Vec<f64>>,
+    /// The file of an N-body system (problem `nbody`; see `catalogue::nbody`), relative to the
+    /// config file's directory. Written only when given, as an absolute path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
     /// Problem parameters.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, f64>,
 }
 
 impl RunConfig {
-    /// Parses a config file; an unreadable or invalid file is a one-line input error.
+    /// Parses a config file; an unreadable or invalid file is a one-line input error. A relative
+    /// `out` is taken relative to the file's directory (not to the working directory), so that
+    /// the `config.toml` a run writes into its output directory, with `out = "."`, names that
+    /// directory wherever it is read from.
     pub fn load(path: &Path) -> Result<Self, WorkbenchError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| WorkbenchError::Input(format!("cannot read config {}: {e}", path.display())))?;
-        Self::parse(&text).map_err(|e| WorkbenchError::Input(format!("invalid config {}: {e}", path.display())))
+        let mut c =
+            Self::parse(&text).map_err(|e| WorkbenchError::Input(format!("invalid config {}: {e}", path.display())))?;
+        if let Some(out) = &c.out {
+            c.out = Some(relative_to_file(path, Path::new(out)).display().to_string());
+        }
+        if let Some(system) = &c.system {
+            c.system = Some(relative_to_file(path, Path::new(system)).display().to_string());
+        }
+        Ok(c)
     }
     /// Parses TOML text; `steps` and `t_end` together are refused, as on the command line.
     pub fn parse(text: &str) -> Result<Self, String> {
@@ -74,7 +101,7 @@ impl RunConfig {
         macro_rules! take {
             ($($f:ident),*) => { $( if other.$f.is_some() { self.$f = other.$f; } )* };
         }
-        take!(problem, method, h, steps, t_end, every, out, checkpoint_every, max_error);
+        take!(problem, method, h, steps, t_end, every, out, checkpoint_every, max_error, compensated, state, system);
         if other.steps.is_some() {
             self.t_end = None;
         }
@@ -84,6 +111,23 @@ impl RunConfig {
         self.params.extend(other.params);
         self
     }
+}
+
+/// `out` as seen from the working directory when it is written in the config file `file`: an
+/// absolute path as it is, a relative one joined to the file's directory (`.` components
+/// dropped, so that `out = "."` in `runs/k/config.toml` is `runs/k`).
+pub fn relative_to_file(file: &Path, out: &Path) -> std::path::PathBuf {
+    if out.is_absolute() {
+        return out.to_path_buf();
+    }
+    let joined: std::path::PathBuf = file
+        .parent()
+        .unwrap_or(Path::new(""))
+        .join(out)
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    if joined.as_os_str().is_empty() { std::path::PathBuf::from(".") } else { joined }
 }
 
 #[cfg(test)]

@@ -59,6 +59,24 @@ impl RunSpec {
         }
         Ok(Self { h, steps, every })
     }
+
+    /// The run of `geomint run` on `problem`, each setting at its default where not given:
+    /// `h` the problem's step, `steps` or else `t_end` (default: the problem's final time, when
+    /// neither is given), `every` about 1000 samples (`max(1, ⌊steps/1000⌋)`). The errors of
+    /// [`RunSpec::new`].
+    pub fn resolve(
+        problem: &dyn Problem,
+        h: Option<f64>,
+        steps: Option<usize>,
+        t_end: Option<f64>,
+        every: Option<usize>,
+    ) -> Result<Self, WorkbenchError> {
+        let (h0, t0) = problem.defaults();
+        let h = h.unwrap_or(h0);
+        let t_end = if steps.is_none() { Some(t_end.unwrap_or(t0)) } else { t_end };
+        let provisional = Self::new(h, steps, t_end, 1)?;
+        Self::new(h, steps, t_end, every.unwrap_or((provisional.steps / 1000).max(1)))
+    }
 }
 
 /// One sample of a run.
@@ -174,6 +192,270 @@ pub fn final_state(problem: &dyn Problem, method: &str, h: f64, steps: usize) ->
     let mut sim = problem::start(problem, method, h)?;
     advance(sim.as_mut(), steps)?;
     Ok(sim.state())
+}
+
+// --- ensembles -------------------------------------------------------------------------------------
+
+/// One member of an [`ensemble()`]: where it started, where it ended, its errors.
+#[derive(Debug)]
+pub struct Member {
+    /// The initial state.
+    pub initial: Vec<f64>,
+    /// The final state: after the last step, or after the last good step if one failed.
+    pub state: Vec<f64>,
+    /// The steps taken.
+    pub steps: usize,
+    /// The time reached, `steps · h`.
+    pub t: f64,
+    /// The error of each quantity at the final state ([`Quantity::error`] against the
+    /// member's own initial values).
+    pub errors: Vec<f64>,
+    /// With sampling: the largest error of each quantity over the states every `every` steps
+    /// (the first and the last included), as [`RunResult::max_error`] of the same run.
+    pub max_errors: Option<Vec<f64>>,
+    /// The failed step ([`WorkbenchError::Step`]), if one failed.
+    pub failure: Option<WorkbenchError>,
+}
+
+impl Member {
+    /// `completed` or `failed at step K`.
+    pub fn status(&self) -> String {
+        match &self.failure {
+            None => "completed".into(),
+            Some(WorkbenchError::Step { step, .. }) => format!("failed at step {step}"),
+            Some(_) => "failed".into(),
+        }
+    }
+}
+
+/// The outcome of [`ensemble()`].
+#[derive(Debug)]
+pub struct Ensemble {
+    /// Problem name.
+    pub problem: String,
+    /// Method name.
+    pub method: String,
+    /// Step size.
+    pub h: f64,
+    /// Steps per member.
+    pub steps: usize,
+    /// The sampling interval of [`Member::max_errors`], if any.
+    pub every: Option<usize>,
+    /// State labels.
+    pub labels: Vec<String>,
+    /// The monitored quantities.
+    pub quantities: Vec<Quantity>,
+    /// The members, in the order of the initial states.
+    pub members: Vec<Member>,
+    /// The threads the members ran on.
+    pub threads: usize,
+    /// Wall time of the whole ensemble, seconds.
+    pub wall_seconds: f64,
+}
+
+impl Ensemble {
+    /// The first member (by index) whose step failed, with its failure.
+    pub fn first_failure(&self) -> Option<(usize, &WorkbenchError)> {
+        self.members.iter().enumerate().find_map(|(i, m)| m.failure.as_ref().map(|e| (i, e)))
+    }
+}
+
+/// An error of an ensemble's input: the member whose initial state was refused, if any, and
+/// the workbench's error.
+#[derive(Debug)]
+pub struct EnsembleError {
+    /// The member (index of its initial state), `None` for an error of the settings.
+    pub member: Option<usize>,
+    /// The error.
+    pub source: WorkbenchError,
+}
+
+impl std::fmt::Display for EnsembleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.member {
+            Some(i) => write!(f, "member {i}: {}", self.source),
+            None => write!(f, "{}", self.source),
+        }
+    }
+}
+
+impl std::error::Error for EnsembleError {}
+
+impl From<WorkbenchError> for EnsembleError {
+    fn from(source: WorkbenchError) -> Self {
+        Self { member: None, source }
+    }
+}
+
+fn errors_of(quantities: &[Quantity], v: &[f64], v0: &[f64]) -> Vec<f64> {
+    let mut k = 0;
+    quantities
+        .iter()
+        .map(|q| {
+            let e = q.error(&v[k..k + q.dim], &v0[k..k + q.dim]);
+            k += q.dim;
+            e
+        })
+        .collect()
+}
+
+/// One member: `steps` steps of `method` from the problem's initial state, the errors measured
+/// every `every` steps (or at the end only).
+fn member(problem: &dyn Problem, method: &str, h: f64, steps: usize, every: Option<usize>) -> Member {
+    let quantities = problem.quantities();
+    let initial = problem.initial_state().unwrap_or_default();
+    let mut sim = match problem::start(problem, method, h) {
+        Ok(sim) => sim,
+        Err(e) => {
+            let n = quantities.len();
+            let state = initial.clone();
+            return Member {
+                initial,
+                state,
+                steps: 0,
+                t: 0.0,
+                errors: vec![f64::NAN; n],
+                max_errors: None,
+                failure: Some(e),
+            };
+        }
+    };
+    let v0 = sim.quantities();
+    let mut max = every.map(|_| errors_of(&quantities, &v0, &v0).into_iter().map(|e| 0f64.max(e)).collect::<Vec<_>>());
+    let mut failure = None;
+    while sim.steps() < steps && failure.is_none() {
+        let n = every.unwrap_or(steps).min(steps - sim.steps());
+        failure = advance(sim.as_mut(), n).err();
+        // a sample every `every` steps, and at the last good step of a failed member
+        if let Some(m) = max.as_mut() {
+            for (m, e) in m.iter_mut().zip(errors_of(&quantities, &sim.quantities(), &v0)) {
+                *m = m.max(e);
+            }
+        }
+    }
+    let errors = errors_of(&quantities, &sim.quantities(), &v0);
+    Member { initial, state: sim.state(), steps: sim.steps(), t: sim.time(), errors, max_errors: max, failure }
+}
+
+/// `steps` steps of `method` with step `h` from each of `states` (coordinates of
+/// [`Problem::state_labels`]), in parallel on rayon's pool, or on a pool of `threads` threads.
+/// With `every`, the errors are sampled every `every` steps for [`Member::max_errors`].
+///
+/// Member `i` is the run of `problem.with_state(&states[i])`: its final state and errors equal
+/// those of [`run`] from that state (with `every`), bit for bit, whatever the number of
+/// threads. The states are checked first ([`Problem::with_state`]); the first refused one is
+/// the error, naming its member. A member whose step fails keeps its last good state and its
+/// failure ([`Member::failure`]); the others run on.
+pub fn ensemble(
+    problem: &dyn Problem,
+    method: &str,
+    h: f64,
+    steps: usize,
+    every: Option<usize>,
+    states: &[Vec<f64>],
+    threads: Option<usize>,
+) -> Result<Ensemble, EnsembleError> {
+    RunSpec::new(h, Some(steps), None, every.unwrap_or(1))?;
+    problem::check_method(problem, method)?;
+    if threads == Some(0) {
+        return Err(WorkbenchError::Input("threads must be at least 1, got 0".into()).into());
+    }
+    let problems = states
+        .iter()
+        .enumerate()
+        .map(|(i, s)| problem.with_state(s).map_err(|source| EnsembleError { member: Some(i), source }))
+        .collect::<Result<Vec<_>, _>>()?;
+    use rayon::prelude::*;
+    let work = || -> (Vec<Member>, usize) {
+        let members = problems.par_iter().map(|p| member(p.as_ref(), method, h, steps, every)).collect();
+        (members, rayon::current_num_threads())
+    };
+    let t0 = Instant::now();
+    let (members, threads) = match threads {
+        None => work(),
+        Some(k) => integrators::driver::with_threads(k, work).map_err(|e| WorkbenchError::Input(e.to_string()))?,
+    };
+    Ok(Ensemble {
+        problem: problem.name().into(),
+        method: method.into(),
+        h,
+        steps,
+        every,
+        labels: problem.state_labels(),
+        quantities: problem.quantities(),
+        members,
+        threads,
+        wall_seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+/// A source of standard normal samples for [`Problem::perturb`]: SplitMix64 (Steele, Lea &
+/// Flood, 2014) for uniform `u ∈ (0, 1]`, two at a time turned into normals by Box–Muller,
+/// `z = √(−2 ln u₁) cos(2π u₂)`, `z' = √(−2 ln u₁) sin(2π u₂)`. The same seed gives the same
+/// samples on every run of the same build.
+#[derive(Debug, Clone)]
+pub struct Normal {
+    state: u64,
+    spare: Option<f64>,
+}
+
+impl Normal {
+    /// The generator started from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self { state: seed, spare: None }
+    }
+
+    fn uniform(&mut self) -> f64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        ((z >> 11) + 1) as f64 / (1u64 << 53) as f64
+    }
+
+    /// The next sample.
+    pub fn sample(&mut self) -> f64 {
+        if let Some(z) = self.spare.take() {
+            return z;
+        }
+        let (u1, u2) = (self.uniform(), self.uniform());
+        let r = (-2.0 * u1.ln()).sqrt();
+        let (s, c) = (std::f64::consts::TAU * u2).sin_cos();
+        self.spare = Some(r * s);
+        r * c
+    }
+}
+
+/// `members` initial states near `base` for an ensemble: member `k` is
+/// `problem.perturb(base, eps, normal)` ([`Problem::perturb`]: `base + ε z`, or along the
+/// manifold), with the samples of [`Normal::new`]`(seed)` drawn member after member, so the
+/// states do not depend on the threads. Every state is checked by [`Problem::with_state`].
+/// Input errors for a base the problem refuses, `members = 0` or `ε` not finite and `≥ 0`.
+pub fn perturbed_states(
+    problem: &dyn Problem,
+    base: &[f64],
+    members: usize,
+    eps: f64,
+    seed: u64,
+) -> Result<Vec<Vec<f64>>, WorkbenchError> {
+    if members == 0 {
+        return Err(WorkbenchError::Input("an ensemble needs at least 1 member, got 0".into()));
+    }
+    if !(eps.is_finite() && eps >= 0.0) {
+        return Err(WorkbenchError::Input(format!("the perturbation must be finite and non-negative, got {eps}")));
+    }
+    problem.with_state(base)?;
+    let mut normal = Normal::new(seed);
+    (0..members)
+        .map(|k| {
+            let s = problem.perturb(base, eps, &mut || normal.sample());
+            problem
+                .with_state(&s)
+                .map(|_| s)
+                .map_err(|e| WorkbenchError::Input(format!("member {k}: the perturbed state is refused: {e}")))
+        })
+        .collect()
 }
 
 /// The reference solution at `t_end`, and how it was obtained (the description names the route):
@@ -454,5 +736,71 @@ mod tests {
         let (_, how) = reference(problem("rigid-body").as_ref(), 2.0, 0.05).unwrap();
         assert!(how.contains("Richardson") && how.contains("DOP853 does not apply to Lie group"), "{how}");
         assert_eq!(reference(problem("kepler").as_ref(), 2.0, 0.05).unwrap().1, "exact solution");
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// Member `i` of an ensemble is the run from state `i` (final state, final and largest
+    /// errors, bit for bit), on one thread or two; a member whose step fails keeps its last good
+    /// state and its failure while the others run on; a refused state names its member.
+    #[test]
+    fn ensemble_members_are_single_runs() {
+        for name in ["kepler", "rigid-body", "so3-optimal-control"] {
+            let p = problem(name);
+            let base = p.initial_state().unwrap();
+            let states = perturbed_states(p.as_ref(), &base, 5, 1e-3, 7).unwrap();
+            let (h, steps, every) = (p.defaults().0, 40, 7);
+            let one = ensemble(p.as_ref(), p.methods()[0], h, steps, Some(every), &states, Some(1)).unwrap();
+            let two = ensemble(p.as_ref(), p.methods()[0], h, steps, Some(every), &states, Some(2)).unwrap();
+            assert_eq!(two.threads, 2);
+            for (i, s) in states.iter().enumerate() {
+                let q = p.with_state(s).unwrap();
+                let r =
+                    run(q.as_ref(), p.methods()[0], RunSpec::new(h, Some(steps), None, every).unwrap(), &mut |_| {})
+                        .unwrap();
+                let last = r.samples.last().unwrap();
+                for m in [&one.members[i], &two.members[i]] {
+                    assert!(m.failure.is_none() && m.steps == steps && m.status() == "completed");
+                    assert_eq!(bits(&m.state), bits(&last.state), "{name} member {i}");
+                    assert_eq!(bits(&m.errors), bits(&last.errors), "{name} member {i}");
+                    let max: Vec<f64> = (0..r.quantities.len()).map(|k| r.max_error(k)).collect();
+                    assert_eq!(bits(m.max_errors.as_ref().unwrap()), bits(&max), "{name} member {i}");
+                    assert_eq!(bits(&m.initial), bits(s));
+                }
+            }
+        }
+        let kepler = problem("kepler");
+        let states = vec![vec![0.4, 0.0, 0.0, 2.0], vec![0.0, 0.0, 0.0, 1.0], vec![0.5, 0.0, 0.0, 1.5]];
+        let e = ensemble(kepler.as_ref(), "stormer-verlet", 0.01, 10, None, &states, None).unwrap();
+        assert_eq!(e.first_failure().map(|f| f.0), Some(1));
+        assert_eq!(e.members[1].status(), "failed at step 1");
+        assert_eq!((e.members[1].steps, bits(&e.members[1].state)), (0, bits(&states[1])));
+        assert!(e.members[0].failure.is_none() && e.members[2].steps == 10);
+        let bad = vec![vec![0.4, 0.0, 0.0, 2.0], vec![0.4, f64::INFINITY, 0.0, 2.0]];
+        let err = ensemble(kepler.as_ref(), "stormer-verlet", 0.01, 10, None, &bad, None).unwrap_err();
+        assert_eq!(err.member, Some(1));
+        assert_eq!(err.to_string(), "member 1: state coordinate q2 of 'kepler' must be finite, got inf");
+        assert!(ensemble(kepler.as_ref(), "stormer-verlet", 0.01, 10, None, &bad[..1], Some(0)).is_err());
+    }
+
+    /// The same seed gives the same members, another seed others; the sizes are checked.
+    #[test]
+    fn perturbed_states_are_reproducible() {
+        let p = problem("heavy-top");
+        let base = p.initial_state().unwrap();
+        let a = perturbed_states(p.as_ref(), &base, 4, 1e-2, 11).unwrap();
+        assert_eq!(a, perturbed_states(p.as_ref(), &base, 4, 1e-2, 11).unwrap());
+        assert_ne!(a, perturbed_states(p.as_ref(), &base, 4, 1e-2, 12).unwrap());
+        assert_eq!(perturbed_states(p.as_ref(), &base, 2, 0.0, 11).unwrap(), vec![base.clone(), base.clone()]);
+        assert!(perturbed_states(p.as_ref(), &base, 0, 1e-2, 11).is_err());
+        assert!(perturbed_states(p.as_ref(), &base, 2, f64::NAN, 11).is_err());
+        // standard normal samples: mean 0 and variance 1 to sampling accuracy (n = 10^5)
+        let mut n = Normal::new(5);
+        let z: Vec<f64> = (0..100_000).map(|_| n.sample()).collect();
+        let mean = z.iter().sum::<f64>() / z.len() as f64;
+        let var = z.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / z.len() as f64;
+        assert!(mean.abs() < 0.01 && (var - 1.0).abs() < 0.02, "mean {mean}, variance {var}");
     }
 }

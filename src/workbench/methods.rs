@@ -15,6 +15,7 @@ use integrators::classical::{
     ExplicitRk, Gauss2, Gauss3, HamiltonianField, LobattoIIIAIIIB3, StormerVerlet, SymplecticEulerA, SymplecticEulerB,
 };
 use integrators::dop853::{Dop853, Dop853Flow, Options};
+use integrators::driver::Increment;
 use integrators::hp::{self, HpGroup, HpIntegrator, HpLagrangian, LieState};
 use integrators::tableau;
 use integrators::verlet_composition::VerletComposition;
@@ -178,6 +179,29 @@ pub const DOP853_REFERENCE: MethodInfo = m(
     "adaptive Dormand–Prince 8(5,3) over the whole step, rtol = atol = 1e-15 (reference solutions)",
 );
 
+/// The most DOP853 steps of the reference solution of `geomint run` at its final time (a few
+/// seconds for the outer solar system, well under one for the one-body problems): beyond it,
+/// `run` reports the solution error as not available instead of spending far longer on the
+/// reference than on the run.
+pub const RUN_REFERENCE_MAX_STEPS: usize = 1_000_000;
+
+/// The most steps of the problem's reference method, both Richardson runs together (`1.5 d`
+/// times the run's steps for the divisor `d`), of the reference solution of `geomint run` for a
+/// Lie-group or groupoid problem: about 0.5 s of RK4 on the matrix entries of the rigid body,
+/// 0.7 s of RATTLE on the spherical pendulum, 30 s of the plate-ball's constrained flow. Runs of
+/// up to 16 666 steps (divisor 8) get a reference.
+pub const RUN_RICHARDSON_MAX_STEPS: usize = 200_000;
+
+/// [`DOP853_REFERENCE`] limited to [`RUN_REFERENCE_MAX_STEPS`] steps: the reference of
+/// `geomint run` at its final time (it fails, and `run` says so, where it would need more).
+pub const DOP853_RUN_REFERENCE: MethodInfo = m(
+    "dop853-run-reference",
+    C,
+    8,
+    St::None,
+    "adaptive Dormand–Prince 8(5,3) over the whole step, rtol = atol = 1e-15, at most 10^6 steps",
+);
+
 /// The registry row called `name`.
 pub fn find(name: &str) -> Option<&'static MethodInfo> {
     METHODS.iter().find(|m| m.name == name)
@@ -222,12 +246,61 @@ where
             Box::new(ExplicitRk::<_, 1>::new(&tableau::explicit_euler(), HamiltonianField(ham)).map_err(geom)?)
         }
         "dop853" => Box::new(Dop853::hamiltonian(ham)),
-        "dop853-reference" => {
-            let options = Options { max_steps: REFERENCE_MAX_STEPS, ..Options::default() };
+        "dop853-reference" | "dop853-run-reference" => {
+            let max_steps = if info.name == "dop853-reference" { REFERENCE_MAX_STEPS } else { RUN_REFERENCE_MAX_STEPS };
+            let options = Options { max_steps, ..Options::default() };
             let method = Dop853::hamiltonian(ham).with_options(options).map_err(|e| geom(e.into()))?;
             Box::new(Dop853Flow::new(method, REFERENCE_TOLERANCE, REFERENCE_TOLERANCE).map_err(geom)?)
         }
         _ => return Err(not_here(info)),
+    })
+}
+
+/// The canonical methods that compute their increment `Φ_h(y) − y` directly
+/// ([`Increment`]), and so run with compensated summation (`geomint run --compensated`): the
+/// one-stage splittings, the implicit midpoint, the collocation methods and the explicit
+/// Runge–Kutta methods. The compositions and DOP853 only give the new state.
+pub const COMPENSATED: &[&str] = &[
+    "stormer-verlet",
+    "symplectic-euler-a",
+    "symplectic-euler-b",
+    "midpoint",
+    "gauss2",
+    "gauss3",
+    "lobatto3",
+    "rk4",
+    "explicit-euler",
+];
+
+/// A canonical method over `T*R^N` for the Hamiltonian `ham` as an [`Increment`] trait object,
+/// for compensated summation; an input error naming the methods that have one
+/// ([`COMPENSATED`]) for any other.
+pub fn canonical_increment<H, const N: usize>(
+    info: &MethodInfo,
+    ham: H,
+) -> Result<Box<dyn Increment<N>>, WorkbenchError>
+where
+    H: PhaseSpaceDerivatives<N> + Clone + Send + Sync + 'static,
+{
+    Ok(match info.name {
+        "stormer-verlet" => Box::new(StormerVerlet::new(ham)),
+        "symplectic-euler-a" => Box::new(SymplecticEulerA::new(ham)),
+        "symplectic-euler-b" => Box::new(SymplecticEulerB::new(ham)),
+        "midpoint" => Box::new(CotangentLiftIntegrator::new(ThetaMap::new(0.5).map_err(geom)?, ham)),
+        "gauss2" => Box::new(Gauss2::new(ham).map_err(geom)?),
+        "gauss3" => Box::new(Gauss3::new(ham).map_err(geom)?),
+        "lobatto3" => Box::new(LobattoIIIAIIIB3::new(ham).map_err(geom)?),
+        "rk4" => Box::new(ExplicitRk::<_, 4>::new(&tableau::rk4(), HamiltonianField(ham)).map_err(geom)?),
+        "explicit-euler" => {
+            Box::new(ExplicitRk::<_, 1>::new(&tableau::explicit_euler(), HamiltonianField(ham)).map_err(geom)?)
+        }
+        name => {
+            return Err(WorkbenchError::Input(format!(
+                "method '{name}' has no compensated form (it gives the new state, not its increment); \
+                 --compensated applies to {}",
+                COMPENSATED.join(", ")
+            )));
+        }
     })
 }
 
@@ -269,4 +342,29 @@ where
         "rk2-embedded" => Box::new(EmbeddedRk::<_, _, 2>::new(&tableau::heun(), group, lagrangian).map_err(geom)?),
         _ => return Err(not_here(info)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workbench::catalogue::canonical::{CanonicalSystem, Kepler};
+
+    /// Every method of [`COMPENSATED`] is a canonical method of the registry with an increment,
+    /// and every other canonical method is refused with an error naming the list.
+    #[test]
+    fn compensated_methods_are_exactly_those_with_an_increment() {
+        let ham = Kepler { e: 0.6 }.hamiltonian();
+        for info in for_family(Family::Canonical) {
+            let made = canonical_increment::<_, 2>(info, ham);
+            if COMPENSATED.contains(&info.name) {
+                assert!(made.is_ok(), "{}: no increment", info.name);
+            } else {
+                let Err(WorkbenchError::Input(msg)) = made else { panic!("{}: not refused", info.name) };
+                assert!(msg.contains(info.name) && msg.contains("stormer-verlet, "), "{msg}");
+            }
+        }
+        for name in COMPENSATED {
+            assert_eq!(find(name).map(|m| m.family), Some(Family::Canonical), "{name}");
+        }
+    }
 }

@@ -4,12 +4,17 @@
 //!   [`Simulation`](problem::Simulation), both trait objects;
 //! * [`methods`]: the method registry (name → trait object over the problem's state);
 //! * [`catalogue`]: the problems, with default data, invariants and reference solutions;
-//! * [`experiment`]: a run with sampled diagnostics, the order table, work–precision;
+//! * [`experiment`]: a run with sampled diagnostics, the order table, work–precision,
+//!   ensembles of runs from perturbed initial states;
 //! * [`output`], [`plot`]: CSV/JSON files and SVG plots, written so that a failed run never
 //!   leaves files that look complete;
 //! * [`config`]: experiments described in TOML;
 //! * [`checkpoint`]: the loop of `geomint run` / `resume`: checkpoints, interrupts, resumption
 //!   bit for bit;
+//! * [`solution`]: the solution error `geomint run` reports (exact, against a computed reference,
+//!   or not available, and why);
+//! * [`roundoff`]: the round-off of long runs, measured against the same method in double-double
+//!   arithmetic;
 //! * [`suggest`]: nearest valid names for a mistyped one.
 
 pub mod catalogue;
@@ -21,7 +26,9 @@ pub mod methods;
 pub mod output;
 pub mod plot;
 pub mod problem;
+pub mod roundoff;
 pub mod run;
+pub mod solution;
 pub mod suggest;
 
 /// The workbench's error: bad input (a one-line message for the user), a failure of the

@@ -5,6 +5,8 @@
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::experiment::RunResult;
+use crate::workbench::problem::Problem;
+use crate::workbench::solution::SolutionError;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -69,6 +71,24 @@ pub fn check_writable(dir: &Path) -> Result<Created, WorkbenchError> {
         return Err(io(dir, e));
     }
     Ok(created)
+}
+
+/// Refuses, with a one-line input error, an output directory that exists and is not empty,
+/// unless `force`: a new run there would replace the files (and the checkpoint) of the run it
+/// holds. A missing directory passes, and so does a path that is not a directory, which
+/// [`check_writable`] then reports.
+pub fn check_fresh(dir: &Path, force: bool) -> Result<(), WorkbenchError> {
+    if force {
+        return Ok(());
+    }
+    let occupied = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some());
+    if occupied {
+        return Err(WorkbenchError::Input(format!(
+            "output directory {} is not empty; pass --force to replace the run in it, or choose another --out",
+            dir.display()
+        )));
+    }
+    Ok(())
 }
 
 impl OutputSet {
@@ -211,6 +231,64 @@ pub fn run_summary_with_status(r: &RunResult, status: &str, target_steps: usize)
         map.insert("target_steps".into(), target_steps.into());
     }
     v
+}
+
+/// How a run of `geomint run` / `resume` ended and how it summed: the fields of
+/// [`run_summary_for`] beyond the result.
+#[derive(Debug, Clone, Copy)]
+pub struct RunStatus<'a> {
+    /// `completed`, `interrupted` or `failed at step K`.
+    pub status: &'a str,
+    /// The number of steps the run was asked for.
+    pub target_steps: usize,
+    /// Whether the increments were summed with compensation.
+    pub compensated: bool,
+}
+
+/// The `summary.json` of `geomint run` and `resume`: [`run_summary_with_status`], with
+/// `method_order` the method's order on this problem ([`Problem::order_of`], which a problem's
+/// data may lower below the registry's), `compensated`, and the solution error at the final time:
+/// `final_solution_error` (a number, or null where it is not available) and `solution_reference`
+/// (`exact solution`, `reference: HOW`, or `n/a (no reference: WHY)`).
+pub fn run_summary_for(
+    problem: &dyn Problem,
+    r: &RunResult,
+    run: &RunStatus,
+    solution: &SolutionError,
+) -> serde_json::Value {
+    let mut v = run_summary_with_status(r, run.status, run.target_steps);
+    if let Some(map) = v.as_object_mut() {
+        if let Some(info) = crate::workbench::methods::find(&r.method) {
+            map.insert("method_order".into(), problem.order_of(info).into());
+        }
+        map.insert("compensated".into(), run.compensated.into());
+        map.insert("final_solution_error".into(), solution.last().into());
+        map.insert("solution_reference".into(), solution.against().into());
+    }
+    v
+}
+
+/// `ensemble.csv`: one row per member, `member,status,steps,t`, then `max_err_NAME` per
+/// quantity (when the ensemble sampled its errors), `err_NAME` per quantity (at the final
+/// state), the final state (the problem's labels) and the initial state (`init_LABEL`). Every
+/// number is written so that it reads back to the same bits.
+pub fn ensemble_csv(e: &crate::workbench::experiment::Ensemble) -> String {
+    let mut cols = vec!["member".to_string(), "status".into(), "steps".into(), "t".into()];
+    if e.every.is_some() {
+        cols.extend(e.quantities.iter().map(|q| format!("max_err_{}", q.name)));
+    }
+    cols.extend(e.quantities.iter().map(|q| format!("err_{}", q.name)));
+    cols.extend(e.labels.iter().cloned());
+    cols.extend(e.labels.iter().map(|l| format!("init_{l}")));
+    let mut s = cols.join(",") + "\n";
+    for (i, m) in e.members.iter().enumerate() {
+        let _ = write!(s, "{i},{},{},{}", m.status(), m.steps, num(m.t));
+        for v in m.max_errors.iter().flatten().chain(&m.errors).chain(&m.state).chain(&m.initial) {
+            let _ = write!(s, ",{}", num(*v));
+        }
+        s.push('\n');
+    }
+    s
 }
 
 #[cfg(test)]

@@ -1100,6 +1100,7 @@ fn circle(label: &str, r: f64) -> Series {
 ///   circle;
 /// * `underwater-vehicle`: the position of the vehicle in the `x–y` plane;
 /// * `plate-ball`: the ball's centre in the plane;
+/// * `nbody`: the orbits of the bodies in the `x–y` plane (the first 12);
 /// * other problems: `(q1, q2)` for two or more degrees of freedom (the Kepler orbit), the phase
 ///   portrait `(q1, p1)` for one.
 pub fn run_trajectory_svg(r: &RunResult) -> Result<String, WorkbenchError> {
@@ -1151,6 +1152,19 @@ pub fn run_trajectory_svg(r: &RunResult) -> Result<String, WorkbenchError> {
         "underwater-vehicle" if both("g14", "g24").is_some() => {
             let (i, j) = both("g14", "g24").unwrap_or((0, 1));
             (Axes::new(title("position in the x–y plane"), "x", "y"), vec![curve("x(t)", i, j)])
+        }
+        "nbody" if r.labels.len() >= 4 => {
+            // D, the dimension of the space, is that of the linear momentum Σ p_i
+            let d = r.quantities.iter().find(|q| q.name == "linear_momentum").map_or(2, |q| q.dim).max(2);
+            let bodies = r.labels.len() / (2 * d);
+            let shown = bodies.min(12);
+            let curves = (0..shown).map(|b| curve(&format!("body {}", b + 1), d * b, d * b + 1)).collect();
+            let what = if shown < bodies {
+                format!("orbits in the x–y plane (the first {shown} of {bodies} bodies)")
+            } else {
+                "orbits in the x–y plane".to_string()
+            };
+            (Axes::new(title(&what), "x", "y"), curves)
         }
         "plate-ball" if both("x1", "x2").is_some() => {
             let (i, j) = both("x1", "x2").unwrap_or((0, 1));

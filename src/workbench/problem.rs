@@ -146,6 +146,96 @@ pub trait Problem: Send + Sync {
     /// Starts `method` with step `h` from the default initial data. The method is one of
     /// [`Problem::methods`]; the caller has checked `h`.
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError>;
+    /// The initial data, in the coordinates of [`Problem::state_labels`]: the state that
+    /// [`Problem::with_state`] takes, so that `p.with_state(&p.initial_state()?)` runs as `p`,
+    /// bit for bit. For the canonical and Lie-group problems it is the state at `t = 0`; for a
+    /// discrete flow on a groupoid it is the continuous data its first arrow is built from (the
+    /// state it reports at step 0 may differ from it by `O(h²)`). The default is the state at
+    /// `t = 0` of the first method at the default step.
+    fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
+        let name = self.methods().first().copied().unwrap_or_default();
+        let info = methods::find(name)
+            .ok_or_else(|| WorkbenchError::Input(format!("problem '{}' has no method", self.name())))?;
+        Ok(self.start_method(info, self.defaults().0)?.state())
+    }
+    /// The same problem started from `state` (coordinates of [`Problem::state_labels`]) instead
+    /// of its own initial data. An input error, naming the problem, for a state of the wrong
+    /// length or with a value that is not finite ([`check_state`]), or off the problem's
+    /// manifold or constraints by more than [`STATE_TOLERANCE`] ([`off_manifold`]). The default
+    /// refuses every state.
+    fn with_state(&self, state: &[f64]) -> Result<Box<dyn Problem>, WorkbenchError> {
+        let _ = state;
+        Err(WorkbenchError::Input(format!("problem '{}' takes no initial state", self.name())))
+    }
+    /// A state near `state`, for an ensemble: `state + ε z` coordinate by coordinate, with `z`
+    /// drawn from `normal` (standard normal samples). Problems on a manifold or with constraints
+    /// override it to move along the manifold (`g ↦ g exp(ε ξ)` on a Lie group) and to project
+    /// back onto the constraints, so that the result is a valid [`Problem::with_state`].
+    fn perturb(&self, state: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
+        state.iter().map(|x| x + eps * normal()).collect()
+    }
+    /// Starts `method` with step `h` and compensated summation of its increments (see
+    /// [`crate::workbench::run::CompensatedRun`]). Only the canonical problems (a state in
+    /// `T*R^n`, where an increment is a vector) have it; the others refuse with an input error.
+    fn start_compensated(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
+        let _ = (method, h);
+        Err(WorkbenchError::Input(format!(
+            "--compensated applies to the {} problems only, not to '{}' ({}): its state is not a vector to sum into",
+            Family::Canonical.name(),
+            self.name(),
+            self.family().name()
+        )))
+    }
+}
+
+/// The largest defect a given state may have from the problem's manifold or constraints: the
+/// distance of a rotation from SO(3) (`|RᵀR − I| + |det R − 1|`), of `|q|` from 1 on a sphere,
+/// of a constrained velocity from 0. The integrators keep these at round-off (about 1e-15), so
+/// a state off by more than 1e-9 is a mistake in the input, not rounding.
+pub const STATE_TOLERANCE: f64 = 1e-9;
+
+/// Whether `|defect| ≤` [`STATE_TOLERANCE`] (a `NaN` defect is not).
+pub fn within_tolerance(defect: f64) -> bool {
+    defect.abs() <= STATE_TOLERANCE
+}
+
+/// `a, b, c` for up to twelve labels, else the first two, `…` and the last.
+pub fn label_list(labels: &[String]) -> String {
+    if labels.len() <= 12 {
+        labels.join(", ")
+    } else {
+        format!("{}, {}, …, {}", labels[0], labels[1], labels[labels.len() - 1])
+    }
+}
+
+/// An input error unless `state` has one finite value per coordinate of `problem`
+/// ([`Problem::state_labels`]); the message names the problem and the coordinate.
+pub fn check_state(problem: &dyn Problem, state: &[f64]) -> Result<(), WorkbenchError> {
+    let labels = problem.state_labels();
+    if state.len() != labels.len() {
+        return Err(WorkbenchError::Input(format!(
+            "a state of '{}' has {} coordinates ({}), got {}",
+            problem.name(),
+            labels.len(),
+            label_list(&labels),
+            state.len()
+        )));
+    }
+    if let Some(i) = state.iter().position(|v| !v.is_finite()) {
+        return Err(WorkbenchError::Input(format!(
+            "state coordinate {} of '{}' must be finite, got {}",
+            labels[i],
+            problem.name(),
+            state[i]
+        )));
+    }
+    Ok(())
+}
+
+/// The input error of a state of `problem` off its manifold or constraints; `what` says which
+/// and by how much.
+pub fn off_manifold(problem: &str, what: impl std::fmt::Display) -> WorkbenchError {
+    WorkbenchError::Input(format!("a state of '{problem}' is not admissible: {what} (tolerance {STATE_TOLERANCE:e})"))
 }
 
 /// The registry row of `method` if it applies to `problem`, else an input error naming the
@@ -154,6 +244,11 @@ pub fn check_method(problem: &dyn Problem, method: &str) -> Result<&'static Meth
     let names = problem.methods();
     match methods::find(method) {
         Some(info) if names.contains(&method) => Ok(info),
+        Some(info) if info.family == problem.family() => Err(WorkbenchError::Input(format!(
+            "method '{method}' does not apply to problem '{}'; {}",
+            problem.name(),
+            crate::workbench::suggest::did_you_mean(method, &names)
+        ))),
         Some(info) => Err(WorkbenchError::Input(format!(
             "method '{method}' ({}) does not apply to problem '{}' ({}); {}",
             info.family.name(),
@@ -176,4 +271,21 @@ pub fn start(problem: &dyn Problem, method: &str, h: f64) -> Result<Box<dyn Simu
     }
     let info = check_method(problem, method)?;
     problem.start_method(info, h)
+}
+
+/// [`start`] with compensated summation when `compensated` is set ([`Problem::start_compensated`]).
+pub fn start_with(
+    problem: &dyn Problem,
+    method: &str,
+    h: f64,
+    compensated: bool,
+) -> Result<Box<dyn Simulation>, WorkbenchError> {
+    if !compensated {
+        return start(problem, method, h);
+    }
+    if !(h.is_finite() && h > 0.0) {
+        return Err(WorkbenchError::Input(format!("step size must be finite and positive, got {h}")));
+    }
+    let info = check_method(problem, method)?;
+    problem.start_compensated(info, h)
 }

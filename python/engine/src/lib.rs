@@ -4,133 +4,163 @@
 //! public workbench API ([`geomint::workbench`]); no Python here, so the same functions are
 //! timed from Rust (`examples/ensemble_throughput.rs`) and from Python.
 //!
-//! * [`System`]: what to integrate, either a catalogue problem with its parameters or a system
-//!   built from data ([`nbody::NBodySpec`], [`lie::RigidBodySpec`], [`lie::HeavyTopSpec`]).
-//!   [`System::problem`] turns it into the workbench's [`Problem`], started from its own
-//!   initial state or from a given one.
-//! * [`run()`]: one run. With the system's own initial state it is the workbench's
-//!   [`experiment::run`] on the catalogue's problem, the code path of `geomint run`.
-//! * [`ensemble()`]: many initial states in parallel (rayon), with the final states and the
-//!   errors of the monitored quantities. Member `i` equals [`run()`] from row `i`, bit for bit.
+//! * [`System`]: what to integrate, a catalogue problem with its parameters or a system built
+//!   from data (an N-body system, a rigid body, a heavy top), as the workbench's [`Problem`].
+//!   A given initial state is the workbench's [`Problem::with_state`], checked there.
+//! * [`run()`]: one run, the workbench's [`experiment::run`] with the settings resolved as
+//!   `geomint run` resolves them ([`RunSpec::resolve`]).
+//! * [`ensemble()`]: many initial states in parallel, the workbench's
+//!   [`experiment::ensemble`], as arrays. Member `i` equals [`run()`] from row `i`, bit for bit.
+//! * [`perturbed_states`]: the initial states of `geomint ensemble`.
 //!
-//! Input errors are [`WorkbenchError::Input`]. Where the CLI accepts the same input (problem,
-//! parameter, method, step, steps), the text is the CLI's, because the same workbench function
-//! produces it.
+//! Input errors are [`WorkbenchError::Input`]; where the CLI accepts the same input, the text is
+//! the CLI's, because the same workbench function produces it. Only the shapes of arrays are
+//! checked here.
 
-pub mod canonical;
-pub mod lie;
-pub mod nbody;
-
-use geomint::workbench::catalogue::{
-    self,
-    canonical::{HarmonicOscillator, HenonHeiles, Kepler, OuterSolarSystem, Pendulum},
-};
+use geomint::workbench::catalogue::{self, lie, nbody::Bodies};
 use geomint::workbench::experiment::{self, RunResult, RunSpec};
-use geomint::workbench::problem::{self, Family, Problem, Quantity, Simulation};
+use geomint::workbench::problem::{self, Family, Problem, Quantity};
 use geomint::workbench::{WorkbenchError, methods};
-use rayon::prelude::*;
-use std::time::Instant;
+use nalgebra::{Matrix3, Vector3};
+
+pub use geomint::workbench::experiment::EnsembleError;
+pub use geomint::workbench::problem::label_list;
 
 /// A [`WorkbenchError::Input`] with `msg`.
-pub(crate) fn input(msg: impl Into<String>) -> WorkbenchError {
+fn input(msg: impl Into<String>) -> WorkbenchError {
     WorkbenchError::Input(msg.into())
 }
 
-/// A system to integrate.
+/// Where a [`System`] comes from.
 #[derive(Debug, Clone, PartialEq)]
-pub enum System {
-    /// A problem of the workbench catalogue, with parameter values (the others at defaults).
+pub enum Origin {
+    /// A problem of the workbench catalogue, with parameter values (the others at defaults),
+    /// sorted by name (the order of a config file's `[params]`).
     Catalogue {
         /// Catalogue name, e.g. `kepler`.
         name: String,
-        /// `(name, value)`, sorted by name (the order of a config file's `[params]`).
+        /// `(name, value)`.
         params: Vec<(String, f64)>,
     },
     /// A gravitational N-body system.
-    NBody(nbody::NBodySpec),
-    /// A free rigid body with its inertia and initial state.
-    RigidBody(lie::RigidBodySpec),
-    /// A heavy top with its inertia, `mgl`, `χ` and initial state.
-    HeavyTop(lie::HeavyTopSpec),
+    NBody(Bodies),
+    /// A free rigid body or a heavy top built from its inertia (and `mgl`, `χ`) and a state.
+    Body,
+}
+
+/// A system to integrate: the workbench problem, from its own initial state, and its origin.
+pub struct System {
+    origin: Origin,
+    problem: Box<dyn Problem>,
 }
 
 impl System {
-    /// The catalogue problem `name` with `params`; the errors of
-    /// [`catalogue::problem`] (an unknown name or parameter, a bad value).
+    /// The catalogue problem `name` with `params`; the errors of [`catalogue::problem`] (an
+    /// unknown name or parameter, a bad value).
     pub fn catalogue(name: &str, params: &[(String, f64)]) -> Result<Self, WorkbenchError> {
         let mut params = params.to_vec();
         params.sort_by(|a, b| a.0.cmp(&b.0));
-        catalogue::problem(name, &params)?;
-        Ok(Self::Catalogue { name: name.into(), params })
+        let problem = catalogue::problem(name, &params)?;
+        Ok(Self { origin: Origin::Catalogue { name: name.into(), params }, problem })
     }
 
-    /// The workbench problem, started from the system's own initial state (`None`) or from
-    /// `state` in the coordinates of [`Problem::state_labels`] (checked by [`check_state`]).
-    pub fn problem(&self, state: Option<&[f64]>) -> Result<Box<dyn Problem>, WorkbenchError> {
-        match self {
-            System::Catalogue { name, params } => {
-                let p = catalogue::problem(name, params)?;
-                match state {
-                    None => Ok(p),
-                    Some(s) => {
-                        check_state(p.as_ref(), s)?;
-                        catalogue_with_state(p.as_ref(), params, s)
-                    }
-                }
-            }
-            System::NBody(spec) => spec.problem(state),
-            System::RigidBody(spec) => spec.problem(state),
-            System::HeavyTop(spec) => spec.problem(state),
-        }
-    }
-}
-
-/// The values of the parameters of the catalogue entry `name`, in the entry's order.
-fn param_values(name: &str, params: &[(String, f64)]) -> Vec<f64> {
-    let Some(entry) = catalogue::ENTRIES.iter().find(|e| e.name == name) else {
-        return Vec::new();
-    };
-    entry.params.iter().map(|p| params.iter().rev().find(|(k, _)| k == p.name).map_or(p.default, |(_, v)| *v)).collect()
-}
-
-/// The catalogue problem `p` (built with `params`) started from `s` instead of its default
-/// initial state; the groupoid problems, whose state is an arrow of a discrete flow built from
-/// the catalogue's data, take none.
-fn catalogue_with_state(
-    p: &dyn Problem,
-    params: &[(String, f64)],
-    s: &[f64],
-) -> Result<Box<dyn Problem>, WorkbenchError> {
-    let v = param_values(p.name(), params);
-    Ok(match p.name() {
-        "harmonic-oscillator" => canonical::with_state(HarmonicOscillator { omega: v[0] }, s),
-        "pendulum" => canonical::with_state(Pendulum, s),
-        "kepler" => canonical::with_state(Kepler { e: v[0] }, s),
-        "henon-heiles" => canonical::with_state(HenonHeiles, s),
-        "outer-solar-system" => canonical::with_state(OuterSolarSystem, s),
-        "rigid-body" => lie::RigidBodySpec::catalogue()?.with_state(s)?.boxed(RIGID_BODY),
-        "heavy-top" => lie::HeavyTopSpec::catalogue()?.with_state(s)?.boxed(HEAVY_TOP),
-        "underwater-vehicle" => lie::vehicle(s)?,
-        name => {
+    /// `B` bodies of masses `masses` at `positions` with `velocities` (each `(values, shape)`,
+    /// of shape `(B, 2)` or `(B, 3)`) under gravity with constant `g`: the workbench's
+    /// [`Bodies`], any number of bodies.
+    pub fn nbody(
+        g: f64,
+        masses: &[f64],
+        positions: (&[f64], &[usize]),
+        velocities: (&[f64], &[usize]),
+    ) -> Result<Self, WorkbenchError> {
+        let b = masses.len();
+        let ((q, qs), (v, vs)) = (positions, velocities);
+        if !(qs.len() == 2 && qs[0] == b && (qs[1] == 2 || qs[1] == 3) && q.len() == qs[0] * qs[1]) {
             return Err(input(format!(
-                "problem '{name}' ({}) takes no initial state: its state is an arrow of a discrete flow \
-                 started from the catalogue's data",
-                p.family().name()
+                "positions must have shape ({b}, 2) or ({b}, 3), one row per mass, got shape {}",
+                py_shape(qs)
             )));
         }
-    })
+        if vs != qs || v.len() != q.len() {
+            return Err(input(format!(
+                "velocities must have the shape of the positions, {}, got shape {}",
+                py_shape(qs),
+                py_shape(vs)
+            )));
+        }
+        Self::bodies(Bodies::new(g, masses.to_vec(), qs[1], q.to_vec(), v.to_vec())?)
+    }
+
+    /// The N-body system `bodies` (e.g. read by [`Bodies::read`]).
+    pub fn bodies(bodies: Bodies) -> Result<Self, WorkbenchError> {
+        let problem = bodies.problem()?;
+        Ok(Self { origin: Origin::NBody(bodies), problem })
+    }
+
+    /// A free rigid body of inertia `inertia` (3 principal moments or 9 row-major entries) with
+    /// body momentum `pi` and attitude `r` (9 row-major entries of a rotation, identity by
+    /// default): [`lie::RigidBody::custom`].
+    pub fn rigid_body(inertia: &[f64], pi: &[f64], r: Option<&[f64]>) -> Result<Self, WorkbenchError> {
+        let body = lie::RigidBody::custom(&inertia_tensor(inertia)?, &lie_state(pi, r)?)?;
+        Ok(Self { origin: Origin::Body, problem: Box::new(body) })
+    }
+
+    /// A heavy top of inertia `inertia` about the fixed point, weight times length `mgl` and
+    /// body direction `chi` of the centre of mass, from `pi` and `r` as for
+    /// [`System::rigid_body`]: [`lie::HeavyTopProblem::custom`].
+    pub fn heavy_top(
+        inertia: &[f64],
+        mgl: f64,
+        chi: &[f64],
+        pi: &[f64],
+        r: Option<&[f64]>,
+    ) -> Result<Self, WorkbenchError> {
+        let chi = vector3("chi", chi)?;
+        let top = lie::HeavyTopProblem::custom(&inertia_tensor(inertia)?, mgl, &chi, &lie_state(pi, r)?)?;
+        Ok(Self { origin: Origin::Body, problem: Box::new(top) })
+    }
+
+    /// The workbench problem, from the system's own initial state.
+    pub fn problem(&self) -> &dyn Problem {
+        self.problem.as_ref()
+    }
+
+    /// Where the system comes from.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
 }
 
-const RIGID_BODY: &str = "free rigid body on SO(3), I = diag(2, 1, 2/3), initial state given";
-const HEAVY_TOP: &str = "heavy top on SO(3), I = diag(2, 2.5, 1), mgl = 1, χ ∝ (0.1, 0, 1), initial state given";
-
-/// `a, b, c` for up to twelve labels, else the first two, `…` and the last.
-pub fn label_list(labels: &[String]) -> String {
-    if labels.len() <= 12 {
-        labels.join(", ")
-    } else {
-        format!("{}, {}, …, {}", labels[0], labels[1], labels[labels.len() - 1])
+/// A 3 × 3 inertia tensor from 3 principal moments or 9 row-major entries.
+fn inertia_tensor(values: &[f64]) -> Result<Matrix3<f64>, WorkbenchError> {
+    match values.len() {
+        3 => Ok(Matrix3::from_diagonal(&Vector3::from_column_slice(values))),
+        9 => Ok(Matrix3::from_row_slice(values)),
+        n => Err(input(format!("inertia must be 3 principal moments or a 3 × 3 matrix, got {n} values"))),
     }
+}
+
+/// A 3-vector from 3 finite values.
+fn vector3(what: &str, v: &[f64]) -> Result<Vector3<f64>, WorkbenchError> {
+    if v.len() != 3 {
+        return Err(input(format!("{what} must have 3 components, got {}", v.len())));
+    }
+    if !v.iter().all(|x| x.is_finite()) {
+        return Err(input(format!("{what} must be finite")));
+    }
+    Ok(Vector3::from_column_slice(v))
+}
+
+/// The state `(R row-major, Π)` of an SO(3) body from `Π` and `R` (identity by default); `R` is
+/// checked against SO(3) by the workbench.
+fn lie_state(pi: &[f64], r: Option<&[f64]>) -> Result<Vec<f64>, WorkbenchError> {
+    let pi = vector3("Pi", pi)?;
+    let r = match r {
+        None => vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+        Some(r) if r.len() == 9 => r.to_vec(),
+        Some(r) => return Err(input(format!("R must be a 3 × 3 rotation matrix, got {} values", r.len()))),
+    };
+    Ok(r.into_iter().chain(pi.iter().copied()).collect())
 }
 
 /// A shape as Python prints it: `(3,)`, `(64, 4)`.
@@ -141,40 +171,8 @@ pub fn py_shape(shape: &[usize]) -> String {
     }
 }
 
-/// An input error unless `s` has one finite value per coordinate of `problem`.
-pub fn check_state(problem: &dyn Problem, s: &[f64]) -> Result<(), WorkbenchError> {
-    let labels = problem.state_labels();
-    if s.len() != labels.len() {
-        return Err(input(format!(
-            "a state of '{}' has {} coordinates ({}), got {}",
-            problem.name(),
-            labels.len(),
-            label_list(&labels),
-            s.len()
-        )));
-    }
-    if let Some(i) = s.iter().position(|v| !v.is_finite()) {
-        return Err(input(format!(
-            "state coordinate {} of '{}' must be finite, got {}",
-            labels[i],
-            problem.name(),
-            s[i]
-        )));
-    }
-    Ok(())
-}
-
-/// The state a problem starts from with its default method and step (for the groupoid
-/// problems the state at `t = 0` depends on the step, through the first arrow).
-pub fn initial_state(problem: &dyn Problem) -> Result<Vec<f64>, WorkbenchError> {
-    let sim = problem::start(problem, problem.methods()[0], problem.defaults().0)?;
-    Ok(sim.state())
-}
-
-/// The resolved settings of a run or an ensemble: problem, method and [`RunSpec`].
+/// The resolved settings of a run or an ensemble: the method and the [`RunSpec`].
 pub struct Plan {
-    /// The problem from the system's own initial state.
-    pub problem: Box<dyn Problem>,
     /// The method (the problem's first when none is given).
     pub method: String,
     /// Step, steps and sampling.
@@ -182,9 +180,7 @@ pub struct Plan {
 }
 
 /// Resolves the settings as `geomint run` does, in the same order and with the same messages:
-/// the problem, the method (default: the problem's first), the step (default: the problem's),
-/// `steps` or `t_end` (default: the problem's final time), `every` (default: about 1000
-/// samples).
+/// the method (default: the problem's first, checked), then [`RunSpec::resolve`].
 pub fn plan(
     system: &System,
     method: Option<&str>,
@@ -193,16 +189,11 @@ pub fn plan(
     t_end: Option<f64>,
     every: Option<usize>,
 ) -> Result<Plan, WorkbenchError> {
-    let problem = system.problem(None)?;
-    let (h0, t0) = problem.defaults();
-    let method = method.map_or_else(|| problem.methods()[0].to_string(), str::to_string);
-    problem::check_method(problem.as_ref(), &method)?;
-    let h = h.unwrap_or(h0);
-    let t_end = if steps.is_none() { Some(t_end.unwrap_or(t0)) } else { t_end };
-    let provisional = RunSpec::new(h, steps, t_end, 1)?;
-    let every = every.unwrap_or((provisional.steps / 1000).max(1));
-    let spec = RunSpec::new(h, steps, t_end, every)?;
-    Ok(Plan { problem, method, spec })
+    let p = system.problem();
+    let method = method.map_or_else(|| p.methods()[0].to_string(), str::to_string);
+    problem::check_method(p, &method)?;
+    let spec = RunSpec::resolve(p, h, steps, t_end, every)?;
+    Ok(Plan { method, spec })
 }
 
 /// One run: [`plan`], then [`experiment::run`] from the system's initial state or `state`.
@@ -216,40 +207,13 @@ pub fn run(
     state: Option<&[f64]>,
 ) -> Result<RunResult, WorkbenchError> {
     let plan = plan(system, method, h, steps, t_end, every)?;
-    let problem = match state {
-        None => plan.problem,
-        Some(s) => system.problem(Some(s))?,
-    };
-    experiment::run(problem.as_ref(), &plan.method, plan.spec, &mut |_| {})
-}
-
-/// An error of an ensemble: the member it happened in, if any, and the workbench's error.
-#[derive(Debug)]
-pub struct EnsembleError {
-    /// The member (row of the states), `None` for an error of the settings.
-    pub member: Option<usize>,
-    /// The error.
-    pub source: WorkbenchError,
-}
-
-impl std::fmt::Display for EnsembleError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.member {
-            Some(i) => write!(f, "member {i}: {}", self.source),
-            None => write!(f, "{}", self.source),
-        }
+    match state {
+        None => experiment::run(system.problem(), &plan.method, plan.spec, &mut |_| {}),
+        Some(s) => experiment::run(system.problem().with_state(s)?.as_ref(), &plan.method, plan.spec, &mut |_| {}),
     }
 }
 
-impl std::error::Error for EnsembleError {}
-
-impl From<WorkbenchError> for EnsembleError {
-    fn from(source: WorkbenchError) -> Self {
-        Self { member: None, source }
-    }
-}
-
-/// The outcome of [`ensemble()`]; arrays row-major, one row per member.
+/// The outcome of [`ensemble()`] as arrays, row-major, one row per member.
 #[derive(Debug, Clone)]
 pub struct Ensemble {
     /// Problem name.
@@ -270,65 +234,12 @@ pub struct Ensemble {
     pub members: usize,
     /// Final states, `M × n`.
     pub states: Vec<f64>,
-    /// Errors of the quantities at the final state ([`Quantity::error`] against the member's
-    /// initial values), `M × k`.
+    /// Errors of the quantities at the final state, `M × k`.
     pub errors: Vec<f64>,
-    /// With `every`: the largest error over the states every `every` steps (and the first and
-    /// last), `M × k`, as [`RunResult::max_error`].
+    /// With `every`: the largest error over the samples, `M × k`.
     pub max_errors: Option<Vec<f64>>,
-    /// Wall time of the whole ensemble (all members, in parallel), seconds.
+    /// Wall time of the whole ensemble, seconds.
     pub wall_seconds: f64,
-}
-
-/// The final state, final errors and (with sampling) largest errors of one member.
-type Member = (Vec<f64>, Vec<f64>, Option<Vec<f64>>);
-
-fn errors_of(quantities: &[Quantity], v: &[f64], v0: &[f64]) -> Vec<f64> {
-    let mut k = 0;
-    quantities
-        .iter()
-        .map(|q| {
-            let e = q.error(&v[k..k + q.dim], &v0[k..k + q.dim]);
-            k += q.dim;
-            e
-        })
-        .collect()
-}
-
-/// `n` steps; the error names the step that failed, as [`experiment::run`]'s does.
-fn advance(sim: &mut dyn Simulation, n: usize) -> Result<(), WorkbenchError> {
-    for _ in 0..n {
-        sim.advance().map_err(|source| WorkbenchError::Step { step: sim.steps() + 1, t: sim.time(), source })?;
-    }
-    Ok(())
-}
-
-fn member(
-    system: &System,
-    plan: &Plan,
-    quantities: &[Quantity],
-    row: &[f64],
-    every: Option<usize>,
-) -> Result<Member, WorkbenchError> {
-    let problem = system.problem(Some(row))?;
-    let mut sim = problem::start(problem.as_ref(), &plan.method, plan.spec.h)?;
-    let v0 = sim.quantities();
-    let steps = plan.spec.steps;
-    let Some(every) = every else {
-        advance(sim.as_mut(), steps)?;
-        return Ok((sim.state(), errors_of(quantities, &sim.quantities(), &v0), None));
-    };
-    let mut max: Vec<f64> = errors_of(quantities, &v0, &v0).into_iter().map(|e| 0f64.max(e)).collect();
-    let mut last = Vec::new();
-    while sim.steps() < steps {
-        let n = every.min(steps - sim.steps());
-        advance(sim.as_mut(), n)?;
-        last = errors_of(quantities, &sim.quantities(), &v0);
-        for (m, e) in max.iter_mut().zip(&last) {
-            *m = m.max(*e);
-        }
-    }
-    Ok((sim.state(), last, Some(max)))
 }
 
 /// The settings of an [`ensemble()`] over states of shape `shape`, checked as the ensemble
@@ -343,12 +254,12 @@ pub fn check_ensemble(
     threads: Option<usize>,
 ) -> Result<Plan, EnsembleError> {
     let plan = plan(system, method, h, steps, None, Some(every.unwrap_or(1)))?;
-    let labels = plan.problem.state_labels();
+    let labels = system.problem().state_labels();
     let n = labels.len();
     if shape.len() != 2 || shape[1] != n {
         return Err(input(format!(
             "states of '{}' must be an array of shape (M, {n}), one row ({}) per member, got shape {}",
-            plan.problem.name(),
+            system.problem().name(),
             label_list(&labels),
             py_shape(shape)
         ))
@@ -360,10 +271,10 @@ pub fn check_ensemble(
     Ok(plan)
 }
 
-/// `steps` steps of `h` from every row of `states` (`shape = [M, n]`, row-major), in parallel
-/// on rayon's pool (or a pool of `threads` threads). `every` samples the errors every `every`
-/// steps for `max_errors`; without it only the final state is measured. Settings are resolved
-/// by [`plan`]; the first failing member (by index) is the error.
+/// `steps` steps of `h` from every row of `states` (`shape = [M, n]`, row-major) in parallel:
+/// [`experiment::ensemble`] on rayon's pool (or a pool of `threads` threads). `every` samples
+/// the errors every `every` steps for `max_errors`. The first failing member (by index) is the
+/// error, naming the member.
 #[allow(clippy::too_many_arguments)]
 pub fn ensemble(
     system: &System,
@@ -380,42 +291,52 @@ pub fn ensemble(
     if states.len() != shape[0] * n {
         return Err(input(format!("states hold {} values, not {} × {n}", states.len(), shape[0])).into());
     }
-    let labels = plan.problem.state_labels();
-    let quantities = plan.problem.quantities();
-    let work = || -> Vec<Result<Member, WorkbenchError>> {
-        states.par_chunks(n).map(|row| member(system, &plan, &quantities, row, every)).collect()
-    };
-    let t0 = Instant::now();
-    let results = match threads {
-        None => work(),
-        Some(k) => geomint::integrators::driver::with_threads(k, work).map_err(|e| input(e.to_string()))?,
-    };
-    let wall_seconds = t0.elapsed().as_secs_f64();
-    let members = shape[0];
-    let k = quantities.len();
+    let rows: Vec<Vec<f64>> = states.chunks(n.max(1)).map(<[f64]>::to_vec).collect();
+    let e = experiment::ensemble(system.problem(), &plan.method, plan.spec.h, plan.spec.steps, every, &rows, threads)?;
+    let k = e.quantities.len();
     let mut out = Ensemble {
-        problem: plan.problem.name().to_string(),
-        method: plan.method.clone(),
-        h: plan.spec.h,
-        steps: plan.spec.steps,
-        every,
-        labels,
-        quantities,
-        members,
-        states: Vec::with_capacity(members * n),
-        errors: Vec::with_capacity(members * k),
-        max_errors: every.map(|_| Vec::with_capacity(members * k)),
-        wall_seconds,
+        problem: e.problem,
+        method: e.method,
+        h: e.h,
+        steps: e.steps,
+        every: e.every,
+        labels: e.labels,
+        quantities: e.quantities,
+        members: e.members.len(),
+        states: Vec::with_capacity(rows.len() * n),
+        errors: Vec::with_capacity(rows.len() * k),
+        max_errors: every.map(|_| Vec::with_capacity(rows.len() * k)),
+        wall_seconds: e.wall_seconds,
     };
-    for (i, r) in results.into_iter().enumerate() {
-        let (state, errors, max) = r.map_err(|source| EnsembleError { member: Some(i), source })?;
-        out.states.extend(state);
-        out.errors.extend(errors);
-        if let (Some(all), Some(m)) = (out.max_errors.as_mut(), max) {
-            all.extend(m);
+    for (i, m) in e.members.into_iter().enumerate() {
+        if let Some(source) = m.failure {
+            return Err(EnsembleError { member: Some(i), source });
+        }
+        out.states.extend(m.state);
+        out.errors.extend(m.errors);
+        if let (Some(all), Some(max)) = (out.max_errors.as_mut(), m.max_errors) {
+            all.extend(max);
         }
     }
     Ok(out)
+}
+
+/// The initial states of `geomint ensemble`: `members` perturbations of size `eps` of `state`
+/// (default: the system's initial state) with `seed` ([`experiment::perturbed_states`]),
+/// row-major `members × n`.
+pub fn perturbed_states(
+    system: &System,
+    members: usize,
+    eps: f64,
+    seed: u64,
+    state: Option<&[f64]>,
+) -> Result<Vec<f64>, WorkbenchError> {
+    let p = system.problem();
+    let base = match state {
+        Some(s) => s.to_vec(),
+        None => p.initial_state()?,
+    };
+    Ok(experiment::perturbed_states(p, &base, members, eps, seed)?.concat())
 }
 
 /// One line per catalogue problem, as `geomint list` prints it: summary, family, default step

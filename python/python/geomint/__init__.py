@@ -16,6 +16,7 @@ integration raises :class:`IntegrationError`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import os
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
@@ -33,6 +34,8 @@ __all__ = [
     "heavy_top",
     "methods",
     "nbody",
+    "nbody_file",
+    "perturbed_states",
     "problem",
     "problems",
     "rigid_body",
@@ -130,12 +133,22 @@ def problem(name: str, params: Optional[Mapping[str, float]] = None) -> System:
 def nbody(masses: ArrayLike, positions: ArrayLike, velocities: ArrayLike, *, G: float = 1.0) -> System:
     """A gravitational N-body system ``H = Σ|p_i|²/(2m_i) − G Σ_{i<j} m_i m_j/|q_i − q_j|``.
 
-    ``masses`` has shape (B,), ``positions`` and ``velocities`` (B, 2) or (B, 3) (at most 18
-    coordinates: 6 bodies in space, 9 in the plane). The state is ``(q, p)``, flattened body by
-    body, with momenta ``p_i = m_i v_i``; the monitored quantities are the energy and the
-    angular and linear momenta. Every canonical method applies.
+    ``masses`` has shape (B,), ``positions`` and ``velocities`` (B, 2) or (B, 3), any number
+    B ≥ 2 of bodies. The state is ``(q, p)``, flattened body by body, with momenta
+    ``p_i = m_i v_i``; the monitored quantities are the energy and the angular and linear
+    momenta. Up to 18 coordinates (6 bodies in space, 9 in the plane) every canonical method
+    applies; beyond, the explicit symplectic ones (Störmer–Verlet, symplectic Euler A and B,
+    and the compositions of Störmer–Verlet): see ``System.methods``.
     """
     return _native.nbody(_f64(masses), _f64(positions), _f64(velocities), float(G))
+
+
+def nbody_file(path: Union[str, "os.PathLike[str]"], *, G: float = 1.0) -> System:
+    """The N-body system of a file of the CLI's format (``geomint run nbody --system FILE``):
+    one body per line, ``mass, x, y, z, vx, vy, vz`` in space or ``mass, x, y, vx, vy`` in the
+    plane; ``#`` starts a comment, and a first line of these column names is skipped. The same
+    as :func:`nbody` with the file's values."""
+    return _native.nbody_file(os.fspath(path), float(G))
 
 
 def rigid_body(inertia: ArrayLike, Pi: ArrayLike, R: Optional[ArrayLike] = None) -> System:
@@ -217,7 +230,11 @@ def run(
 
     ``None`` takes what ``geomint run`` takes: the problem's first method, its step, its final
     time, about 1000 samples. From the problem's own initial state this is the CLI's run, bit for
-    bit; ``state`` starts it elsewhere (coordinates as in ``System.labels``).
+    bit; ``state`` starts it elsewhere (coordinates as in ``System.labels``), as
+    ``geomint run --state`` does: any problem of the catalogue, the groupoid problems included
+    (their state is the initial data their first arrow is built from). A state off the problem's
+    manifold or constraints (a matrix that is not a rotation, a pendulum bob off the unit
+    sphere, ...) raises ``ValueError``.
     """
     system = _system(problem, params)
     st = None if state is None else _f64(state)
@@ -324,3 +341,22 @@ def ensemble(
     system = _system(problem, params)
     d = _native.ensemble(system, method, h, steps, _f64(states), every, threads)
     return _ensemble_result([d])
+
+
+def perturbed_states(
+    problem: ProblemLike,
+    members: int,
+    eps: float,
+    *,
+    seed: int = 0,
+    state: Optional[ArrayLike] = None,
+    params: Optional[Mapping[str, float]] = None,
+) -> np.ndarray:
+    """The initial states of ``geomint ensemble PROBLEM --members M --perturb EPS --seed S``:
+    an (M, n) array of perturbations of size ``eps`` of ``state`` (default: the problem's initial
+    state). A canonical state moves by ``eps`` times standard normal samples; a state on a Lie
+    group moves along the group (``g exp(eps ξ)``), and a constrained one is projected back onto
+    its constraints, so every row is a valid ``state``. The same seed gives the same rows."""
+    system = _system(problem, params)
+    st = None if state is None else _f64(state)
+    return _native.perturbed_states(system, int(members), float(eps), int(seed), st)

@@ -6,8 +6,8 @@
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::methods::{self, MethodInfo};
-use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation};
-use crate::workbench::run::{Observe, Run};
+use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation, check_state};
+use crate::workbench::run::{CompensatedRun, Observe, Run};
 use discretization::PhaseState;
 use geom_core::Scalar;
 use geom_core::function::Derivatives;
@@ -49,9 +49,21 @@ pub trait CanonicalSystem<const N: usize>: Clone + Send + Sync + 'static {
     }
 }
 
-/// The [`Problem`] of a [`CanonicalSystem`].
+/// The [`Problem`] of a [`CanonicalSystem`]: the system, started from its own initial state or
+/// from a given one ([`Problem::with_state`]).
 #[derive(Debug, Clone)]
-pub struct Canonical<P, const N: usize>(pub P);
+pub struct Canonical<P, const N: usize>(pub P, Option<PhaseState<N>>);
+
+impl<P: CanonicalSystem<N>, const N: usize> Canonical<P, N> {
+    /// The problem of `system`, from the system's own initial state.
+    pub const fn new(system: P) -> Self {
+        Self(system, None)
+    }
+    /// The state the problem starts from: the given one, else the system's.
+    pub fn initial(&self) -> PhaseState<N> {
+        self.1.unwrap_or_else(|| self.0.initial())
+    }
+}
 
 fn flat<const N: usize>(s: &PhaseState<N>) -> Vec<f64> {
     s.q.iter().chain(s.p.iter()).copied().collect()
@@ -89,7 +101,12 @@ impl<P: CanonicalSystem<N>, const N: usize> Problem for Canonical<P, N> {
         q.extend(self.0.invariants());
         q
     }
+    /// The system's exact solution when it starts from the system's own initial state, else
+    /// none (the exact solutions of the catalogue are those of its data).
     fn exact(&self, t: f64) -> Option<Vec<f64>> {
+        if self.1.is_some_and(|s| s != self.0.initial()) {
+            return None;
+        }
         self.0.exact(t).map(|s| flat(&s))
     }
     fn reference(&self) -> (&'static str, usize) {
@@ -97,7 +114,20 @@ impl<P: CanonicalSystem<N>, const N: usize> Problem for Canonical<P, N> {
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m = methods::canonical(method, self.0.hamiltonian())?;
-        Ok(Box::new(Run::new(m, self.0.initial(), h, self.clone())))
+        Ok(Box::new(Run::new(m, self.initial(), h, self.clone())))
+    }
+    fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
+        Ok(flat(&self.initial()))
+    }
+    /// `(q, p)` from `[q_1 … q_N, p_1 … p_N]`: any finite values (the state space is `T*R^N`).
+    fn with_state(&self, state: &[f64]) -> Result<Box<dyn Problem>, WorkbenchError> {
+        check_state(self, state)?;
+        let s = PhaseState::new(SVector::from_column_slice(&state[..N]), SVector::from_column_slice(&state[N..]));
+        Ok(Box::new(Self(self.0.clone(), Some(s))))
+    }
+    fn start_compensated(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
+        let m = methods::canonical_increment(method, self.0.hamiltonian())?;
+        Ok(Box::new(CompensatedRun::new(m, self.initial(), h, self.clone())))
     }
 }
 

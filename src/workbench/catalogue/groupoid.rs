@@ -15,7 +15,9 @@
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::methods::MethodInfo;
-use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation};
+use crate::workbench::problem::{
+    Family, Kind, Problem, Quantity, Simulation, check_state, off_manifold, within_tolerance,
+};
 use geom_core::lie::{Chart, LieGroup, Product, Rn, So3, so3};
 use geom_core::newton::NewtonOptions;
 use geom_core::{GeomError, Scalar};
@@ -25,6 +27,7 @@ use groupoid::constraints::{
 use groupoid::lagrangian::{GroupoidFamily, legendre_minus};
 use groupoid::noether::{ConstantSection, constrained_momentum_map};
 use groupoid::{DiscreteLagrangian, GroupAsGroupoid, PairGroupoid, PairOfGroup};
+use integrators::driver::FlatState;
 use nalgebra::{Matrix3, SMatrix, SVector, Vector2, Vector3};
 
 /// Gravity of the spherical pendulum.
@@ -54,6 +57,21 @@ trait Flow {
     fn state(&self) -> Vec<f64>;
     /// The values of [`Problem::quantities`].
     fn quantities(&self) -> Vec<f64>;
+    /// The exact state (every number the next step reads), as words.
+    fn save(&self, out: &mut Vec<f64>);
+    /// The state written by [`Flow::save`]; `None`, with nothing changed, if the words do not fit.
+    fn restore(&mut self, words: &[f64]) -> Option<()>;
+}
+
+/// The first `n` words of `words`, and the rest.
+fn take(words: &[f64], n: usize) -> Option<(&[f64], &[f64])> {
+    (words.len() >= n).then(|| words.split_at(n))
+}
+
+/// A fixed-size matrix (or vector) read column-major from the front of `words`, and the rest.
+fn matrix<const R: usize, const C: usize>(words: &[f64]) -> Option<(SMatrix<f64, R, C>, &[f64])> {
+    let (head, rest) = take(words, R * C)?;
+    Some((SMatrix::<f64, R, C>::read_words(head)?, rest))
 }
 
 /// A [`Flow`] with its step size and count: the [`Simulation`] of a groupoid problem.
@@ -87,15 +105,81 @@ impl<F: Flow> Simulation for FlowRun<F> {
     fn quantities(&self) -> Vec<f64> {
         self.flow.quantities()
     }
+    /// The flow's exact state ([`Flow::save`]): the flows themselves are fixed by the problem
+    /// and `h`, so this is all a resumed run needs to continue bit for bit.
+    fn save(&self) -> Option<Vec<f64>> {
+        let mut words = Vec::new();
+        self.flow.save(&mut words);
+        Some(words)
+    }
+    fn restore(&mut self, words: &[f64], steps: usize) -> Result<(), GeomError> {
+        let mut flow_words = Vec::new();
+        self.flow.save(&mut flow_words);
+        if words.len() != flow_words.len() {
+            return Err(GeomError::InvalidParameter {
+                what: "state",
+                reason: format!("{} words for a flow state of {}", words.len(), flow_words.len()),
+            });
+        }
+        self.flow.restore(words).ok_or_else(|| GeomError::InvalidParameter {
+            what: "state",
+            reason: "the words are not a state of this flow".into(),
+        })?;
+        self.steps = steps;
+        Ok(())
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 
 /// The spherical pendulum: `L_d(q_k, q_{k+1}) = |Δq|²/2h − (h/2) g (z_k + z_{k+1})` on the pair
 /// groupoid of `R^3` with `c(q) = (|q|² − 1)/2` at the nodes; `q_0 = (0.6, 0, −0.8)`,
-/// initial velocity `(0, 1.2, 0)`.
+/// initial velocity `(0, 1.2, 0)` by default ([`Problem::with_state`]: any `q_0` on the unit
+/// sphere and `v_0` tangent to it).
 #[derive(Debug, Clone, Copy)]
-pub struct SphericalPendulum;
+pub struct SphericalPendulum {
+    q0: Vector3<f64>,
+    v0: Vector3<f64>,
+}
+
+impl SphericalPendulum {
+    /// The default initial data.
+    pub fn new() -> Self {
+        Self { q0: Vector3::new(0.6, 0.0, -0.8), v0: Vector3::new(0.0, 1.2, 0.0) }
+    }
+}
+
+impl Default for SphericalPendulum {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `R` from 9 row-major values, within [`STATE_TOLERANCE`](crate::workbench::problem::STATE_TOLERANCE) of SO(3), else the error of a state of
+/// `problem`.
+fn rotation(problem: &str, what: &str, v: &[f64]) -> Result<Matrix3<f64>, WorkbenchError> {
+    let r = Matrix3::from_row_slice(v);
+    let defect = So3.defect(&r);
+    if !within_tolerance(defect) {
+        return Err(off_manifold(
+            problem,
+            format!("{what} is not a rotation: its distance from SO(3) is {defect:.3e}"),
+        ));
+    }
+    Ok(r)
+}
+
+/// `R exp(ε ξ)` in row-major coordinates, `ξ` with standard normal components from `normal`.
+fn perturb_rotation(r: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
+    let xi = Vector3::from_fn(|_, _| eps * normal());
+    let moved = Matrix3::from_row_slice(r) * so3::exp(&xi);
+    (0..9).map(|k| moved[(k / 3, k % 3)]).collect()
+}
+
+/// `v + ε z`, `z` standard normal from `normal`.
+fn perturb_values(v: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
+    v.iter().map(|x| x + eps * normal()).collect()
+}
 
 /// The trapezoidal discrete Lagrangian of the pendulum at step `h`.
 #[derive(Debug, Clone, Copy)]
@@ -141,6 +225,16 @@ impl Flow for PendulumRun {
         let j = q[0] * p[1] - q[1] * p[0];
         vec![0.5 * p.norm_squared() + GRAVITY * q[2], j, 0.5 * (q.norm_squared() - 1.0)]
     }
+    /// `q_k`, `q_{k+1}`.
+    fn save(&self, out: &mut Vec<f64>) {
+        self.g.0.write_words(out);
+        self.g.1.write_words(out);
+    }
+    fn restore(&mut self, words: &[f64]) -> Option<()> {
+        let (a, rest) = matrix::<3, 1>(words)?;
+        let (b, rest) = matrix::<3, 1>(rest)?;
+        rest.is_empty().then(|| self.g = (a, b))
+    }
 }
 
 impl PendulumRun {
@@ -182,11 +276,41 @@ impl Problem for SphericalPendulum {
     fn reference(&self) -> (&'static str, usize) {
         ("rattle", 8)
     }
+    /// `(q_0, v_0)`: the position on the unit sphere and the velocity (unit mass: the momentum).
+    fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
+        Ok(self.q0.iter().chain(self.v0.iter()).copied().collect())
+    }
+    /// `(q_0, v_0)` with `|q_0| = 1` and `q_0·v_0 = 0` within [`STATE_TOLERANCE`](crate::workbench::problem::STATE_TOLERANCE) (the
+    /// constraint and its derivative, the hidden constraint); the first arrow is built from
+    /// them by the second-order start of [`Problem::start_method`].
+    fn with_state(&self, state: &[f64]) -> Result<Box<dyn Problem>, WorkbenchError> {
+        check_state(self, state)?;
+        let (q0, v0) = (Vector3::from_column_slice(&state[..3]), Vector3::from_column_slice(&state[3..]));
+        let off = (q0.norm() - 1.0).abs();
+        if !within_tolerance(off) {
+            return Err(off_manifold(self.name(), format!("q is not on the unit sphere, |q| = {}", q0.norm())));
+        }
+        let normal = q0.dot(&v0);
+        if !within_tolerance(normal / v0.norm().max(1.0)) {
+            return Err(off_manifold(self.name(), format!("p is not tangent to the sphere, q·p = {normal:e}")));
+        }
+        Ok(Box::new(Self { q0, v0 }))
+    }
+    /// `q ↦ (q + ε z)/|q + ε z|`, `p ↦ p + ε z'` projected on the tangent plane at the new `q`.
+    fn perturb(&self, state: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
+        if state.len() != 6 {
+            return state.to_vec();
+        }
+        let q = (Vector3::from_column_slice(&state[..3]) + Vector3::from_fn(|_, _| eps * normal())).normalize();
+        let p = Vector3::from_column_slice(&state[3..]) + Vector3::from_fn(|_, _| eps * normal());
+        let p = p - q * p.dot(&q);
+        q.iter().chain(p.iter()).copied().collect()
+    }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         only(method, self.name(), &["rattle"])?;
         // second-order start: q_1 = q_0 + h v_0 + (h²/2) a_0 with the constrained acceleration
         // a_0 = −g e3 + g (e3·q_0) q_0 − |v_0|² q_0 (|q_0| = 1, v_0 ⟂ q_0), projected back on S²
-        let (q0, v0) = (Vector3::new(0.6, 0.0, -0.8), Vector3::new(0.0, 1.2, 0.0));
+        let (q0, v0) = (self.q0, self.v0);
         let a0 = -Vector3::z() * GRAVITY + q0 * (GRAVITY * q0[2]) - q0 * v0.norm_squared();
         let g = (q0, (q0 + v0 * h + a0 * (0.5 * h * h)).normalize());
         let flow = HolonomicFlow::new(PairGroupoid::<3>, PendulumLd { h }, UnitSphere).with_newton(newton_for_step(h));
@@ -225,16 +349,28 @@ impl Constraints<Ball, 5, 3> for NoSlip {
 }
 
 /// The plate-ball system: a ball rolling without slipping between two plates, `x_0 = 0`,
-/// `R_0 = exp(0.1, 0.2, −0.3)`, first displacement `h·(1.2, 0.4)`, multipliers `(1.5, −1, 0.8)`.
+/// `R_0 = exp(0.1, 0.2, −0.3)`, velocity `v_0 = (1.2, 0.4)` (first displacement `h v_0`),
+/// multipliers `(1.5, −1, 0.8)` by default ([`Problem::with_state`]: any `x_0`, `R_0 ∈ SO(3)`,
+/// `v_0`, `λ_0`).
 #[derive(Debug, Clone, Copy)]
 pub struct PlateBall {
     ball: Ball,
+    x0: Vector2<f64>,
+    r0: Matrix3<f64>,
+    v0: Vector2<f64>,
+    lambda0: Vector3<f64>,
 }
 
 impl PlateBall {
-    /// The default system (log chart on the pair groupoid of `R^2 × SO(3)`).
+    /// The default system (log chart on the pair groupoid of `R^2 × SO(3)`) and initial data.
     pub fn new() -> Self {
-        Self { ball: PairOfGroup::new(Product::new(Rn, So3), Chart::Exp) }
+        Self {
+            ball: PairOfGroup::new(Product::new(Rn, So3), Chart::Exp),
+            x0: Vector2::new(0.0, 0.0),
+            r0: so3::exp(&Vector3::new(0.1, 0.2, -0.3)),
+            v0: Vector2::new(1.2, 0.4),
+            lambda0: Vector3::new(1.5, -1.0, 0.8),
+        }
     }
 }
 
@@ -259,10 +395,13 @@ impl Flow for BallRun {
         self.point = self.flow.step(&self.point)?.0;
         Ok(())
     }
+    /// `x_k`, `R_k` (row-major), the velocity `(x_{k+1} − x_k)/h` of the current arrow, `λ_k`.
     fn state(&self) -> Vec<f64> {
-        let (x, r) = self.point.g.0;
+        let ((x, r), (x1, _)) = self.point.g;
+        let velocity = (x1 - x) / self.flow.lagrangian().h;
         let mut v = vec![x[0], x[1]];
         v.extend((0..9).map(|k| r[(k / 3, k % 3)]));
+        v.extend(velocity.iter());
         v.extend(self.point.lambda.iter());
         v
     }
@@ -273,6 +412,23 @@ impl Flow for BallRun {
         let mut v: Vec<f64> = jt.iter().chain(jr.iter()).copied().collect();
         v.push(constraint_residual(&self.ball, &NoSlip, &self.point.g));
         v
+    }
+    /// `x_k, R_k, x_{k+1}, R_{k+1}` (matrices column-major), then `λ`.
+    fn save(&self, out: &mut Vec<f64>) {
+        let ((x0, r0), (x1, r1)) = &self.point.g;
+        x0.write_words(out);
+        r0.write_words(out);
+        x1.write_words(out);
+        r1.write_words(out);
+        self.point.lambda.write_words(out);
+    }
+    fn restore(&mut self, words: &[f64]) -> Option<()> {
+        let (x0, rest) = matrix::<2, 1>(words)?;
+        let (r0, rest) = matrix::<3, 3>(rest)?;
+        let (x1, rest) = matrix::<2, 1>(rest)?;
+        let (r1, rest) = matrix::<3, 3>(rest)?;
+        let (lambda, rest) = matrix::<3, 1>(rest)?;
+        rest.is_empty().then(|| self.point = SigmaPoint::new(((x0, r0), (x1, r1)), lambda))
     }
 }
 
@@ -299,6 +455,7 @@ impl Problem for PlateBall {
     fn state_labels(&self) -> Vec<String> {
         let mut v: Vec<String> = vec!["x1".into(), "x2".into()];
         v.extend((0..9).map(|k| format!("R{}{}", k / 3 + 1, k % 3 + 1)));
+        v.extend(["v1".into(), "v2".into()]);
         v.extend((1..=3).map(|i| format!("lambda{i}")));
         v
     }
@@ -318,12 +475,41 @@ impl Problem for PlateBall {
     fn order_of(&self, _: &MethodInfo) -> u32 {
         1
     }
+    /// `(x_0, R_0, v_0, λ_0)`, `R_0` row-major.
+    fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
+        let mut v: Vec<f64> = self.x0.iter().copied().collect();
+        v.extend((0..9).map(|k| self.r0[(k / 3, k % 3)]));
+        v.extend(self.v0.iter().chain(self.lambda0.iter()));
+        Ok(v)
+    }
+    /// `(x_0, R_0, v_0, λ_0)` with `R_0 ∈ SO(3)` within [`STATE_TOLERANCE`](crate::workbench::problem::STATE_TOLERANCE); the first arrow
+    /// rolls by `h v_0` and so satisfies the rolling constraints exactly.
+    fn with_state(&self, state: &[f64]) -> Result<Box<dyn Problem>, WorkbenchError> {
+        check_state(self, state)?;
+        Ok(Box::new(Self {
+            x0: Vector2::from_column_slice(&state[..2]),
+            r0: rotation(self.name(), "R", &state[2..11])?,
+            v0: Vector2::from_column_slice(&state[11..13]),
+            lambda0: Vector3::from_column_slice(&state[13..]),
+            ..*self
+        }))
+    }
+    /// `x + ε z`, `R exp(ε ξ)`, `v + ε z'`, `λ + ε z''`.
+    fn perturb(&self, state: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
+        if state.len() != 16 {
+            return state.to_vec();
+        }
+        let mut v = perturb_values(&state[..2], eps, normal);
+        v.extend(perturb_rotation(&state[2..11], eps, normal));
+        v.extend(perturb_values(&state[11..], eps, normal));
+        v
+    }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         only(method, self.name(), &["del"])?;
-        let q0 = (Vector2::new(0.0, 0.0), so3::exp(&Vector3::new(0.1, 0.2, -0.3)));
-        let v = Vector2::new(1.2, 0.4) * h;
+        let q0 = (self.x0, self.r0);
+        let v = self.v0 * h;
         let g1 = (q0, (q0.0 + v, so3::exp(&axis(&v)) * q0.1));
-        let point = SigmaPoint::new(g1, SVector::from([1.5, -1.0, 0.8]));
+        let point = SigmaPoint::new(g1, self.lambda0);
         let flow = ConstrainedFlow::new(self.ball, BallCost { h }, NoSlip).with_newton(newton_for_step(h));
         Ok(FlowRun::start(BallRun { ball: self.ball, flow, point }, h))
     }
@@ -358,14 +544,20 @@ impl Constraints<Gd, 3, 1> for NoAxis3 {
 
 /// Underactuated optimal control on SO(3): the necessary conditions of
 /// `min Σ |ξ_k|²/2h` subject to `ξ_3 = 0`, as the constrained discrete flow from
-/// `ξ_0 = (0.35, −0.25, 0)`, `λ_0 = 0.3`; the attitude `R_k = R_0 W_0 ⋯ W_{k−1}` is reconstructed.
+/// `R_0 = exp(0.3, −0.5, 0.2)`, `ξ_0 = (0.35, −0.25, 0)`, `λ_0 = 0.3` by default
+/// ([`Problem::with_state`]: any `R_0 ∈ SO(3)`, `ξ_0` with `ξ_{0,3} = 0`, `λ_0`); the attitude
+/// `R_k = R_0 W_0 ⋯ W_{k−1}` is reconstructed.
 #[derive(Debug, Clone, Copy)]
-pub struct So3OptimalControl;
+pub struct So3OptimalControl {
+    attitude: Matrix3<f64>,
+    xi0: Vector3<f64>,
+    lambda0: f64,
+}
 
 impl So3OptimalControl {
     /// The default problem.
     pub fn new() -> Self {
-        Self
+        Self { attitude: so3::exp(&Vector3::new(0.3, -0.5, 0.2)), xi0: Vector3::new(0.35, -0.25, 0.0), lambda0: 0.3 }
     }
 }
 
@@ -418,6 +610,34 @@ impl Flow for ControlRun {
         let j = constrained_momentum_map(&self.gd, l, c, &e3, &self.point)[0];
         vec![j, NoAxis3.eval::<f64>(&self.gd, &self.point.g)[0].abs(), So3.defect(&self.attitude)]
     }
+    /// `W_k` (column-major), `λ_k`, the attitude `R_k`, then a flag (1 if `ξ_{k−½}` is known,
+    /// else 0) and `ξ_{k−½}` (zeros when unknown). `ξ_0` is the problem's.
+    fn save(&self, out: &mut Vec<f64>) {
+        self.point.g.write_words(out);
+        self.point.lambda.write_words(out);
+        self.attitude.write_words(out);
+        out.push(if self.xi_before.is_some() { 1.0 } else { 0.0 });
+        self.xi_before.unwrap_or_else(Vector3::zeros).write_words(out);
+    }
+    fn restore(&mut self, words: &[f64]) -> Option<()> {
+        let (w, rest) = matrix::<3, 3>(words)?;
+        let (lambda, rest) = matrix::<1, 1>(rest)?;
+        let (attitude, rest) = matrix::<3, 3>(rest)?;
+        let (flag, rest) = take(rest, 1)?;
+        let (xi, rest) = matrix::<3, 1>(rest)?;
+        let xi_before = if flag[0] == 0.0 {
+            None
+        } else if flag[0] == 1.0 {
+            Some(xi)
+        } else {
+            return None;
+        };
+        if !rest.is_empty() {
+            return None;
+        }
+        (self.point, self.attitude, self.xi_before) = (SigmaPoint::new(w, lambda), attitude, xi_before);
+        Some(())
+    }
 }
 
 impl Problem for So3OptimalControl {
@@ -457,13 +677,41 @@ impl Problem for So3OptimalControl {
         let gd = GroupAsGroupoid::new(So3, chart);
         // the extremals have λ constant and ξ̇ = λ e3 × ξ; the first arrow carries ξ(h/2), a
         // second-order start from ξ(0) = ξ_0
-        let lambda = 0.3;
-        let xi0 = Vector3::new(0.35, -0.25, 0.0);
+        let (lambda, xi0) = (self.lambda0, self.xi0);
         let xi_mid = so3::exp(&(Vector3::z() * (0.5 * lambda * h))) * xi0;
         let w0 = So3.tau(chart, &(xi_mid * h))?;
         let point = SigmaPoint::new(w0, SVector::from([lambda]));
         let flow = ConstrainedFlow::new(gd, ControlCost { h }, NoAxis3).with_newton(newton_for_step(h));
-        let attitude = so3::exp(&Vector3::new(0.3, -0.5, 0.2));
+        let attitude = self.attitude;
         Ok(FlowRun::start(ControlRun { gd, flow, point, attitude, xi_before: None, xi0 }, h))
+    }
+    /// `(R_0, ξ_0, λ_0)`, `R_0` row-major.
+    fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
+        let mut v: Vec<f64> = (0..9).map(|k| self.attitude[(k / 3, k % 3)]).collect();
+        v.extend(self.xi0.iter());
+        v.push(self.lambda0);
+        Ok(v)
+    }
+    /// `(R_0, ξ_0, λ_0)` with `R_0 ∈ SO(3)` and the constraint `ξ_{0,3} = 0` within
+    /// [`STATE_TOLERANCE`](crate::workbench::problem::STATE_TOLERANCE).
+    fn with_state(&self, state: &[f64]) -> Result<Box<dyn Problem>, WorkbenchError> {
+        check_state(self, state)?;
+        let attitude = rotation(self.name(), "R", &state[..9])?;
+        let xi0 = Vector3::from_column_slice(&state[9..12]);
+        if !within_tolerance(xi0[2]) {
+            return Err(off_manifold(self.name(), format!("xi3 = {:e} violates the constraint ξ3 = 0", xi0[2])));
+        }
+        Ok(Box::new(Self { attitude, xi0, lambda0: state[12] }))
+    }
+    /// `R exp(ε ξ)`, `ξ_{1,2} + ε z` (`ξ_3` kept), `λ + ε z'`.
+    fn perturb(&self, state: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
+        if state.len() != 13 {
+            return state.to_vec();
+        }
+        let mut v = perturb_rotation(&state[..9], eps, normal);
+        v.extend(perturb_values(&state[9..11], eps, normal));
+        v.push(state[11]);
+        v.extend(perturb_values(&state[12..], eps, normal));
+        v
     }
 }

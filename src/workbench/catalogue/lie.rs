@@ -5,12 +5,14 @@
 use crate::workbench::WorkbenchError;
 use crate::workbench::embedded::Rkmk4So3;
 use crate::workbench::methods::{self, MatrixState, MethodInfo};
-use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation};
+use crate::workbench::problem::{
+    Family, Kind, Problem, Quantity, Simulation, check_state, off_manifold, within_tolerance,
+};
 use crate::workbench::run::{Observe, Run};
 use geom_core::lie::{LieGroup, Se3, So3};
 use integrators::hp::LieState;
 use integrators::models::{FreeRigidBody, HeavyTop, UnderwaterVehicle};
-use nalgebra::{Matrix3, Vector3, Vector6};
+use nalgebra::{Matrix3, SMatrix, SVector, Vector3, Vector6};
 
 fn labels(m: usize, d: usize, g: &str, mu: &str) -> Vec<String> {
     let mut v: Vec<String> = (0..m * m).map(|k| format!("{g}{}{}", k / m + 1, k % m + 1)).collect();
@@ -22,6 +24,49 @@ fn coordinates<const M: usize, const D: usize>(s: &MatrixState<M, D>) -> Vec<f64
     // row-major entries of g, then μ
     let mut v: Vec<f64> = (0..M * M).map(|k| s.g[(k / M, k % M)]).collect();
     v.extend(s.pi.iter());
+    v
+}
+
+/// `(g, μ)` from `state` (`g` row-major, then `μ`), checked by [`check_state`] and with `g` on
+/// `group` within [`STATE_TOLERANCE`](crate::workbench::problem::STATE_TOLERANCE) (`not_in` names the group in the error).
+fn lie_state<G, const M: usize, const D: usize>(
+    problem: &dyn Problem,
+    group: &G,
+    not_in: &str,
+    state: &[f64],
+) -> Result<MatrixState<M, D>, WorkbenchError>
+where
+    G: LieGroup<f64, D, Element = SMatrix<f64, M, M>>,
+{
+    check_state(problem, state)?;
+    let g = SMatrix::<f64, M, M>::from_row_slice(&state[..M * M]);
+    let defect = group.defect(&g);
+    if !within_tolerance(defect) {
+        return Err(off_manifold(problem.name(), format!("{not_in}: its distance from the group is {defect:.3e}")));
+    }
+    Ok(LieState::new(g, SVector::from_column_slice(&state[M * M..])))
+}
+
+/// `(g exp(ε ξ), μ + ε ν)` in the coordinates of `state` (`g` row-major, then `μ`), with `ξ` and
+/// `ν` of standard normal components from `normal`: a perturbation that stays on the group.
+/// A state of another length is returned as it is.
+fn perturb_on<G, const M: usize, const D: usize>(
+    group: &G,
+    state: &[f64],
+    eps: f64,
+    normal: &mut dyn FnMut() -> f64,
+) -> Vec<f64>
+where
+    G: LieGroup<f64, D, Element = SMatrix<f64, M, M>>,
+{
+    if state.len() != M * M + D {
+        return state.to_vec();
+    }
+    let g = SMatrix::<f64, M, M>::from_row_slice(&state[..M * M]);
+    let xi = SVector::<f64, D>::from_fn(|_, _| eps * normal());
+    let moved = g * group.exp(&xi);
+    let mut v: Vec<f64> = (0..M * M).map(|k| moved[(k / M, k % M)]).collect();
+    v.extend(state[M * M..].iter().map(|m| m + eps * normal()));
     v
 }
 
@@ -47,6 +92,7 @@ fn start<O: Observe<MatrixState<M, D>> + 'static, const M: usize, const D: usize
 pub struct RigidBody {
     body: FreeRigidBody,
     s0: LieState<Matrix3<f64>, 3>,
+    summary: &'static str,
 }
 
 impl RigidBody {
@@ -54,7 +100,18 @@ impl RigidBody {
     pub fn new() -> Result<Self, WorkbenchError> {
         let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0)?;
         let s0 = LieState::new(So3.exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
-        Ok(Self { body, s0 })
+        Ok(Self { body, s0, summary: "free rigid body on SO(3), I = diag(2, 1, 2/3), Π0 = (cos 1.1, 0, sin 1.1)" })
+    }
+
+    /// The free rigid body `ℓ(ξ) = ½ ξᵀIξ` of the inertia tensor `inertia` (symmetric positive
+    /// definite) from `state` (`R` row-major, then `Π`), checked as [`Problem::with_state`]
+    /// checks it.
+    pub fn custom(inertia: &Matrix3<f64>, state: &[f64]) -> Result<Self, WorkbenchError> {
+        let body = FreeRigidBody::new(*inertia).map_err(|e| WorkbenchError::Input(e.to_string()))?;
+        let mut p = Self { body, s0: LieState::new(Matrix3::identity(), Vector3::zeros()), summary: "" };
+        p.summary = "free rigid body on SO(3), inertia and initial state given";
+        p.s0 = lie_state(&p, &So3, "R is not a rotation", state)?;
+        Ok(p)
     }
 }
 
@@ -73,7 +130,7 @@ impl Problem for RigidBody {
         "rigid-body"
     }
     fn summary(&self) -> &'static str {
-        "free rigid body on SO(3), I = diag(2, 1, 2/3), Π0 = (cos 1.1, 0, sin 1.1)"
+        self.summary
     }
     fn family(&self) -> Family {
         Family::LieGroup
@@ -103,6 +160,17 @@ impl Problem for RigidBody {
         };
         Ok(start(m, self.s0, h, *self))
     }
+    fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
+        Ok(coordinates(&self.s0))
+    }
+    /// `R` row-major (a rotation), then `Π`.
+    fn with_state(&self, state: &[f64]) -> Result<Box<dyn Problem>, WorkbenchError> {
+        Ok(Box::new(Self { s0: lie_state(self, &So3, "R is not a rotation", state)?, ..*self }))
+    }
+    /// `(R exp(ε ξ), Π + ε ν)`.
+    fn perturb(&self, state: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
+        perturb_on::<_, 3, 3>(&So3, state, eps, normal)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,6 +181,7 @@ impl Problem for RigidBody {
 pub struct HeavyTopProblem {
     top: HeavyTop,
     s0: LieState<Matrix3<f64>, 3>,
+    summary: &'static str,
 }
 
 impl HeavyTopProblem {
@@ -121,7 +190,20 @@ impl HeavyTopProblem {
         let top =
             HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.5, 1.0)), 1.0, Vector3::new(0.1, 0.0, 1.0))?;
         let s0 = LieState::new(So3.exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.3, -0.4, 2.0));
-        Ok(Self { top, s0 })
+        let summary = "heavy top on SO(3), I = diag(2, 2.5, 1), mgl = 1, χ ∝ (0.1, 0, 1), Π0 = (0.3, −0.4, 2)";
+        Ok(Self { top, s0, summary })
+    }
+
+    /// The heavy top `ℓ(R, ξ) = ½ ξᵀIξ − mgl e3·(Rχ)` of the inertia tensor `inertia` about the
+    /// fixed point, weight times length `mgl` and body direction `chi` of the centre of mass
+    /// (normalised), from `state` (`R` row-major, then `Π`), checked as
+    /// [`Problem::with_state`] checks it.
+    pub fn custom(inertia: &Matrix3<f64>, mgl: f64, chi: &Vector3<f64>, state: &[f64]) -> Result<Self, WorkbenchError> {
+        let top = HeavyTop::new(*inertia, mgl, *chi).map_err(|e| WorkbenchError::Input(e.to_string()))?;
+        let summary = "heavy top on SO(3), inertia, mgl, χ and initial state given";
+        let mut p = Self { top, s0: LieState::new(Matrix3::identity(), Vector3::zeros()), summary };
+        p.s0 = lie_state(&p, &So3, "R is not a rotation", state)?;
+        Ok(p)
     }
 }
 
@@ -139,7 +221,7 @@ impl Problem for HeavyTopProblem {
         "heavy-top"
     }
     fn summary(&self) -> &'static str {
-        "heavy top on SO(3), I = diag(2, 2.5, 1), mgl = 1, χ ∝ (0.1, 0, 1), Π0 = (0.3, −0.4, 2)"
+        self.summary
     }
     fn family(&self) -> Family {
         Family::LieGroup
@@ -167,6 +249,17 @@ impl Problem for HeavyTopProblem {
             _ => methods::lie_group(method, So3, self.top)?,
         };
         Ok(start(m, self.s0, h, *self))
+    }
+    fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
+        Ok(coordinates(&self.s0))
+    }
+    /// `R` row-major (a rotation), then `Π`.
+    fn with_state(&self, state: &[f64]) -> Result<Box<dyn Problem>, WorkbenchError> {
+        Ok(Box::new(Self { s0: lie_state(self, &So3, "R is not a rotation", state)?, ..*self }))
+    }
+    /// `(R exp(ε ξ), Π + ε ν)`.
+    fn perturb(&self, state: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
+        perturb_on::<_, 3, 3>(&So3, state, eps, normal)
     }
 }
 
@@ -240,5 +333,16 @@ impl Problem for Vehicle {
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m = methods::lie_group(method, Se3, self.vehicle)?;
         Ok(start(m, self.s0, h, *self))
+    }
+    fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
+        Ok(coordinates(&self.s0))
+    }
+    /// `g ∈ SE(3)` row-major, then `μ = (Π, P)`.
+    fn with_state(&self, state: &[f64]) -> Result<Box<dyn Problem>, WorkbenchError> {
+        Ok(Box::new(Self { s0: lie_state(self, &Se3, "g is not in SE(3)", state)?, ..*self }))
+    }
+    /// `(g exp(ε ξ), μ + ε ν)`, `ξ ∈ se(3)`.
+    fn perturb(&self, state: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
+        perturb_on::<_, 4, 6>(&Se3, state, eps, normal)
     }
 }
