@@ -16,9 +16,9 @@
 
 use geom_core::GeomError;
 use geom_core::lie::{Chart, Product, Rn, So3, so3};
-use geomint::workbench::catalogue::groupoid::{BallCost, NoSlip};
 use groupoid::bvp::Shooting;
 use groupoid::constraints::{ConstrainedFlow, SigmaPoint, constraint_residual};
+use groupoid::models::{PlateBallCost, RollingWithoutSlip as NoSlip};
 use groupoid::noether::{ConstantSection, check_conservation};
 use groupoid::{LieGroupoid, PairOfGroup};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector2, Vector3};
@@ -39,7 +39,7 @@ fn main() -> Result<(), GeomError> {
     // 1. straight roll by d in 16 steps
     let (h, n) = (1.0 / 16.0, 16);
     let d = Vector2::new(1.2, -0.9);
-    let flow = ConstrainedFlow::<_, _, _, 8>::new(ball, BallCost { h }, NoSlip);
+    let flow = ConstrainedFlow::<_, _, _, 8>::new(ball, PlateBallCost::new(h)?, NoSlip);
     let v = d / n as f64;
     let g1 = (q0, (q0.0 + v, so3::exp(&axis(&v)) * q0.1));
     let roll = flow.trajectory(&SigmaPoint::new(g1, SVector::zeros()), n - 1)?;
@@ -57,7 +57,7 @@ fn main() -> Result<(), GeomError> {
 
     // 2. a curved maneuver: boundary values manufactured from known data, then recovered by shooting
     let (h, n) = (0.1, 60);
-    let flow = ConstrainedFlow::<_, _, _, 8>::new(ball, BallCost { h }, NoSlip);
+    let flow = ConstrainedFlow::<_, _, _, 8>::new(ball, PlateBallCost::new(h)?, NoSlip);
     let v = Vector2::new(0.12, 0.04);
     let g1 = (q0, (q0.0 + v, so3::exp(&axis(&v)) * q0.1));
     let lambda = SVector::from([1.5, -1.0, 0.8]);

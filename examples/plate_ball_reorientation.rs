@@ -10,9 +10,9 @@
 //! Run: `cargo run --release --example plate_ball_reorientation`.
 
 use geom_core::lie::{Chart, Product, Rn, So3, so3};
-use geomint::workbench::catalogue::groupoid::{BallCost, NoSlip};
 use groupoid::bvp::{BvpError, RobustSolution, Shooting, ShootingOptions};
 use groupoid::constraints::{ConstrainedFlow, SigmaPoint, constraint_residual};
+use groupoid::models::{PlateBallCost as BallCost, RollingWithoutSlip as NoSlip};
 use groupoid::noether::{ConstantSection, check_conservation};
 use groupoid::{LieGroupoid, PairOfGroup};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector2, Vector3};
@@ -46,7 +46,7 @@ fn main() -> Result<(), BvpError> {
 
     // 1. straight roll: a non-isolated solution
     let n = 10;
-    let flow = ConstrainedFlow::<_, _, _, 8>::new(ball, BallCost { h: 1.0 / n as f64 }, NoSlip);
+    let flow = ConstrainedFlow::<_, _, _, 8>::new(ball, BallCost::new(1.0 / n as f64)?, NoSlip);
     let bvp = Shooting::new(flow.clone(), n)?;
     let target = (origin, (Vector2::new(1.0, 0.0), so3::exp(&Vector3::new(0.0, 1.0, 0.0))));
     let (xi, lambda) = (SVector::from([0.12, 0.01, 0.0, 0.1, 0.0]), SVector::from([0.0, 0.3, 0.0]));
@@ -58,7 +58,7 @@ fn main() -> Result<(), BvpError> {
 
     // 2. reorientation in place, by continuation from the loop guess
     let n = 20;
-    let flow = ConstrainedFlow::<_, _, _, 8>::new(ball, BallCost { h: 1.0 / n as f64 }, NoSlip);
+    let flow = ConstrainedFlow::<_, _, _, 8>::new(ball, BallCost::new(1.0 / n as f64)?, NoSlip);
     let bvp = Shooting::new(flow.clone(), n)?;
     let target = (origin, (Vector2::zeros(), so3::exp(&Vector3::new(0.0, 0.0, 0.5))));
     let v = Vector2::new(0.135, 0.0);

@@ -15,9 +15,9 @@
 
 use geom_core::GeomError;
 use geom_core::lie::{Chart, LieGroup, So3, so3};
-use geomint::workbench::catalogue::groupoid::{ControlCost, NoAxis3};
 use groupoid::bvp::Shooting;
 use groupoid::constraints::{ConstrainedFlow, Constraints, NoConstraints};
+use groupoid::control::{ControlCost, Unactuated};
 use groupoid::{DiscreteLagrangian, GroupAsGroupoid};
 use nalgebra::{Matrix3, SVector, Vector3};
 
@@ -35,7 +35,7 @@ fn main() -> Result<(), GeomError> {
     println!("discrete optimal control on SO(3), N = {n} steps of h = {h}, shooting with Newton");
     for chart in [Chart::Exp, Chart::Cayley] {
         let gd = GroupAsGroupoid::new(So3, chart);
-        let bvp = Shooting::new(ConstrainedFlow::<_, _, _, 3>::new(gd, ControlCost { h }, NoConstraints), n)?;
+        let bvp = Shooting::new(ConstrainedFlow::<_, _, _, 3>::new(gd, ControlCost::uniform(h)?, NoConstraints), n)?;
         let guess = gd.group().tau_inv(chart, &so3::exp(&(so3::log(&target) / n as f64)))? * 1.3;
         let sol = bvp.solve(&target, &guess, &SVector::<f64, 0>::zeros())?;
         let err = sol.trajectory.iter().map(|p| (so3::log(&p.g) / h - xi_exact).amax()).fold(0.0, f64::max);
@@ -50,14 +50,16 @@ fn main() -> Result<(), GeomError> {
     // underactuated: target exp((0.35, −0.25, a3)), continuation in a3 from 0.08 to 0.3
     let (h, n) = (0.1, 10);
     let gd = GroupAsGroupoid::new(So3, Chart::Cayley);
-    let flow = ConstrainedFlow::<_, _, _, 4>::new(gd, ControlCost { h }, NoAxis3);
+    // no control about body axis 3: φ(W) = τ⁻¹(W)_3 = 0
+    let no_axis3 = Unactuated::<3, 1>::axes([2])?;
+    let flow = ConstrainedFlow::<_, _, _, 4>::new(gd, ControlCost::uniform(h)?, no_axis3);
     let bvp = Shooting::new(flow.clone(), n)?;
     let mut guess = Vector3::new(0.035, -0.025, 0.0);
     let mut lambda = SVector::from([0.0]);
     for a3 in [0.08, 0.15, 0.22, 0.3] {
         let target = so3::exp(&Vector3::new(0.35, -0.25, a3));
         let sol = bvp.solve(&target, &guess, &lambda)?;
-        let max_phi = sol.trajectory.iter().map(|p| NoAxis3.eval::<f64>(&gd, &p.g)[0].abs()).fold(0.0, f64::max);
+        let max_phi = sol.trajectory.iter().map(|p| no_axis3.eval::<f64>(&gd, &p.g)[0].abs()).fold(0.0, f64::max);
         let product = sol.trajectory.iter().fold(Matrix3::identity(), |acc, p| acc * p.g);
         let end = so3::log(&(target.transpose() * product)).amax();
         let cost: f64 = sol.trajectory.iter().map(|p| flow.lagrangian().eval::<f64>(&gd, &p.g)).sum();

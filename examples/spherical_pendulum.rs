@@ -14,9 +14,9 @@
 
 use geom_core::action::RotationAction;
 use geom_core::{GeomError, Scalar};
-use geomint::workbench::catalogue::groupoid::{GRAVITY, PendulumLd as Pendulum, UnitSphere};
 use groupoid::PairGroupoid;
 use groupoid::constraints::{ConstrainedFlow, Constraints, HolonomicFlow, SigmaPoint};
+use groupoid::models::{GRAVITY, PendulumLd as Pendulum, UnitSphere};
 use groupoid::noether::{PairDiagonal, momentum_map};
 use nalgebra::{SVector, Vector3};
 
@@ -34,10 +34,10 @@ fn main() -> Result<(), GeomError> {
     let mut g = (q0, (q0 + Vector3::new(0.0, 1.2, 0.0) * h).normalize());
 
     // the naive formulation is refused with a typed error (docs/math.md §C.4 warning)
-    let naive = ConstrainedFlow::<_, _, _, 5>::new(PairGroupoid::<3>, Pendulum { h }, BothEnds);
+    let naive = ConstrainedFlow::<_, _, _, 5>::new(PairGroupoid::<3>, Pendulum::new(h)?, BothEnds);
     let refused = naive.step(&SigmaPoint::new(g, SVector::zeros())).err();
 
-    let flow = HolonomicFlow::<_, _, _, 4>::new(PairGroupoid::<3>, Pendulum { h }, UnitSphere);
+    let flow = HolonomicFlow::<_, _, _, 4>::new(PairGroupoid::<3>, Pendulum::new(h)?, UnitSphere);
     let vertical = PairDiagonal(RotationAction);
     let energy = |g: &(Vector3<f64>, Vector3<f64>)| -> Result<f64, GeomError> {
         let p = flow.projected_momentum(g)?;

@@ -14,9 +14,9 @@ use discretization::sphere_lift::sphere_state;
 use discretization::{OneStep, PhaseState, SphereCotangentLiftIntegrator, SphereThetaMap};
 use geom_core::function::PhaseSpaceFunction;
 use geom_core::{GeomError, Scalar};
-use geomint::workbench::catalogue::groupoid::{GRAVITY, PendulumLd, UnitSphere};
 use groupoid::PairGroupoid;
 use groupoid::constraints::HolonomicFlow;
+use groupoid::models::{GRAVITY, PendulumLd, UnitSphere};
 use nalgebra::SVector;
 use std::time::Instant;
 
@@ -57,7 +57,7 @@ fn main() -> Result<(), GeomError> {
     println!("  cost                       {ns:.0} ns/step");
 
     // RATTLE from the same first two positions
-    let flow = HolonomicFlow::<_, _, _, 4>::new(PairGroupoid::<3>, PendulumLd { h }, UnitSphere);
+    let flow = HolonomicFlow::<_, _, _, 4>::new(PairGroupoid::<3>, PendulumLd::new(h)?, UnitSphere);
     let mut g = (s0.q, first.unwrap_or(s0.q));
     let start = Instant::now();
     for _ in 1..n {

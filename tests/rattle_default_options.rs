@@ -7,14 +7,14 @@
 
 use geom_core::GeomError;
 use geom_core::action::RotationAction;
-use geomint::workbench::catalogue::groupoid::{GRAVITY, PendulumLd, UnitSphere};
 use groupoid::PairGroupoid;
 use groupoid::constraints::HolonomicFlow;
+use groupoid::models::{GRAVITY, PendulumLd, UnitSphere};
 use groupoid::noether::{PairDiagonal, momentum_map};
 use nalgebra::Vector3;
 
 fn run(h: f64) -> Result<(f64, f64, f64), GeomError> {
-    let flow = HolonomicFlow::<_, _, _, 4>::new(PairGroupoid::<3>, PendulumLd { h }, UnitSphere);
+    let flow = HolonomicFlow::<_, _, _, 4>::new(PairGroupoid::<3>, PendulumLd::new(h).unwrap(), UnitSphere);
     let q0 = Vector3::new(0.6, 0.0, -0.8);
     // second position from the exact velocity (0, 1.2, 0) to second order: q(h) on the sphere
     let v0 = Vector3::new(0.0, 1.2, 0.0);

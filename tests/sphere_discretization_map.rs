@@ -6,9 +6,9 @@ use discretization::sphere_lift::sphere_state;
 use discretization::{OneStep, PhaseState, SphereCotangentLiftIntegrator, SphereDiscreteEulerLagrange, SphereThetaMap};
 use geom_core::Scalar;
 use geom_core::function::PhaseSpaceFunction;
-use geomint::workbench::catalogue::groupoid::{GRAVITY, PendulumLd, UnitSphere};
 use groupoid::PairGroupoid;
 use groupoid::constraints::HolonomicFlow;
+use groupoid::models::{GRAVITY, PendulumLd, UnitSphere};
 use nalgebra::{SVector, Vector3};
 
 /// Spherical pendulum, `H = ½|p|² + g e3·q` (unit mass and length).
@@ -73,7 +73,7 @@ fn the_s2_map_and_rattle_converge_to_the_same_motion() {
         let mut s = start();
         let q0 = s.q;
         integ.step(&mut s, h).unwrap();
-        let flow = HolonomicFlow::<_, _, _, 4>::new(PairGroupoid::<3>, PendulumLd { h }, UnitSphere);
+        let flow = HolonomicFlow::<_, _, _, 4>::new(PairGroupoid::<3>, PendulumLd::new(h).unwrap(), UnitSphere);
         let mut g = (q0, s.q);
         for _ in 1..(2.0 / h).round() as usize {
             integ.step(&mut s, h).unwrap();

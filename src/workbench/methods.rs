@@ -141,6 +141,20 @@ pub const METHODS: &[MethodInfo] = &[
         St::Variational,
         "HP RKMK, 2-stage Gauss tableau, exp chart (order 2: q = 0 truncation, docs/math.md §D.2)",
     ),
+    m(
+        "hp-gauss2-q2",
+        L,
+        4,
+        St::Variational,
+        "HP RKMK, 2-stage Gauss tableau, exp chart, dτ⁻¹ truncated at q = 2 (order 4, docs/math.md §D.11)",
+    ),
+    m(
+        "hp-gauss3-q4",
+        L,
+        6,
+        St::Variational,
+        "HP RKMK, 3-stage Gauss tableau, exp chart, dτ⁻¹ truncated at q = 4 (order 6, docs/math.md §D.11)",
+    ),
     m("rkmk4", L, 4, St::GroupOnly, "Runge–Kutta–Munthe-Kaas 4 on SO(3) × R^3 (stays on the group, not symplectic)"),
     m("rk4-embedded", L, 4, St::None, "classical RK4 on the matrix entries of g and on Π (leaves the group)"),
     m("rk2-embedded", L, 2, St::None, "classical RK2 (Heun) on the matrix entries of g and on Π (leaves the group)"),
@@ -338,6 +352,18 @@ where
         "hp-euler-a" => Box::new(hp::symplectic_euler_a(group, lagrangian, Chart::Cayley).map_err(geom)?),
         "hp-euler-b" => Box::new(hp::symplectic_euler_b(group, lagrangian, Chart::Cayley).map_err(geom)?),
         "hp-gauss2" => Box::new(hp(&tableau::gauss_legendre(2).map_err(geom)?, Chart::Exp, "HP Gauss 2 (exp)")?),
+        "hp-gauss2-q2" => Box::new(
+            hp(&tableau::gauss_legendre(2).map_err(geom)?, Chart::Exp, "HP Gauss 2 (exp)")?
+                .with_truncation(2)
+                .map_err(geom)?,
+        ),
+        "hp-gauss3-q4" => Box::new(
+            HpIntegrator::<G, La, D, 3>::new(group, lagrangian, &tableau::gauss_legendre(3).map_err(geom)?, Chart::Exp)
+                .map_err(geom)?
+                .with_name("HP Gauss 3 (exp)")
+                .with_truncation(4)
+                .map_err(geom)?,
+        ),
         "rk4-embedded" => Box::new(EmbeddedRk::<_, _, 4>::new(&tableau::rk4(), group, lagrangian).map_err(geom)?),
         "rk2-embedded" => Box::new(EmbeddedRk::<_, _, 2>::new(&tableau::heun(), group, lagrangian).map_err(geom)?),
         _ => return Err(not_here(info)),

@@ -18,20 +18,16 @@ use crate::workbench::methods::MethodInfo;
 use crate::workbench::problem::{
     Family, Kind, Problem, Quantity, Simulation, check_state, off_manifold, within_tolerance,
 };
+use geom_core::GeomError;
 use geom_core::lie::{Chart, LieGroup, Product, Rn, So3, so3};
 use geom_core::newton::NewtonOptions;
-use geom_core::{GeomError, Scalar};
-use groupoid::constraints::{
-    BaseConstraints, ConstrainedFlow, Constraints, HolonomicFlow, SigmaPoint, constraint_residual,
-};
-use groupoid::lagrangian::{GroupoidFamily, legendre_minus};
+use groupoid::constraints::{ConstrainedFlow, Constraints, HolonomicFlow, SigmaPoint, constraint_residual};
+use groupoid::lagrangian::legendre_minus;
+use groupoid::models::{GRAVITY, PendulumLd, PlateBallCost as BallCost, RollingWithoutSlip as NoSlip, UnitSphere};
 use groupoid::noether::{ConstantSection, constrained_momentum_map};
-use groupoid::{DiscreteLagrangian, GroupAsGroupoid, PairGroupoid, PairOfGroup};
+use groupoid::{GroupAsGroupoid, PairGroupoid, PairOfGroup};
 use integrators::driver::FlatState;
 use nalgebra::{Matrix3, SMatrix, SVector, Vector2, Vector3};
-
-/// Gravity of the spherical pendulum.
-pub const GRAVITY: f64 = 9.81;
 
 /// Newton options for a flow at step `h`: the discrete Euler–Lagrange residual is a difference
 /// of momenta `Δq/h`, so its round-off floor grows like `ε/h`; an absolute tolerance of 1e-14
@@ -181,28 +177,7 @@ fn perturb_values(v: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f
     v.iter().map(|x| x + eps * normal()).collect()
 }
 
-/// The trapezoidal discrete Lagrangian of the pendulum at step `h`.
-#[derive(Debug, Clone, Copy)]
-pub struct PendulumLd {
-    /// The time step `h`.
-    pub h: f64,
-}
-impl DiscreteLagrangian<PairGroupoid<3>, 3> for PendulumLd {
-    fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, g: &(Vector3<S>, Vector3<S>)) -> S {
-        let h = S::from(self.h);
-        (g.1 - g.0).norm_squared() / (h * S::from(2.0)) - h * S::from(0.5 * GRAVITY) * (g.0[2] + g.1[2])
-    }
-}
-
-/// `c(q) = (|q|² − 1)/2`.
-#[derive(Debug, Clone, Copy)]
-pub struct UnitSphere;
-impl BaseConstraints<PairGroupoid<3>, 3, 1> for UnitSphere {
-    fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, q: &Vector3<S>) -> SVector<S, 1> {
-        SVector::from([(q.norm_squared() - S::from(1.0)) * S::from(0.5)])
-    }
-}
-
+// the pendulum's L_d and constraint are the library's (`groupoid::models`)
 type Arrow3 = (Vector3<f64>, Vector3<f64>);
 
 struct PendulumRun {
@@ -313,7 +288,8 @@ impl Problem for SphericalPendulum {
         let (q0, v0) = (self.q0, self.v0);
         let a0 = -Vector3::z() * GRAVITY + q0 * (GRAVITY * q0[2]) - q0 * v0.norm_squared();
         let g = (q0, (q0 + v0 * h + a0 * (0.5 * h * h)).normalize());
-        let flow = HolonomicFlow::new(PairGroupoid::<3>, PendulumLd { h }, UnitSphere).with_newton(newton_for_step(h));
+        let flow =
+            HolonomicFlow::new(PairGroupoid::<3>, PendulumLd::new(h)?, UnitSphere).with_newton(newton_for_step(h));
         flow.check(&g)?;
         Ok(FlowRun::start(PendulumRun { flow, g }, h))
     }
@@ -321,32 +297,9 @@ impl Problem for SphericalPendulum {
 
 // ---------------------------------------------------------------------------------------------
 
-type Ball = PairOfGroup<Product<Rn<2>, So3, 2, 3>>;
-type BallEl<S> = <Ball as GroupoidFamily<5>>::Element<S>;
+type Ball = groupoid::models::PlateBallGroupoid;
 
-/// The plate-ball cost `L_d = |x_{k+1} − x_k|² / 2h` (docs/math.md §C.6.3).
-#[derive(Debug, Clone, Copy)]
-pub struct BallCost {
-    /// The time step `h`.
-    pub h: f64,
-}
-impl DiscreteLagrangian<Ball, 5> for BallCost {
-    fn eval<S: Scalar>(&self, _: &Ball, g: &BallEl<S>) -> S {
-        (g.1.0 - g.0.0).norm_squared() * S::from(0.5 / self.h)
-    }
-}
-
-/// The rolling constraints `log(R_{k+1} R_kᵀ) − (−Δx_2, Δx_1, 0) = 0`.
-#[derive(Debug, Clone, Copy)]
-pub struct NoSlip;
-impl Constraints<Ball, 5, 3> for NoSlip {
-    fn eval<S: Scalar>(&self, _: &Ball, g: &BallEl<S>) -> SVector<S, 3> {
-        let w = LieGroup::<S, 3>::log(&So3, &(g.1.1 * g.0.1.transpose()))
-            .unwrap_or_else(|_| Vector3::repeat(S::from(f64::NAN)));
-        let d = g.1.0 - g.0.0;
-        w - Vector3::new(-d[1], d[0], S::from(0.0))
-    }
-}
+// the plate-ball cost and rolling constraints are the library's (`groupoid::models`)
 
 /// The plate-ball system: a ball rolling without slipping between two plates, `x_0 = 0`,
 /// `R_0 = exp(0.1, 0.2, −0.3)`, velocity `v_0 = (1.2, 0.4)` (first displacement `h v_0`),
@@ -383,7 +336,7 @@ impl Default for PlateBall {
 struct BallRun {
     ball: Ball,
     flow: ConstrainedFlow<Ball, BallCost, NoSlip, 8>,
-    point: SigmaPoint<BallEl<f64>, 3>,
+    point: SigmaPoint<groupoid::models::PlateBallArrow<f64>, 3>,
 }
 
 fn unit_section<const D: usize>(offset: usize) -> ConstantSection<5, D> {
@@ -398,7 +351,7 @@ impl Flow for BallRun {
     /// `x_k`, `R_k` (row-major), the velocity `(x_{k+1} − x_k)/h` of the current arrow, `λ_k`.
     fn state(&self) -> Vec<f64> {
         let ((x, r), (x1, _)) = self.point.g;
-        let velocity = (x1 - x) / self.flow.lagrangian().h;
+        let velocity = (x1 - x) / self.flow.lagrangian().h();
         let mut v = vec![x[0], x[1]];
         v.extend((0..9).map(|k| r[(k / 3, k % 3)]));
         v.extend(velocity.iter());
@@ -510,7 +463,7 @@ impl Problem for PlateBall {
         let v = self.v0 * h;
         let g1 = (q0, (q0.0 + v, so3::exp(&axis(&v)) * q0.1));
         let point = SigmaPoint::new(g1, self.lambda0);
-        let flow = ConstrainedFlow::new(self.ball, BallCost { h }, NoSlip).with_newton(newton_for_step(h));
+        let flow = ConstrainedFlow::new(self.ball, BallCost::new(h)?, NoSlip).with_newton(newton_for_step(h));
         Ok(FlowRun::start(BallRun { ball: self.ball, flow, point }, h))
     }
 }
@@ -519,27 +472,13 @@ impl Problem for PlateBall {
 
 type Gd = GroupAsGroupoid<So3>;
 
-/// The control cost `L_d(W) = |τ⁻¹(W)|² / 2h` on SO(3) as a group groupoid.
-#[derive(Debug, Clone, Copy)]
-pub struct ControlCost {
-    /// The time step `h`.
-    pub h: f64,
-}
-impl DiscreteLagrangian<Gd, 3> for ControlCost {
-    fn eval<S: Scalar>(&self, gd: &Gd, w: &Matrix3<S>) -> S {
-        let xi = gd.group().tau_inv(gd.chart(), w).unwrap_or_else(|_| Vector3::repeat(S::from(f64::NAN)));
-        xi.norm_squared() * S::from(0.5 / self.h)
-    }
-}
+// the control cost and the unactuated axis are the library's (`groupoid::control`)
+type ControlCost = groupoid::control::ControlCost<3>;
+type NoAxis3 = groupoid::control::Unactuated<3, 1>;
 
 /// No control about body axis 3: `φ(W) = τ⁻¹(W)_3 = 0`.
-#[derive(Debug, Clone, Copy)]
-pub struct NoAxis3;
-impl Constraints<Gd, 3, 1> for NoAxis3 {
-    fn eval<S: Scalar>(&self, gd: &Gd, w: &Matrix3<S>) -> SVector<S, 1> {
-        let xi = gd.group().tau_inv(gd.chart(), w).unwrap_or_else(|_| Vector3::repeat(S::from(f64::NAN)));
-        SVector::from([xi[2]])
-    }
+fn no_axis3() -> NoAxis3 {
+    groupoid::control::Unactuated::axes([2]).expect("axis 2 of 3")
 }
 
 /// Underactuated optimal control on SO(3): the necessary conditions of
@@ -580,7 +519,7 @@ struct ControlRun {
 
 impl ControlRun {
     fn xi_after(&self) -> Vector3<f64> {
-        let h = self.flow.lagrangian().h;
+        let h = self.flow.lagrangian().h();
         self.gd.group().tau_inv(self.gd.chart(), &self.point.g).unwrap_or_else(|_| Vector3::repeat(f64::NAN)) / h
     }
     /// The body velocity at the node `t_k`, `(ξ_{k−½} + ξ_{k+½})/2` (`ξ_0` at `k = 0`).
@@ -608,7 +547,7 @@ impl Flow for ControlRun {
         let (l, c) = (self.flow.lagrangian(), self.flow.constraints());
         let e3 = ConstantSection(SMatrix::<f64, 3, 1>::from_column_slice(&[0.0, 0.0, 1.0]));
         let j = constrained_momentum_map(&self.gd, l, c, &e3, &self.point)[0];
-        vec![j, NoAxis3.eval::<f64>(&self.gd, &self.point.g)[0].abs(), So3.defect(&self.attitude)]
+        vec![j, no_axis3().eval::<f64>(&self.gd, &self.point.g)[0].abs(), So3.defect(&self.attitude)]
     }
     /// `W_k` (column-major), `λ_k`, the attitude `R_k`, then a flag (1 if `ξ_{k−½}` is known,
     /// else 0) and `ξ_{k−½}` (zeros when unknown). `ξ_0` is the problem's.
@@ -681,7 +620,7 @@ impl Problem for So3OptimalControl {
         let xi_mid = so3::exp(&(Vector3::z() * (0.5 * lambda * h))) * xi0;
         let w0 = So3.tau(chart, &(xi_mid * h))?;
         let point = SigmaPoint::new(w0, SVector::from([lambda]));
-        let flow = ConstrainedFlow::new(gd, ControlCost { h }, NoAxis3).with_newton(newton_for_step(h));
+        let flow = ConstrainedFlow::new(gd, ControlCost::uniform(h)?, no_axis3()).with_newton(newton_for_step(h));
         let attitude = self.attitude;
         Ok(FlowRun::start(ControlRun { gd, flow, point, attitude, xi_before: None, xi0 }, h))
     }

@@ -1,0 +1,13 @@
+//! The integration tests of the `geomint` package in one test binary: one link and one
+//! monomorphisation of the shared generic code instead of one per file (the cold
+//! `cargo test --workspace` build time, README). Each file stays a module under its own name, so
+//! `cargo test --test suite FILE::` runs one file. Tests that install a counting global allocator
+//! are binaries of their own (Cargo.toml).
+
+mod cli;
+mod cli_long_runs;
+mod cli_systems;
+mod cross_crate;
+mod plots;
+mod rattle_default_options;
+mod sphere_discretization_map;
