@@ -15,27 +15,11 @@ use nalgebra::{Matrix3, SVector, Vector3};
 
 type State = LieState<Matrix3<f64>, 3>;
 
-fn run(method: &dyn OneStep<State>, s0: State, t: f64, n: usize) -> State {
-    let mut s = s0;
-    let h = t / n as f64;
-    for _ in 0..n {
-        method.step(&mut s, h).unwrap();
-    }
-    s
-}
+use crate::hp_common::{fitted_slope, run_to as run, state_distance as distance};
 
-fn distance(a: &State, b: &State) -> f64 {
-    (a.g - b.g).amax().max((a.pi - b.pi).amax())
-}
-
-/// The least-squares slope of log(error) against log(h) over the points above 1e-11.
+/// The least-squares slope over the points above the round-off floor 1e-11.
 fn slope(hs: &[f64], errs: &[f64]) -> f64 {
-    let pts: Vec<(f64, f64)> =
-        hs.iter().zip(errs).filter(|(_, e)| **e > 1e-11).map(|(h, e)| (h.ln(), e.ln())).collect();
-    assert!(pts.len() >= 3, "too few points above round-off: {errs:?}");
-    let n = pts.len() as f64;
-    let (mx, my) = (pts.iter().map(|p| p.0).sum::<f64>() / n, pts.iter().map(|p| p.1).sum::<f64>() / n);
-    pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>() / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>()
+    fitted_slope(hs, errs, 1e-11)
 }
 
 fn s0() -> State {

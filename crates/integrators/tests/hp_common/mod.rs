@@ -1,6 +1,7 @@
 //! Shared set-ups of the HP tests: the models with their initial data, and small helpers.
 #![allow(dead_code)]
 
+use discretization::OneStep;
 use geom_core::lie::{LieGroup, Se3, So3};
 use integrators::hp::LieState;
 use integrators::models::{FreeRigidBody, HeavyTop, UnderwaterVehicle};
@@ -42,4 +43,35 @@ pub fn orthogonality_defect(r: &Matrix3<f64>) -> f64 {
 /// `log2(a / b)`.
 pub fn slope(a: f64, b: f64) -> f64 {
     (a / b).log2()
+}
+
+/// `n` steps of `method` over `[0, t]` from `s0`.
+pub fn run_to(
+    method: &dyn OneStep<LieState<Matrix3<f64>, 3>>,
+    s0: LieState<Matrix3<f64>, 3>,
+    t: f64,
+    n: usize,
+) -> LieState<Matrix3<f64>, 3> {
+    let mut s = s0;
+    let h = t / n as f64;
+    for _ in 0..n {
+        method.step(&mut s, h).unwrap();
+    }
+    s
+}
+
+/// `max(|g_a − g_b|_max, |Π_a − Π_b|_∞)`.
+pub fn state_distance(a: &LieState<Matrix3<f64>, 3>, b: &LieState<Matrix3<f64>, 3>) -> f64 {
+    (a.g - b.g).amax().max((a.pi - b.pi).amax())
+}
+
+/// The least-squares slope of log(error) against log(h) over the points above `floor` (at least
+/// three of them, else the test fails).
+pub fn fitted_slope(hs: &[f64], errs: &[f64], floor: f64) -> f64 {
+    let pts: Vec<(f64, f64)> =
+        hs.iter().zip(errs).filter(|(_, e)| **e > floor).map(|(h, e)| (h.ln(), e.ln())).collect();
+    assert!(pts.len() >= 3, "too few points above round-off: {errs:?}");
+    let n = pts.len() as f64;
+    let (mx, my) = (pts.iter().map(|p| p.0).sum::<f64>() / n, pts.iter().map(|p| p.1).sum::<f64>() / n);
+    pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>() / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>()
 }
