@@ -56,7 +56,9 @@
 //! in `k` warm-started stages. [`MultipleShooting`] takes unknowns at interior nodes with
 //! continuity defects as residuals (Bock & Plitt, *A multiple shooting algorithm for direct
 //! solution of optimal control problems*, 1984): each segment's sensitivity is a product of
-//! fewer step tangents, so it converges from node-wise guesses where single shooting fails.
+//! fewer step tangents, so it converges from node-wise guesses where single shooting fails; its
+//! Jacobian is block bidiagonal and its Levenberg–Marquardt step is a block QR sweep (memory and
+//! work linear in the number of segments), with the gauge found by condensing.
 
 use crate::constraints::{
     ConstrainedFlow, Constraints, ElementAt, Hd, SigmaPoint, check_dims, jacobian_at_zero, join, mixed_derivatives,
@@ -64,11 +66,16 @@ use crate::constraints::{
 };
 use crate::groupoid::LieGroupoid;
 use crate::lagrangian::{AdGroupoid, Arrow, DiscreteLagrangian, GroupoidLift};
-use geom_core::error::all_finite;
 use geom_core::linalg::Lu;
-use geom_core::newton::{NewtonOptions, NewtonReport, ROUNDOFF_FACTOR};
+use geom_core::newton::{NewtonOptions, NewtonReport};
 use geom_core::{GeomError, Result};
 use nalgebra::{Const, DMatrix, DVector, Dyn, OMatrix, SMatrix, SVector};
+
+mod block;
+mod lm;
+
+use block::BlockBidiagonal;
+use lm::{Blocks, DenseSvd, levenberg_marquardt};
 use num_dual::DualSVec64;
 
 /// A solved boundary-value problem.
@@ -297,9 +304,9 @@ impl<Gd, L, C, const M: usize> Shooting<Gd, L, C, M> {
 // Robust shooting: Levenberg–Marquardt with a rank-revealing (SVD) step, gauge directions,
 // continuation in the boundary data, and multiple shooting.
 
-/// Dense multiple-shooting systems with more unknowns than this are refused
-/// ([`BvpError::TooLarge`]): the Levenberg–Marquardt step takes a dense SVD of the
-/// `n × n` Jacobian (`O(n³)` flops, `8n²` bytes: 8 MiB and a few seconds at the bound).
+/// The dense Jacobian of [`MultipleShooting::residual`] (a checking aid: `8 n_u²` bytes) is
+/// refused above this many unknowns ([`BvpError::TooLarge`]). The solver itself never forms
+/// it: its step works on the blocks (`O(S (R+M)²)` memory).
 pub const MAX_DENSE_UNKNOWNS: usize = 1024;
 
 /// Errors of the robust boundary-value solvers ([`Shooting::solve_robust`],
@@ -344,8 +351,9 @@ pub enum BvpError {
 /// `initial_damping = 1e-4`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ShootingOptions {
-    /// Converged when `|E(u)|_∞ <= residual_tol` (or, at the round-off floor, when a Gauss–Newton
-    /// trial with `|E|_∞ <= 100 · residual_tol` fails to decrease `|E|_2`).
+    /// Converged when `|E(u)|_∞ <= residual_tol`, or at the round-off floor: with
+    /// `|E|_∞ <= 100 · residual_tol`, when a Gauss–Newton trial fails to decrease `|E|_2` or an
+    /// accepted step fails to halve it (stagnation).
     pub residual_tol: f64,
     /// Budget of trial steps (accepted + rejected).
     pub max_trials: usize,
@@ -393,11 +401,15 @@ pub struct RobustSolution<E, const K: usize> {
     /// [`MultipleShooting`]).
     pub unknowns: DVector<f64>,
     /// Orthonormal null directions of the Jacobian at the solution (right singular vectors with
-    /// `σ_i <= rank_rtol · σ_max`), in the coordinates of [`RobustSolution::unknowns`]: the
+    /// `σ_i <= rank_rtol · σ_max`; for multiple shooting, of the condensed Jacobian, expanded to
+    /// every unknown), in the coordinates of [`RobustSolution::unknowns`]: the
     /// gauge freedom of a non-isolated solution (e.g. the multiplier along the rolling axis of
     /// a straight plate-ball roll). Empty for an isolated solution.
     pub gauge: Vec<DVector<f64>>,
-    /// The singular values of the Jacobian at the solution (descending).
+    /// The singular values at the solution (descending): of the Jacobian for single shooting;
+    /// for [`MultipleShooting`], of the condensed `M × M` Jacobian `A_c` (the Jacobian of the
+    /// first and last residual rows once the continuity rows are solved for the interior
+    /// unknowns; it has the null space of the full Jacobian, see [`MultipleShooting`]).
     pub singular_values: DVector<f64>,
     /// `|E|_2` at the guess and at every accepted iterate (non-increasing: the damping rejects
     /// any trial that does not decrease it). For [`Shooting::solve_continuation`]: of the last
@@ -411,137 +423,6 @@ pub struct RobustSolution<E, const K: usize> {
     pub rejected: usize,
     /// Accepted steps of every continuation stage (empty unless [`Shooting::solve_continuation`]).
     pub stage_iterations: Vec<usize>,
-}
-
-/// The outcome of [`levenberg_marquardt`].
-struct LmOutcome {
-    u: DVector<f64>,
-    residual: f64,
-    history: Vec<f64>,
-    iterations: usize,
-    rejected: usize,
-    gauge: Vec<DVector<f64>>,
-    singular_values: DVector<f64>,
-}
-
-/// Levenberg–Marquardt on `E(u) = 0`, `E: R^n → R^n`, with the step from the SVD
-/// `J = U Σ Vᵀ` of the exact Jacobian:
-///
-/// ```text
-/// (JᵀJ + μ I) δ = −Jᵀ E     restricted to span{v_i : σ_i > τ},   τ = rank_rtol · σ_max,
-/// δ(μ) = − Σ_{σ_i > τ} σ_i / (σ_i² + μ) · (u_iᵀ E) v_i .
-/// ```
-///
-/// With `μ = 0` this is the Gauss–Newton step with the truncated pseudo-inverse, `δ = −J⁺E`: the
-/// minimum-norm least-squares correction, with no component along the numerical null space
-/// (so a gauge freedom is not moved). The damping is Levenberg's (`D = I`), for which every
-/// step lies in `range(Jᵀ)`, orthogonal to the null directions, also for `μ > 0`. A trial
-/// `u + δ` is accepted iff `|E(u + δ)|_2 < |E(u)|_2` (so the history is strictly decreasing);
-/// then `μ ← μ/10` if the gain ratio `ρ = (|E|² − |E(u+δ)|²)/(|E|² − |E + Jδ|²) > 0.75`,
-/// `μ ← 2μ` if `ρ < 0.25`, and `μ ← 0` once `μ < 1e-15 σ_max²` (Gauss–Newton: quadratic
-/// convergence on a zero-residual problem). A rejected trial (or one whose evaluation fails)
-/// sets `μ ← max(10μ, 1e-8 σ_max²)` and retries with the same SVD (every trial is evaluated
-/// with its Jacobian, so an accepted one needs no second run of the flow). Stops when
-/// `|E|_∞ <= residual_tol`, or at the round-off floor (a rejected Gauss–Newton trial with
-/// `|E|_∞ <= 100 residual_tol`); fails with [`BvpError::NotConverged`] (carrying the history)
-/// when `max_trials` is spent or `μ > 1e20 σ_max²`.
-fn levenberg_marquardt(
-    mut eval: impl FnMut(&DVector<f64>) -> Result<(DVector<f64>, DMatrix<f64>)>,
-    u0: DVector<f64>,
-    opts: &ShootingOptions,
-) -> std::result::Result<LmOutcome, BvpError> {
-    opts.validate()?;
-    if !u0.iter().all(|v| v.is_finite()) {
-        return Err(GeomError::NonFinite { what: "shooting guess" }.into());
-    }
-    let mut u = u0;
-    let (mut r, mut jac) = eval(&u)?;
-    if !(all_finite(r.iter()) && all_finite(jac.iter())) {
-        return Err(GeomError::NonFinite { what: "shooting residual or Jacobian at the guess" }.into());
-    }
-    let mut history = vec![r.norm()];
-    let (mut iterations, mut rejected) = (0usize, 0usize);
-    let mut svd = svd_of(&jac, 0)?;
-    let mut mu = opts.initial_damping * svd.singular_values.max().powi(2);
-    let mut trials = 0;
-    let converged = loop {
-        if r.amax() <= opts.residual_tol {
-            break true;
-        }
-        if trials >= opts.max_trials {
-            break false;
-        }
-        trials += 1;
-        let smax = svd.singular_values.max();
-        let (Some(uu), Some(v_t)) = (svd.u.as_ref(), svd.v_t.as_ref()) else {
-            return Err(
-                GeomError::SingularMatrix { what: "SVD of the shooting Jacobian", iteration: iterations }.into()
-            );
-        };
-        let ur = uu.tr_mul(&r);
-        let mut delta = DVector::zeros(u.len());
-        for (i, &s) in svd.singular_values.iter().enumerate() {
-            if s > opts.rank_rtol * smax {
-                delta -= v_t.row(i).transpose() * (s / (s * s + mu) * ur[i]);
-            }
-        }
-        let trial_u = &u + &delta;
-        let accepted = match eval(&trial_u) {
-            Ok((tr, tj)) if all_finite(tr.iter()) && all_finite(tj.iter()) && tr.norm() < r.norm() => {
-                let predicted = r.norm_squared() - (&r + &jac * &delta).norm_squared();
-                let rho = (r.norm_squared() - tr.norm_squared()) / predicted;
-                (u, r, jac) = (trial_u, tr, tj);
-                svd = svd_of(&jac, iterations)?;
-                history.push(r.norm());
-                iterations += 1;
-                let smax = svd.singular_values.max();
-                if rho > 0.75 {
-                    mu /= 10.0;
-                } else if rho < 0.25 {
-                    mu *= 2.0;
-                }
-                if mu < 1e-15 * smax * smax {
-                    mu = 0.0;
-                }
-                true
-            }
-            _ => false,
-        };
-        if !accepted {
-            rejected += 1;
-            if mu == 0.0 && r.amax() <= ROUNDOFF_FACTOR * opts.residual_tol {
-                break true;
-            }
-            mu = (10.0 * mu).max(1e-8 * smax * smax);
-            if mu > 1e20 * smax * smax {
-                break false;
-            }
-        }
-    };
-    if !converged {
-        return Err(BvpError::NotConverged { iterations, rejected, residual: r.amax(), history });
-    }
-    let smax = svd.singular_values.max();
-    let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
-    order.sort_by(|&a, &b| svd.singular_values[b].total_cmp(&svd.singular_values[a]));
-    let singular_values = DVector::from_iterator(order.len(), order.iter().map(|&i| svd.singular_values[i]));
-    let gauge = match svd.v_t.as_ref() {
-        Some(v_t) => order
-            .iter()
-            .filter(|&&i| svd.singular_values[i] <= opts.rank_rtol * smax)
-            .map(|&i| v_t.row(i).transpose())
-            .collect(),
-        None => Vec::new(),
-    };
-    Ok(LmOutcome { residual: r.amax(), u, history, iterations, rejected, gauge, singular_values })
-}
-
-/// The SVD of a finite Jacobian, with an iteration cap (nalgebra's default has none);
-/// [`GeomError::SingularMatrix`] if it does not converge.
-fn svd_of(jac: &DMatrix<f64>, iteration: usize) -> Result<nalgebra::SVD<f64, Dyn, Dyn>> {
-    jac.clone()
-        .try_svd(true, true, f64::EPSILON, 10_000)
-        .ok_or(GeomError::SingularMatrix { what: "SVD of the shooting Jacobian (no convergence)", iteration })
 }
 
 /// A `Vec` with room for `n` entries, or [`BvpError::TooLarge`] (no abort on a huge `n`).
@@ -590,7 +471,7 @@ impl<Gd, L, C, const M: usize> Shooting<Gd, L, C, M> {
                 let us = SVector::<f64, M>::from_column_slice(u.as_slice());
                 let mut jac = SMatrix::<f64, M, M>::zeros();
                 let e = self.evaluate(target, &us, &mut trajectory, Some(&mut jac))?;
-                Ok((DVector::from_column_slice(e.as_slice()), dense(&jac)))
+                Ok((DVector::from_column_slice(e.as_slice()), DenseSvd::new(dense(&jac))))
             },
             DVector::from_column_slice(u0.as_slice()),
             opts,
@@ -755,11 +636,21 @@ where
 /// `⌈n/S⌉` step tangents instead of `n`, which is what lets multiple shooting converge where
 /// single shooting from the same guess overshoots.
 ///
-/// **Linear algebra.** The Levenberg–Marquardt step of [`ShootingOptions`] is taken with a dense
-/// SVD of the `n_u × n_u` Jacobian (the rank-revealing minimum-norm step needs it; a block
-/// bidiagonal factorization does not reveal the rank). The size is bounded:
-/// `n_u <= `[`MAX_DENSE_UNKNOWNS`], else [`BvpError::TooLarge`]; the trajectory itself (`n`
-/// arrows) is the only allocation proportional to `n`.
+/// **Linear algebra** (no dense `n_u × n_u` matrix). The Levenberg step
+/// `δ = argmin |E + Jδ|² + μ̃|δ|²`, `μ̃ = max(μ, (rank_rtol σ_max)²)` (`σ_max` by power
+/// iteration), is taken by a block Householder QR sweep of `[J; √μ̃ I]` along the segments
+/// (Björck, *Numerical Methods for Least Squares Problems*, 1996, §6.3): `O(S (R+M)³)` work and
+/// `O(S (R+M)²)` memory, stable (the normal equations are never formed). With `μ = 0` the floor
+/// `μ̃ = τ²`, `τ = rank_rtol σ_max`, regularizes the Gauss–Newton step where `J` is rank
+/// deficient: components along singular values `σ_i ≫ τ` are the Gauss–Newton ones, those with
+/// `σ_i ≲ τ` are damped to `σ_i/τ²` (single shooting truncates them with a dense SVD instead).
+/// At the solution the null space is found by **condensing** (Bock & Plitt, 1984): the
+/// continuity blocks `D_j = diag(∂_p fibre_log(…), I, I)` are invertible, so `Jδ = 0` forces
+/// `δ_j = Φ_j δ_0`, `Φ_j = −D_j^{-1} C_j Φ_{j−1}`, and the gauge directions are the null vectors
+/// `v` of the `M × M` condensed matrix `A_c = [Dφ(g_1); J_B Φ_{S−1}]`, expanded to
+/// `(v, Φ_1 v, …)` and orthonormalized ([`RobustSolution::singular_values`] are those of `A_c`).
+/// Allocations proportional to `n`: the trajectory (`n` arrows) and the `S − 1` Jacobian
+/// blocks, both reserved fallibly ([`BvpError::TooLarge`] instead of an abort).
 #[derive(Debug, Clone)]
 pub struct MultipleShooting<Gd, L, C, const M: usize> {
     flow: ConstrainedFlow<Gd, L, C, M>,
@@ -769,9 +660,9 @@ pub struct MultipleShooting<Gd, L, C, const M: usize> {
 
 impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
     /// Multiple shooting over `steps = n >= 2` arrows in `1 <= segments <= n` segments
-    /// (else [`GeomError::InvalidParameter`]); [`BvpError::TooLarge`] when already
-    /// `segments · M > MAX_DENSE_UNKNOWNS` (the exact bound `M + (S−1)(R+M)` is checked by
-    /// [`MultipleShooting::solve`]). `segments = 1` is single shooting.
+    /// (else [`GeomError::InvalidParameter`]); [`BvpError::TooLarge`] when the block Jacobian
+    /// (`S` blocks of at least `2M²` entries) could not even be addressed (`16 S M²` bytes above
+    /// `isize::MAX`). `segments = 1` is single shooting.
     pub fn new(
         flow: ConstrainedFlow<Gd, L, C, M>,
         steps: usize,
@@ -789,13 +680,10 @@ impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
             }
             .into());
         }
-        let lower = segments.saturating_mul(M);
-        if lower > MAX_DENSE_UNKNOWNS {
-            return Err(BvpError::TooLarge {
-                what: "multiple-shooting unknowns",
-                requested: lower,
-                limit: MAX_DENSE_UNKNOWNS,
-            });
+        let per_segment = 16 * M.max(1) * M.max(1);
+        let limit = isize::MAX as usize / per_segment;
+        if segments > limit {
+            return Err(BvpError::TooLarge { what: "multiple-shooting segments", requested: segments, limit });
         }
         Ok(Self { flow, steps, segments })
     }
@@ -816,18 +704,22 @@ impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
     pub fn node(&self, j: usize) -> usize {
         (j as u128 * self.steps as u128 / self.segments as u128) as usize
     }
-    /// The number of unknowns `M + (S−1)(R+M)`, or [`BvpError::TooLarge`] above
-    /// [`MAX_DENSE_UNKNOWNS`].
+    /// The number of unknowns `M + (S−1)(R+M)`, or [`BvpError::TooLarge`] if it overflows.
     pub fn unknowns<const R: usize>(&self) -> std::result::Result<usize, BvpError> {
-        let n = (self.segments - 1).checked_mul(R + M).and_then(|v| v.checked_add(M)).unwrap_or(usize::MAX);
-        if n > MAX_DENSE_UNKNOWNS {
-            return Err(BvpError::TooLarge {
-                what: "multiple-shooting unknowns",
-                requested: n,
-                limit: MAX_DENSE_UNKNOWNS,
-            });
-        }
-        Ok(n)
+        (self.segments - 1).checked_mul(R + M).and_then(|v| v.checked_add(M)).ok_or(BvpError::TooLarge {
+            what: "multiple-shooting unknowns",
+            requested: usize::MAX,
+            limit: usize::MAX - 1,
+        })
+    }
+
+    /// Zero blocks of the Jacobian, allocated fallibly.
+    fn blocks<const R: usize, const K: usize>(&self) -> std::result::Result<BlockBidiagonal, BvpError> {
+        BlockBidiagonal::zeros(R, K, self.segments).ok_or(BvpError::TooLarge {
+            what: "multiple-shooting Jacobian blocks",
+            requested: self.segments,
+            limit: self.segments.saturating_sub(1),
+        })
     }
 
     /// The reference products `P̄_j` (`j = 1..S−1`) and the initial unknowns from a guess
@@ -871,8 +763,9 @@ impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
         Ok((refs, u))
     }
 
-    /// The residual and its exact Jacobian at the unknowns of the guess trajectory (struct
-    /// documentation; rows and columns in the order stated there). Errors as
+    /// The residual and its exact Jacobian, as a dense matrix, at the unknowns of the guess
+    /// trajectory (struct documentation; rows and columns in the order stated there): a checking
+    /// aid, [`BvpError::TooLarge`] above [`MAX_DENSE_UNKNOWNS`] unknowns. Other errors as
     /// [`MultipleShooting::solve`].
     pub fn residual<const R: usize, const K: usize>(
         &self,
@@ -885,10 +778,17 @@ impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
         C: Constraints<Gd, R, K>,
     {
         let (refs, u) = self.initial(guess)?;
+        if u.len() > MAX_DENSE_UNKNOWNS {
+            return Err(BvpError::TooLarge {
+                what: "dense multiple-shooting Jacobian",
+                requested: u.len(),
+                limit: MAX_DENSE_UNKNOWNS,
+            });
+        }
         let mut trajectory = try_vec(self.steps, "shooting steps n")?;
-        let mut jac = DMatrix::zeros(u.len(), u.len());
+        let mut jac = self.blocks::<R, K>()?;
         let e = self.evaluate(target, &refs, &u, &mut trajectory, Some(&mut jac))?;
-        Ok((e, jac))
+        Ok((e, jac.to_dense()))
     }
 
     /// The residual of `u` perturbed by `du`, at the reference products of `guess` (for
@@ -914,11 +814,11 @@ impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
 
     /// Solve the boundary-value problem from a guess trajectory `(g_1, λ_1), …, (g_n, λ_n)`
     /// (composable arrows; it need not satisfy the dynamics or the constraints): the unknowns
-    /// start at the guess values at the segment starts. Levenberg–Marquardt with the SVD step as
-    /// [`Shooting::solve_robust`]; the gauge directions are in the coordinates `U` (struct
-    /// documentation).
+    /// start at the guess values at the segment starts. Levenberg–Marquardt as
+    /// [`Shooting::solve_robust`] with the block step of the struct documentation; the gauge
+    /// directions are in the coordinates `U` (struct documentation).
     ///
-    /// Errors: [`BvpError::TooLarge`] (`n_u > MAX_DENSE_UNKNOWNS`, or `n` arrows cannot be
+    /// Errors: [`BvpError::TooLarge`] (the `n` arrows or the `S − 1` Jacobian blocks cannot be
     /// allocated); [`GeomError::DimensionMismatch`] if `guess.len() != n`; the errors of
     /// [`Shooting::solve_robust`].
     pub fn solve<const R: usize, const K: usize>(
@@ -935,12 +835,12 @@ impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
         opts.validate()?;
         let (refs, u0) = self.initial(guess)?;
         let mut trajectory = try_vec(self.steps, "shooting steps n")?;
-        let n = u0.len();
+        let template = self.blocks::<R, K>()?;
         let out = levenberg_marquardt(
             |u| {
-                let mut jac = DMatrix::zeros(n, n);
+                let mut jac = template.clone();
                 let e = self.evaluate(target, &refs, u, &mut trajectory, Some(&mut jac))?;
-                Ok((e, jac))
+                Ok((e, Blocks::new(jac)))
             },
             u0,
             opts,
@@ -967,7 +867,7 @@ impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
         refs: &[Arrow<Gd, R>],
         u: &DVector<f64>,
         trajectory: &mut Vec<SigmaPoint<Arrow<Gd, R>, K>>,
-        mut jacobian: Option<&mut DMatrix<f64>>,
+        mut jacobian: Option<&mut BlockBidiagonal>,
     ) -> Result<DVector<f64>>
     where
         Gd: AdGroupoid<R>,
@@ -979,7 +879,7 @@ impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
         let con = self.flow.constraints();
         let nu = u.len();
         if let Some(j) = jacobian.as_deref_mut() {
-            j.fill(0.0);
+            j.clear();
         }
         let x0 = LieGroupoid::<f64, R>::source(gd, target);
         let mut res = DVector::zeros(nu);
@@ -1061,7 +961,7 @@ impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
                 let dphi1 = jacobian_at_zero(|d: SVector<D1<R>, R>| {
                     con.eval::<D1<R>>(gd, &LieGroupoid::<D1<R>, R>::fibre_exp(gd, &x0d, &(xid + d)))
                 });
-                jac.view_mut((0, 0), (K, R)).copy_from(&dphi1);
+                jac.top.view_mut((0, 0), (K, R)).copy_from(&dphi1);
             } else {
                 // ζ_0 = Zp δp, with P_j(p + δp) = P_j · exp(ζ_0)
                 let pbar = GroupoidLift::<D1<R>, R>::lift(gd, &refs[j - 1]);
@@ -1085,7 +985,6 @@ impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
                 t.fixed_view_mut::<R, R>(0, R).copy_from(&z);
                 lam.fixed_view_mut::<K, K>(0, 2 * R).copy_from(&SMatrix::<f64, K, K>::identity());
                 // node j rows: columns of U_j
-                let nrow = K + (j - 1) * (R + M);
                 // set by segment j − 1 (segments run in order)
                 let prev = prev_hat.as_ref().ok_or(GeomError::NonFinite { what: "product of the previous segment" })?;
                 let d = GroupoidLift::<D1<R>, R>::lift(
@@ -1093,9 +992,10 @@ impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
                     &LieGroupoid::<f64, R>::multiply(gd, &LieGroupoid::<f64, R>::inverse(gd, prev), &pj),
                 );
                 let pb = log_jacobian(gd, |b| LieGroupoid::<D1<R>, R>::left_curve(gd, &d, b))?;
-                jac.view_mut((nrow, col), (R, R)).copy_from(&(pb * zp));
-                jac.view_mut((nrow + R, col + R), (R, R)).copy_from(&SMatrix::<f64, R, R>::identity());
-                jac.view_mut((nrow + 2 * R, col + 2 * R), (K, K)).copy_from(&SMatrix::<f64, K, K>::identity());
+                let dj = &mut jac.nodes[j - 1].1;
+                dj.view_mut((0, 0), (R, R)).copy_from(&(pb * zp));
+                dj.view_mut((R, R), (R, R)).copy_from(&SMatrix::<f64, R, R>::identity());
+                dj.view_mut((2 * R, 2 * R), (K, K)).copy_from(&SMatrix::<f64, K, K>::identity());
             }
             // propagate to the last arrow of the segment
             for k in start..end - 1 {
@@ -1111,16 +1011,17 @@ impl<Gd, L, C, const M: usize> MultipleShooting<Gd, L, C, M> {
                     let hd = GroupoidLift::<D1<R>, R>::lift(gd, &h.g);
                     let ga = log_jacobian(gd, |a| LieGroupoid::<D1<R>, R>::right_curve(gd, &hd, &(-a)))?;
                     let gb = log_jacobian(gd, |b| LieGroupoid::<D1<R>, R>::left_curve(gd, &hd, b))?;
-                    jac.view_mut((row, col), (R, width)).copy_from(&(pa * &t));
-                    jac.view_mut((row + R, col), (R, width)).copy_from(&(-(ga * &t + gb * &t_hat)));
-                    jac.view_mut((row + 2 * R, col), (K, width)).copy_from(&(-lam_hat));
+                    let cj = &mut jac.nodes[j].0;
+                    cj.view_mut((0, 0), (R, width)).copy_from(&(pa * &t));
+                    cj.view_mut((R, 0), (R, width)).copy_from(&(-(ga * &t + gb * &t_hat)));
+                    cj.view_mut((2 * R, 0), (K, width)).copy_from(&(-lam_hat));
                 }
                 _ => {
                     let defect =
                         LieGroupoid::<f64, R>::multiply(gd, &LieGroupoid::<f64, R>::inverse(gd, target), &phat);
                     let dd = GroupoidLift::<D1<R>, R>::lift(gd, &defect);
                     let d_end = log_jacobian(gd, |a| LieGroupoid::<D1<R>, R>::left_curve(gd, &dd, a))?;
-                    jac.view_mut((row, col), (R, width)).copy_from(&(d_end * &t));
+                    jac.end.view_mut((0, 0), (R, width)).copy_from(&(d_end * &t));
                 }
             }
             prev_hat = Some(phat);
