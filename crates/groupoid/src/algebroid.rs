@@ -36,8 +36,19 @@
 //! | [`PairGroupoid<N>`] | `TR^N`, `N`, `N` | `x_0 + u` | `δ^i_a` | `0` |
 //! | [`PairOfGroup<G>`] | `TG` (left-trivialized), `D`, `D` | `x_0 τ(u)` | `(dτ_{−u})^{-1}` | constants of `g` |
 //! | [`GroupAsGroupoid<G>`] | `g`, `D`, `0` | `()` | none | constants of `g` |
+//! | [`SpherePair`] | `TS²`, `2`, `2` | `N(x_0 + E(x_0) u)` (gnomonic) | the frame `E_a(x)` in the chart | `C^1_12 = −C^1_21 = −x_k/\|e_k × x\|`, else `0` |
 //! | [`ActionGroupoid<A>`] | `M × h`, `D`, `dim M` | `x_0 + u` (gnomonic on `S²`) | `ξ_M = −ξ^Φ` in the chart | constants of `h` |
+//! | [`ActionGroupoid<LeftMultiplication<G>>`] | `G × g`, `D`, `D` | `x_0 τ(u)` | `−(dτ_{−u})^{-1} Ad_{x^{-1}}`, `x = x_0 τ(u)` | constants of `g` |
+//! | [`ActionGroupoid<RightMultiplication<G>>`] | `G × g`, `D`, `D` | `x_0 τ(u)` | `(dτ_{−u})^{-1}` | constants of `g` |
 //! | [`TrivialAtiyah<G, M, D>`] | `TR^M ⊕ g`, `M + D`, `M` | `x_0 + u` | `[I_M \| 0]` | constants of `g` on the `g` block |
+//!
+//! The action groupoids with the chart `x_0 + u` are those of [`RotationAction`], [`RigidMotion`],
+//! [`Translation<N>`], [`LinearAction<N, D>`] and [`Diagonal<RotationAction, 3, K, N>`](Diagonal)
+//! (`K` points of `R³` rotated together, `ρ(e_a)(q) = (−e_a × q_k)_k`); the gnomonic one is
+//! [`SphereRotation`]. On `S²` (both rows) `E(x)` is the frame of [`SpherePair::frame`], `k` the
+//! axis of the smallest `|x_k|`, and `δu = E(x_0)ᵀ(w − x (x_0 · w)/(x · x_0))/(x · x_0)` are the
+//! chart coordinates of a tangent vector `w` at `x`. On a group, a tangent vector `x η`
+//! (left-trivialized `η`) has the chart coordinates `δu = (dτ_{−u})^{-1} η`.
 //!
 //! Structure constants of a group: `C^c_ab = (ad_{e_a} e_b)^c` ([`structure_constants`]).
 //!
@@ -62,8 +73,11 @@ use crate::lagrangian::{AdGroupoid, GroupoidFamily, GroupoidLift};
 use crate::lie_group::GroupAsGroupoid;
 use crate::pair::PairGroupoid;
 use crate::pair_manifold::{PairOfGroup, SpherePair, tau_or_nan};
-use geom_core::action::{GroupAction, LinearAction, RigidMotion, RotationAction, SphereRotation, Translation};
-use geom_core::lie::{Gl, LieGroup, Rn, Se3, So3};
+use geom_core::action::{
+    Diagonal, GroupAction, LeftMultiplication, LinearAction, RightMultiplication, RigidMotion, RotationAction,
+    SphereRotation, Translation,
+};
+use geom_core::lie::{Chart, Gl, LieGroup, Rn, Se3, So3};
 use geom_core::scalar::AdScalar;
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector, Vector2, Vector3};
@@ -191,13 +205,11 @@ impl<G: EveryScalarGroup<D>, const D: usize> LieAlgebroid<D, D> for PairOfGroup<
     }
     /// `x_0 τ(u)`.
     fn base_chart<S: Scalar>(&self, x0: &G::ElementAt<f64>, u: &SVector<S, D>) -> G::ElementAt<S> {
-        let g = self.group().at::<S>();
-        g.compose(&self.group().lift_at::<S>(x0), &tau_or_nan(&g, self.chart(), u))
+        group_chart(self.group(), self.chart(), x0, u)
     }
     /// `τ^{-1}(x_0^{-1} x)`.
     fn base_chart_inv<S: Scalar>(&self, x0: &G::ElementAt<f64>, x: &G::ElementAt<S>) -> Result<SVector<S, D>> {
-        let g = self.group().at::<S>();
-        g.tau_inv(self.chart(), &g.compose(&g.inverse(&self.group().lift_at::<S>(x0)), x))
+        group_chart_inv(self.group(), self.chart(), x0, x)
     }
     /// `(dτ_{−u})^{-1}`.
     fn anchor<S: Scalar>(&self, _x0: &G::ElementAt<f64>, u: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
@@ -207,6 +219,31 @@ impl<G: EveryScalarGroup<D>, const D: usize> LieAlgebroid<D, D> for PairOfGroup<
     fn structure<S: Scalar>(&self, _x0: &G::ElementAt<f64>, _u: &SVector<S, D>) -> Result<StructureFunctions<S, D>> {
         Ok(structure_constants(&self.group().at::<S>()))
     }
+}
+
+/// The chart `x = x_0 τ(u)` of a group centred at `x_0` (`τ` the groupoid's chart; an element of
+/// NaNs where `τ` fails). A tangent vector at `x` with left-trivialized coordinates `η`
+/// (`δx = x η`) has chart coordinates `δu = (dτ_{−u})^{-1} η`, since
+/// `τ(u)^{-1} Dτ(u) δu = dτ_{−u} δu` (docs/math.md §0.4).
+fn group_chart<G: EveryScalarGroup<D>, S: Scalar, const D: usize>(
+    group: &G,
+    chart: Chart,
+    x0: &G::ElementAt<f64>,
+    u: &SVector<S, D>,
+) -> G::ElementAt<S> {
+    let g = group.at::<S>();
+    g.compose(&group.lift_at::<S>(x0), &tau_or_nan(&g, chart, u))
+}
+
+/// The inverse `u = τ^{-1}(x_0^{-1} x)` of [`group_chart`].
+fn group_chart_inv<G: EveryScalarGroup<D>, S: Scalar, const D: usize>(
+    group: &G,
+    chart: Chart,
+    x0: &G::ElementAt<f64>,
+    x: &G::ElementAt<S>,
+) -> Result<SVector<S, D>> {
+    let g = group.at::<S>();
+    g.tau_inv(chart, &g.compose(&g.inverse(&group.lift_at::<S>(x0)), x))
 }
 
 /// `A(G ⇉ {e}) = g` over a point (`M = 0`): no anchor (`ρ = 0`), `C^c_ab = [e_a, e_b]^c`.
@@ -307,6 +344,150 @@ vector_action_algebroid!([] RotationAction, So3, 3, 3);
 vector_action_algebroid!([] RigidMotion, Se3, 6, 3);
 vector_action_algebroid!([const N: usize] Translation<N>, Rn::<N>, N, N);
 vector_action_algebroid!([const N: usize, const D: usize] LinearAction<N, D>, Gl::<N, D>, D, N);
+vector_action_algebroid!([const K: usize, const N: usize] Diagonal<RotationAction, 3, K, N>, So3, 3, N);
+
+/// The action algebroid `G × g` of a group acting on itself by left multiplication
+/// `Φ_h(g) = h g`, i.e. of the right action `x · h = h^{-1} x`, with the chart
+/// `φ_{x_0}(u) = x_0 τ(u)` of [`PairOfGroup`] (`τ` the groupoid's chart). The right-action
+/// generator is the right-invariant field `ξ_M(x) = d/dt τ(tξ)^{-1} x|_0 = −ξ x`, left-trivialized
+/// `−Ad_{x^{-1}} ξ`, hence
+///
+/// ```text
+///     ρ(u) = −(dτ_{−u})^{-1} Ad_{x^{-1}},     x = x_0 τ(u),
+/// ```
+///
+/// and `C^c_ab = [e_a, e_b]^c`, the structure constants of `g` (the right-invariant fields bracket
+/// like `−[ξ, η]`, so `−ξ x` is a morphism).
+impl<G: EveryScalarGroup<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupoid<LeftMultiplication<G>> {
+    fn algebroid_name(&self) -> String {
+        format!("action algebroid of {}", GroupAction::<f64, D>::name(self.action()))
+    }
+    /// `x_0 τ(u)`.
+    fn base_chart<S: Scalar>(&self, x0: &G::ElementAt<f64>, u: &SVector<S, D>) -> G::ElementAt<S> {
+        group_chart(GroupAction::<f64, D>::group(self.action()), self.chart(), x0, u)
+    }
+    /// `τ^{-1}(x_0^{-1} x)`.
+    fn base_chart_inv<S: Scalar>(&self, x0: &G::ElementAt<f64>, x: &G::ElementAt<S>) -> Result<SVector<S, D>> {
+        group_chart_inv(GroupAction::<f64, D>::group(self.action()), self.chart(), x0, x)
+    }
+    /// `−(dτ_{−u})^{-1} Ad_{x^{-1}}` at `x = x_0 τ(u)`.
+    fn anchor<S: Scalar>(&self, x0: &G::ElementAt<f64>, u: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
+        let group = GroupAction::<f64, D>::group(self.action());
+        let g = group.at::<S>();
+        let x = group_chart(group, self.chart(), x0, u);
+        Ok(-(g.dtau_inv(self.chart(), &(-u))? * g.adjoint(&g.inverse(&x))))
+    }
+    /// The structure constants of `g` ([`structure_constants`]).
+    fn structure<S: Scalar>(&self, _x0: &G::ElementAt<f64>, _u: &SVector<S, D>) -> Result<StructureFunctions<S, D>> {
+        Ok(structure_constants(&GroupAction::<f64, D>::group(self.action()).at::<S>()))
+    }
+}
+
+/// The action algebroid `G × g` of a group acting on itself by right multiplication
+/// `Φ_h(g) = g h^{-1}`, i.e. of the right action `x · h = x h`, with the chart
+/// `φ_{x_0}(u) = x_0 τ(u)`. The right-action generator is the left-invariant field
+/// `ξ_M(x) = x ξ` (left-trivialized `ξ`), hence `ρ(u) = (dτ_{−u})^{-1}` and `C^c_ab = [e_a, e_b]^c`:
+/// the algebroid of [`PairOfGroup<G>`], to which the groupoid is isomorphic by
+/// `(x, h) ↦ (x, x h)`.
+impl<G: EveryScalarGroup<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupoid<RightMultiplication<G>> {
+    fn algebroid_name(&self) -> String {
+        format!("action algebroid of {}", GroupAction::<f64, D>::name(self.action()))
+    }
+    /// `x_0 τ(u)`.
+    fn base_chart<S: Scalar>(&self, x0: &G::ElementAt<f64>, u: &SVector<S, D>) -> G::ElementAt<S> {
+        group_chart(GroupAction::<f64, D>::group(self.action()), self.chart(), x0, u)
+    }
+    /// `τ^{-1}(x_0^{-1} x)`.
+    fn base_chart_inv<S: Scalar>(&self, x0: &G::ElementAt<f64>, x: &G::ElementAt<S>) -> Result<SVector<S, D>> {
+        group_chart_inv(GroupAction::<f64, D>::group(self.action()), self.chart(), x0, x)
+    }
+    /// `(dτ_{−u})^{-1}`.
+    fn anchor<S: Scalar>(&self, _x0: &G::ElementAt<f64>, u: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
+        GroupAction::<f64, D>::group(self.action()).at::<S>().dtau_inv(self.chart(), &(-u))
+    }
+    /// The structure constants of `g` ([`structure_constants`]).
+    fn structure<S: Scalar>(&self, _x0: &G::ElementAt<f64>, _u: &SVector<S, D>) -> Result<StructureFunctions<S, D>> {
+        Ok(structure_constants(&GroupAction::<f64, D>::group(self.action()).at::<S>()))
+    }
+}
+
+/// The gnomonic chart `φ_{x_0}(u) = N(x_0 + E u)` of `S²` centred at `x_0`, `E = E(x_0)` the
+/// frame of [`SpherePair::frame`].
+fn gnomonic<S: Scalar>(x0: &Vector3<f64>, u: &Vector2<S>) -> Vector3<S> {
+    let (e1, e2) = SpherePair::frame(x0);
+    let y = x0.map(S::from) + e1.map(S::from) * u[0] + e2.map(S::from) * u[1];
+    y / y.norm()
+}
+
+/// The inverse `u = Eᵀ x/(x · x_0)` of [`gnomonic`]; [`GeomError::OutsideDomain`] unless
+/// `x · x_0 > 0`.
+fn gnomonic_inv<S: Scalar>(x0: &Vector3<f64>, x: &Vector3<S>) -> Result<Vector2<S>> {
+    let (e1, e2) = SpherePair::frame(x0);
+    let d = x.dot(&x0.map(S::from));
+    if d.re().is_nan() || d.re() <= 0.0 {
+        return Err(GeomError::OutsideDomain { map: "gnomonic chart of S^2", reason: "x . x0 <= 0" });
+    }
+    Ok(Vector2::new(x.dot(&e1.map(S::from)), x.dot(&e2.map(S::from))) / d)
+}
+
+/// The gnomonic coordinates `δu = Eᵀ(w − x (x_0 · w)/(x · x_0))/(x · x_0)` of a tangent vector
+/// `w` at `x` (the derivative of [`gnomonic_inv`]).
+fn gnomonic_tangent<S: Scalar>(x0: &Vector3<f64>, x: &Vector3<S>, w: &Vector3<S>) -> Vector2<S> {
+    let (e1, e2) = SpherePair::frame(x0);
+    let x0s = x0.map(S::from);
+    let d = x.dot(&x0s);
+    let t = (w - x * (x0s.dot(w) / d)) / d;
+    Vector2::new(t.dot(&e1.map(S::from)), t.dot(&e2.map(S::from)))
+}
+
+/// `A(S² × S²) = TS²` in the moving frame of the fibre chart, `e_a(x) = T_0 exp_x(e_a) = E_a(x)`
+/// ([`SpherePair::frame`]: `E_1 = k × x/|k × x|`, `E_2 = x × E_1/|x|`, `k` the axis of the smallest
+/// `|x_k|`), with the gnomonic chart `φ_{x_0}(u) = N(x_0 + E(x_0) u)` of the heavy top's algebroid.
+///
+/// * Anchor: column `a` is the gnomonic coordinates of `E_a(x)`,
+///   `ρ^i_a(u) = E(x_0)ᵀ(E_a(x) − x (x_0 · E_a(x))/(x · x_0))/(x · x_0)` at `x = φ_{x_0}(u)`
+///   (`ρ(0) = I`; not the identity elsewhere, the frame `E(x)` is not the chart's coordinate
+///   frame).
+/// * Structure functions: the frame is the spherical frame about the pole `k`, `E_1 = φ̂` and
+///   `E_2 = −θ̂` with `cos θ = k · x`; from `θ̂ = ∂_θ`, `φ̂ = ∂_φ/sin θ`,
+///   `[E_1, E_2] = [θ̂, φ̂] = −cot θ E_1`, i.e.
+///
+/// ```text
+///     C^1_12 = −C^1_21 = −x_k/|k × x|,     all other C^c_ab = 0.
+/// ```
+impl LieAlgebroid<2, 2> for SpherePair {
+    fn algebroid_name(&self) -> String {
+        "TS^2".into()
+    }
+    /// `N(x_0 + E(x_0) u)`.
+    fn base_chart<S: Scalar>(&self, x0: &Vector3<f64>, u: &Vector2<S>) -> Vector3<S> {
+        gnomonic(x0, u)
+    }
+    /// `E(x_0)ᵀ x/(x · x_0)`; [`GeomError::OutsideDomain`] unless `x · x_0 > 0`.
+    fn base_chart_inv<S: Scalar>(&self, x0: &Vector3<f64>, x: &Vector3<S>) -> Result<Vector2<S>> {
+        gnomonic_inv(x0, x)
+    }
+    /// Column `a`: the gnomonic coordinates of `E_a(x)` at `x = φ_{x_0}(u)`.
+    fn anchor<S: Scalar>(&self, x0: &Vector3<f64>, u: &Vector2<S>) -> Result<SMatrix<S, 2, 2>> {
+        let x = gnomonic(x0, u);
+        let (f1, f2) = SpherePair::frame(&x);
+        let mut rho = SMatrix::<S, 2, 2>::zeros();
+        rho.set_column(0, &gnomonic_tangent(x0, &x, &f1));
+        rho.set_column(1, &gnomonic_tangent(x0, &x, &f2));
+        Ok(rho)
+    }
+    /// `C^1_12 = −C^1_21 = −x_k/|k × x|` at `x = φ_{x_0}(u)`, all other components `0`.
+    fn structure<S: Scalar>(&self, x0: &Vector3<f64>, u: &Vector2<S>) -> Result<StructureFunctions<S, 2>> {
+        let x = gnomonic(x0, u);
+        let k = SpherePair::frame_axis(&x);
+        let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+        let cot = x[k] / (x[i] * x[i] + x[j] * x[j]).sqrt();
+        let mut c = [SMatrix::<S, 2, 2>::zeros(); 2];
+        c[0][(0, 1)] = -cot;
+        c[0][(1, 0)] = cot;
+        Ok(c)
+    }
+}
 
 /// The heavy top's action algebroid `S² × so(3)` of [`SphereRotation`], with the gnomonic chart
 /// `φ_{x_0}(u) = N(x_0 + E u)`, `E = E(x_0)` the frame of [`SpherePair::frame`], inverse
@@ -319,32 +500,20 @@ impl LieAlgebroid<3, 2> for ActionGroupoid<SphereRotation> {
     }
     /// `N(x_0 + E(x_0) u)`.
     fn base_chart<S: Scalar>(&self, x0: &Vector3<f64>, u: &Vector2<S>) -> Vector3<S> {
-        let (e1, e2) = SpherePair::frame(x0);
-        let y = x0.map(S::from) + e1.map(S::from) * u[0] + e2.map(S::from) * u[1];
-        y / y.norm()
+        gnomonic(x0, u)
     }
     /// `Eᵀ x/(x · x_0)`; [`GeomError::OutsideDomain`] unless `x · x_0 > 0`.
     fn base_chart_inv<S: Scalar>(&self, x0: &Vector3<f64>, x: &Vector3<S>) -> Result<Vector2<S>> {
-        let (e1, e2) = SpherePair::frame(x0);
-        let d = x.dot(&x0.map(S::from));
-        if d.re().is_nan() || d.re() <= 0.0 {
-            return Err(GeomError::OutsideDomain { map: "gnomonic chart of S^2", reason: "x . x0 <= 0" });
-        }
-        Ok(Vector2::new(x.dot(&e1.map(S::from)), x.dot(&e2.map(S::from))) / d)
+        gnomonic_inv(x0, x)
     }
     /// Column `a`: the coordinates of `−e_a × x` at `x = φ_{x_0}(u)`.
     fn anchor<S: Scalar>(&self, x0: &Vector3<f64>, u: &Vector2<S>) -> Result<SMatrix<S, 2, 3>> {
-        let x = self.base_chart(x0, u);
-        let (e1, e2) = SpherePair::frame(x0);
-        let (x0s, e1, e2) = (x0.map(S::from), e1.map(S::from), e2.map(S::from));
-        let d = x.dot(&x0s);
+        let x = gnomonic(x0, u);
         let mut rho = SMatrix::<S, 2, 3>::zeros();
         for a in 0..3 {
             let e = Vector3::<S>::from_fn(|i, _| if i == a { S::from(-1.0) } else { S::from(0.0) });
             let w = GroupAction::<S, 3>::infinitesimal_generator(self.action(), &e, &x);
-            let t = (w - x * (x0s.dot(&w) / d)) / d;
-            rho[(0, a)] = t.dot(&e1);
-            rho[(1, a)] = t.dot(&e2);
+            rho.set_column(a, &gnomonic_tangent(x0, &x, &w));
         }
         Ok(rho)
     }

@@ -218,18 +218,24 @@ impl SpherePair {
     /// basis. (There is no continuous global frame on `S²`; the DEL only use the frame at the
     /// shared node, so a frame that jumps between regions is harmless.)
     pub fn frame<S: Scalar>(x: &Vector3<S>) -> (Vector3<S>, Vector3<S>) {
+        let mut a = Vector3::<S>::zeros();
+        a[Self::frame_axis(x)] = S::from(1.0);
+        let e1 = a.cross(x);
+        let e1 = e1 / e1.norm();
+        let e2 = x.cross(&e1) / x.norm();
+        (e1, e2)
+    }
+
+    /// The index `k` of the axis `a = e_k` of [`SpherePair::frame`] at `x`: the smallest `|x_k|`,
+    /// lowest index on ties, chosen on the real parts.
+    pub(crate) fn frame_axis<S: Scalar>(x: &Vector3<S>) -> usize {
         let mut k = 0;
         for i in 1..3 {
             if x[i].re().abs() < x[k].re().abs() {
                 k = i;
             }
         }
-        let mut a = Vector3::<S>::zeros();
-        a[k] = S::from(1.0);
-        let e1 = a.cross(x);
-        let e1 = e1 / e1.norm();
-        let e2 = x.cross(&e1) / x.norm();
-        (e1, e2)
+        k
     }
 
     /// The ambient tangent vector `E(x) ξ = ξ_1 e_1 + ξ_2 e_2`.
