@@ -16,7 +16,8 @@
 //!   [`PairGroupoid<N>`], [`SpherePair`], and for [`GroupAsGroupoid<G>`], [`PairOfGroup<G>`],
 //!   [`TrivialAtiyah<G, M, D>`] over every [`EveryScalarGroup`], and for the action groupoids of
 //!   the geom-core actions ([`RotationAction`], [`SphereRotation`], [`RigidMotion`],
-//!   [`Translation<N>`], [`LinearAction<N, D>`]).
+//!   [`Translation<N>`], [`LinearAction<N, D>`], [`Diagonal`] of rotations, and
+//!   [`LeftMultiplication`], [`RightMultiplication`] of SO(2), SO(3), SE(2), SE(3), SU(2)).
 
 use crate::action_groupoid::ActionGroupoid;
 use crate::atiyah::TrivialAtiyah;
@@ -26,8 +27,12 @@ use crate::lie_group::GroupAsGroupoid;
 use crate::pair::PairGroupoid;
 use crate::pair_manifold::{PairOfGroup, SpherePair};
 use geom_core::Scalar;
-use geom_core::action::{LinearAction, RigidMotion, RotationAction, SphereRotation, Translation};
+use geom_core::action::{
+    Diagonal, LeftMultiplication, LinearAction, RightMultiplication, RigidMotion, RotationAction, SphereRotation,
+    Translation,
+};
 use geom_core::lie::{Gl, LieGroup, LieGroupFamily, Product, Rn, Se2, Se3, So2, So3, Su2};
+use nalgebra::{Matrix2, Matrix4, Vector4};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 
 /// A Lie group whose operations are available at every scalar: `at::<S>()` is the group at
@@ -135,3 +140,18 @@ every_scalar_action!([] SphereRotation, 3, Vector3<S>, Matrix3<S>);
 every_scalar_action!([] RigidMotion, 6, Vector3<S>, nalgebra::Matrix4<S>);
 every_scalar_action!([const N: usize] Translation<N>, N, SVector<S, N>, SVector<S, N>);
 every_scalar_action!([const N: usize, const D: usize] LinearAction<N, D>, D, SVector<S, N>, SMatrix<S, N, N>);
+every_scalar_action!(
+    [const K: usize, const N: usize] Diagonal<RotationAction, 3, K, N>, 3, SVector<S, N>, Matrix3<S>
+);
+
+/// The action groupoids of a geom-core matrix group acting on itself by multiplication, at scalar
+/// `S`: the same action, the same chart. (A user's group needs the composability distance
+/// [`RealDistance`](crate::action_groupoid::RealDistance) of its elements at every scalar, which a generic bound cannot name; its
+/// multiplication groupoids are available at `f64` and through [`ActionFamily`](crate::action_groupoid::ActionFamily).)
+macro_rules! every_scalar_multiplication {
+    ($($group:ty, $d:tt, $elem:ident;)*) => {$(
+        every_scalar_action!([] LeftMultiplication<$group>, $d, $elem<S>, $elem<S>);
+        every_scalar_action!([] RightMultiplication<$group>, $d, $elem<S>, $elem<S>);
+    )*};
+}
+every_scalar_multiplication!(So3, 3, Matrix3; Se3, 6, Matrix4; Se2, 3, Matrix3; So2, 1, Matrix2; Su2, 3, Vector4;);

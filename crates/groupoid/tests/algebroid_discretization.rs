@@ -19,9 +19,9 @@ use discretization::autodiff_map::{AutoDiffMap, MapModel};
 use discretization::lagrangian::{DiscreteEulerLagrange, LieGroupDiscreteEulerLagrange, LieGroupState};
 use discretization::retraction::{EuclideanRetraction, RetractionMap};
 use discretization::{CotangentLiftIntegrator, DiscretizationMap, LieGroupThetaMap, OneStep, PhaseState, ThetaMap};
-use geom_core::action::SphereRotation;
+use geom_core::action::{Diagonal, LeftMultiplication, RightMultiplication, RotationAction, SphereRotation};
 use geom_core::function::{AutoDiff, PhaseSpaceFunction, ScalarFunction};
-use geom_core::lie::{Chart, Se3, So3, so3};
+use geom_core::lie::{Chart, LieGroup, Se3, So3, so3};
 use geom_core::{GeomError, Result, Scalar};
 use groupoid::discretization_map::{
     AlgebroidDiscretization, AlgebroidLagrangian, FibreThetaMap, InducedFlow, InducedLagrangian, ReducedLagrangian,
@@ -33,7 +33,7 @@ use groupoid::{
     ActionGroupoid, DiscreteHamiltonianFlow, GroupAsGroupoid, LieGroupoid, PairGroupoid, PairOfGroup, SpherePair,
     TrivialAtiyah, legendre_minus, legendre_plus,
 };
-use nalgebra::{Matrix3, SVector, Vector2, Vector3, Vector5};
+use nalgebra::{Matrix3, Matrix4, SVector, Vector2, Vector3, Vector5};
 
 fn rot(x: f64, y: f64, z: f64) -> Matrix3<f64> {
     so3::exp(&Vector3::new(x, y, z))
@@ -114,6 +114,15 @@ fn shipped_maps_pass_and_broken_maps_are_rejected() -> Result<()> {
         record(check_discretization_map(&top, &m, &[Vector3::new(0.3, -0.2, 0.9).normalize(), Vector3::z()], 4)?);
         let at = TrivialAtiyah::<So3, 2, 3>::new(So3, Chart::Exp);
         record(check_discretization_map::<_, _, 5>(&at, &m, &[Vector2::new(0.1, 0.7)], 5)?);
+        // a group acting on itself, and two particles rotated together
+        let left = ActionGroupoid::new(LeftMultiplication::new(So3), Chart::Exp);
+        record(check_discretization_map(&left, &m, &[rot(0.3, -0.2, 0.5), Matrix3::identity()], 12)?);
+        let right = ActionGroupoid::new(RightMultiplication::new(Se3), Chart::Exp);
+        let x: Matrix4<f64> =
+            LieGroup::<f64, 6>::tau(&Se3, Chart::Exp, &SVector::from([0.1, -0.2, 0.3, 1.0, -2.0, 0.5]))?;
+        record(check_discretization_map(&right, &m, &[x], 13)?);
+        let pair = ActionGroupoid::new(Diagonal::<_, 3, 2, 6>::new(RotationAction), Chart::Exp);
+        record(check_discretization_map(&pair, &m, &[SVector::from([1.0, 0.0, 0.5, -0.3, 2.0, 0.1])], 14)?);
     }
     // θ = 0 is exact with every fibre chart, θ = 1 with charts built from a group chart: the
     // Cayley chart passes there, and the normalisation chart of S² × S² at θ = 0
