@@ -327,7 +327,10 @@ fn lu_of(d: &DMatrix<f64>) -> Result<LU<f64, Dyn, Dyn>> {
     let scale = d.amax();
     let lu = d.clone().lu();
     let u = lu.u();
-    if !scale.is_finite() || scale <= 0.0 || (0..u.nrows()).any(|i| u[(i, i)].abs() <= PIVOT_RTOL * scale || u[(i, i)].is_nan()) {
+    if !scale.is_finite()
+        || scale <= 0.0
+        || (0..u.nrows()).any(|i| u[(i, i)].abs() <= PIVOT_RTOL * scale || u[(i, i)].is_nan())
+    {
         return Err(GeomError::SingularMatrix { what: "continuity block D_j of multiple shooting", iteration: 0 });
     }
     Ok(lu)
