@@ -9,15 +9,19 @@ use geomint::workbench::catalogue::canonical::{CanonicalSystem, OuterSolarSystem
 use geomint::workbench::{catalogue, problem};
 use integrators::classical::StormerVerlet;
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Allocations made by this thread (per thread: the test harness's own threads allocate
+    /// while a test runs, which a global counter would pick up under load).
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -30,9 +34,9 @@ static GLOBAL: Counting = Counting;
 
 fn count<F: FnMut()>(mut f: F) -> usize {
     f(); // warm up
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = ALLOCATIONS.with(Cell::get);
     f();
-    ALLOCATIONS.load(Ordering::SeqCst) - before
+    ALLOCATIONS.with(Cell::get) - before
 }
 
 /// One test only: the counter is global, and tests of one binary run in parallel.

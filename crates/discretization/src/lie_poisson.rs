@@ -33,8 +33,9 @@ use geom_core::Scalar;
 use geom_core::action::GroupAction;
 use geom_core::function::{ScalarDerivatives, ScalarFunction};
 use geom_core::lie::LieGroup;
+use geom_core::linalg::Lu;
 use geom_core::newton::NewtonOptions;
-use nalgebra::SVector;
+use nalgebra::{SMatrix, SVector};
 use num_dual::{Dual64, DualSVec64, HyperDualSVec64};
 
 /// `H(g, μ) = h(μ)`.
@@ -110,7 +111,9 @@ impl<R, H> LiePoissonIntegrator<R, H> {
         H: ScalarFunction<D>,
     {
         if let Some((theta, chart)) = self.map.theta_chart() {
-            return reduced_theta_step(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton);
+            let (mu1, a, b) =
+                reduced_theta_step(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton)?;
+            return Ok((mu1, LieGroup::<f64, D>::compose(self.map.group(), &a, &b)));
         }
         let integ = LieCotangentLiftIntegrator::new(self.map.clone(), LieAutoDiff(Invariant(&self.hamiltonian)))
             .with_newton(self.newton);
@@ -120,10 +123,27 @@ impl<R, H> LiePoissonIntegrator<R, H> {
     }
 }
 
-/// The reduced θ-map step for a left-invariant `h(μ)`: with `D_g H = 0` the momentum of the
-/// θ path is explicit, `μ = K(ξ)`, and one block remains, `ξ = h ∇h(K(ξ))` (Newton with
-/// `J = I - h D²h(K) ∂K/∂ξ`, `∂K/∂ξ` by forward AD through the group); then
-/// `μ_{k+1} = Ad*_{τ((1-θ)ξ)} Ad*_{τ(θξ)} μ_k` and `W = τ(θξ) τ((1-θ)ξ)`.
+/// The reduced θ-map step for a left-invariant `h(μ)` (docs/math.md §B.6): with `D_g H = 0` the
+/// momentum of the θ path is explicit, `μ = K(ξ)`, and one block remains,
+///
+/// ```text
+///   F(ξ) = ξ - h ∇h(K(ξ)) = 0,    J(ξ) = I - h D²h(K(ξ)) ∂K/∂ξ,
+/// ```
+///
+/// `∂K/∂ξ` in closed form (`lie_hamiltonian::chart_term_and_jacobian`). From the warm start
+/// `ξ_0 = h ∇h(μ_k)` one predictor step on the gradient linearized at `μ_k`,
+///
+/// ```text
+///   ξ_1 = ξ_0 - J_0^{-1} (ξ_0 - h [∇h(μ_k) + D²h(μ_k) (K(ξ_0) - μ_k)]),
+///   J_0 = I - h D²h(μ_k) ∂K/∂ξ(ξ_0),
+/// ```
+///
+/// (exact Newton for a quadratic `h`; one AD pass gives `∇h(μ_k)` and `D²h(μ_k)`), then
+/// geom-core's Newton from `ξ_1` with `J_0` as its Newton matrix until a refresh (frozen
+/// options: after a step that contracts slowly; full-Newton options: at every iterate), which
+/// takes `J` at the iterate. Then `μ_{k+1} = Ad*_{τ((1-θ)ξ)} Ad*_{τ(θξ)} μ_k`, returned with
+/// `(τ(θξ), τ((1-θ)ξ))`, whose product is `W`.
+#[allow(clippy::type_complexity)]
 fn reduced_theta_step<G, H, const D: usize>(
     group: &G,
     theta: f64,
@@ -132,7 +152,7 @@ fn reduced_theta_step<G, H, const D: usize>(
     mu: &SVector<f64, D>,
     h: f64,
     newton: &NewtonOptions,
-) -> Result<(SVector<f64, D>, <G as LieGroup<f64, D>>::Element), GeomError>
+) -> Result<(SVector<f64, D>, <G as LieGroup<f64, D>>::Element, <G as LieGroup<f64, D>>::Element), GeomError>
 where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
     H: ScalarFunction<D>,
@@ -140,33 +160,38 @@ where
     crate::one_step::check_step(h)?;
     geom_core::error::check_finite(mu.iter(), "momentum")?;
     let ad = geom_core::function::AutoDiff(ham);
-    let guess = ad.try_gradient(mu)? * h;
-    let id = nalgebra::SMatrix::<f64, D, D>::identity();
-    let ([xi], _) = geom_core::newton::newton_blocks::<D, 1>(
-        |z, jac| {
-            let xi = z[0];
-            let zero = SVector::<f64, D>::zeros();
-            match jac {
-                None => {
-                    let k = chart_term::<G, f64, D>(group, chart, theta, &xi, mu, &zero)?;
-                    Ok([xi - ad.gradient(&k) * h])
-                }
-                Some(j) => {
-                    let (k, dk) = chart_term_and_jacobian(group, chart, theta, &xi, mu, &zero)?;
-                    let (grad, hess) = ad.gradient_and_hessian(&k);
-                    j[0][0] = id - hess * dk * h;
-                    Ok([xi - grad * h])
-                }
+    let (grad0, hess0) = ad.gradient_and_hessian(mu);
+    geom_core::error::check_finite(grad0.iter().chain(hess0.iter()), "Hessian of h")?;
+    let id = SMatrix::<f64, D, D>::identity();
+    let zero = SVector::<f64, D>::zeros();
+    let xi0 = grad0 * h;
+    let (k0, dk0) = chart_term_and_jacobian(group, chart, theta, &xi0, mu, &zero)?;
+    let jac0 = id - hess0 * dk0 * h;
+    let predicted = Lu::factor(&jac0, "Newton Jacobian")
+        .map(|lu| xi0 - lu.solve(&(xi0 - (grad0 + hess0 * (k0 - mu)) * h)))
+        .ok()
+        .filter(|x| x.iter().all(|v| v.is_finite()));
+    let mut stale = Some(jac0);
+    let (xi, _) = geom_core::newton::newton_split(
+        |xi| {
+            let k = chart_term::<G, f64, D>(group, chart, theta, xi, mu, &zero)?;
+            Ok(xi - ad.gradient(&k) * h)
+        },
+        |xi| match stale.take() {
+            Some(j) => Ok(j),
+            None => {
+                let (k, dk) = chart_term_and_jacobian(group, chart, theta, xi, mu, &zero)?;
+                Ok(id - ad.hessian(&k) * dk * h)
             }
         },
-        &[guess],
+        &predicted.unwrap_or(xi0),
         newton,
     )?;
     let a = LieGroup::<f64, D>::tau(group, chart, &(xi * theta))?;
-    let b = LieGroup::<f64, D>::tau(group, chart, &(xi * (1.0 - theta)))?;
+    let b = if theta == 0.5 { a.clone() } else { LieGroup::<f64, D>::tau(group, chart, &(xi * (1.0 - theta)))? };
     let mu1 = LieGroup::<f64, D>::coadjoint(group, &b, &LieGroup::<f64, D>::coadjoint(group, &a, mu));
     geom_core::error::check_finite(mu1.iter(), "momentum after step")?;
-    Ok((mu1, LieGroup::<f64, D>::compose(group, &a, &b)))
+    Ok((mu1, a, b))
 }
 
 impl<R, H, const D: usize> OneStep<SVector<f64, D>> for LiePoissonIntegrator<R, H>
@@ -184,7 +209,13 @@ where
         self.map.is_symmetric()
     }
     fn step(&self, mu: &mut SVector<f64, D>, h: f64) -> Result<(), GeomError> {
-        *mu = self.advance::<Grp<R, D>, D>(mu, h)?.0;
+        // (a θ-map: μ_{k+1} alone, without forming W)
+        *mu = match self.map.theta_chart() {
+            Some((theta, chart)) => {
+                reduced_theta_step(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton)?.0
+            }
+            None => self.advance::<Grp<R, D>, D>(mu, h)?.0,
+        };
         Ok(())
     }
 }

@@ -344,3 +344,13 @@ fn agrees_with_nalgebra() {
     let back = geom_core::lie::so3::log(&ours);
     assert!((back - theirs.scaled_axis()).norm() < 1e-14);
 }
+
+/// The public suite on the shipped groups that give closed forms of `D_x[(dτ_x^{-1})ᵀ μ]`
+/// (SO(3), SE(3), Cayley): each is compared with AD of `dτ^{-1}` there.
+#[test]
+fn the_public_suite_passes_on_the_groups_with_closed_form_chart_derivatives() {
+    let xs3 = [SVector::from([0.3, -0.2, 0.5]), SVector::from([-1.1, 0.4, 0.7]), SVector::from([0.0, 0.0, 0.0])];
+    geom_core::lie::testing::check_group(&So3, &xs3, 1e-12);
+    let xs6 = [SVector::from([0.3, -0.2, 0.5, 1.0, -0.4, 0.2]), SVector::from([-1.1, 0.4, 0.7, 0.1, 0.9, -1.3])];
+    geom_core::lie::testing::check_group(&Se3, &xs6, 1e-12);
+}

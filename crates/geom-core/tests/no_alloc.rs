@@ -5,14 +5,18 @@ use geom_core::lie::{Chart, LieGroup, Se3, So3};
 use nalgebra::{Vector3, Vector6};
 use num_dual::DualSVec64;
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Allocations made by this thread (per thread: the test harness's own threads allocate
+    /// while a test runs, which a global counter would pick up under load).
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -45,11 +49,11 @@ fn so3_and_se3_maps_do_not_allocate() {
     let xd: Vector6<DualSVec64<3>> = x.map(DualSVec64::from_re);
     // warm up (lazy statics of the test harness), then count
     let _ = ops(w, x);
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = ALLOCATIONS.with(Cell::get);
     let a = ops(w, x);
     let b = ops(wd, xd);
     let small = ops(w * 1e-9, x * 1e-9);
-    let after = ALLOCATIONS.load(Ordering::SeqCst);
+    let after = ALLOCATIONS.with(Cell::get);
     assert!(a.is_finite() && b.re.is_finite() && small.is_finite());
     assert_eq!(after - before, 0, "heap allocations inside fixed-size group maps");
 }

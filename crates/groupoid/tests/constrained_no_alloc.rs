@@ -2,8 +2,7 @@
 //! kinds of dispatch": hot loops are monomorphic): `ConstrainedFlow::step` (SO(3) with one
 //! constraint, the plate-ball pair groupoid of R² × SO(3) with three), `HolonomicFlow::step` and
 //! its projected momentum, the constrained Legendre transforms, the momentum map and the regularity
-//! check, counted with a global allocator (one test in this binary, so no other test thread
-//! allocates meanwhile).
+//! check, counted with a global allocator (per thread).
 
 use geom_core::Scalar;
 use geom_core::action::RotationAction;
@@ -17,14 +16,18 @@ use groupoid::noether::{PairDiagonal, constrained_momentum_map, momentum_map};
 use groupoid::{DiscreteLagrangian, GroupAsGroupoid, PairGroupoid, PairOfGroup};
 use nalgebra::{Matrix3, SVector, Vector2, Vector3};
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Allocations made by this thread (per thread: the test harness's own threads allocate
+    /// while a test runs, which a global counter would pick up under load).
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -118,9 +121,9 @@ fn constrained_steps_do_not_allocate() {
         }
     };
     run(2); // warm-up
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = ALLOCATIONS.with(Cell::get);
     run(20);
-    let after = ALLOCATIONS.load(Ordering::SeqCst);
+    let after = ALLOCATIONS.with(Cell::get);
     assert!(sink.is_finite());
     println!("allocations in 20 × (3 constrained steps + transforms + regularity + momenta): {}", after - before);
     assert_eq!(after - before, 0);

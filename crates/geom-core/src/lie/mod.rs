@@ -193,6 +193,22 @@ pub trait LieGroup<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
             Chart::Cayley => Ok(self.dcay_inv(x)),
         }
     }
+    /// `D_x[(dtau_x^{-1})ᵀ mu]`, `[(i, j)] = ∂/∂x_j [(dtau_x^{-1})ᵀ mu]_i` for fixed `mu ∈ g*`,
+    /// in closed form where the group has one for `chart`; `None` (the default) tells the caller
+    /// to differentiate [`dtau_inv`](Self::dtau_inv) by forward AD instead. Newton matrices of
+    /// the Lie-group integrators need it (the derivative of a chart tangent `dtau_x^T n` follows
+    /// from it by differentiating `dtau_xᵀ (dtau_x^{-1})ᵀ = I`). SO(3) and SE(3) give the Cayley
+    /// chart's polynomial (SO(3): `-½ hat(mu) + ¼ (x muᵀ + (x·mu) I)`); [`testing::check_group`]
+    /// checks any closed form against AD.
+    #[inline]
+    fn dtau_inv_transpose_closed_form(
+        &self,
+        _chart: Chart,
+        _x: &SVector<S, D>,
+        _mu: &SVector<S, D>,
+    ) -> Option<SMatrix<S, D, D>> {
+        None
+    }
     /// Left-trivialized `tau(x)^{-1} (D tau(x) · y) = dtau_{-x} y`.
     fn dtau_left(&self, chart: Chart, x: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
         self.dtau(chart, &(-x))

@@ -19,7 +19,7 @@
 
 use super::series::inv_factorial;
 use super::so3::{self, DEXP_INV_D};
-use super::{LieGroup, MEMBERSHIP_TOLERANCE};
+use super::{Chart, LieGroup, MEMBERSHIP_TOLERANCE};
 use crate::{Result, Scalar, scalar::series};
 use nalgebra::{Matrix3, Matrix4, Matrix6, Vector3, Vector6};
 
@@ -277,6 +277,24 @@ impl<S: Scalar> LieGroup<S, 6> for Se3 {
             &(wh * vh * S::from(0.25) - vh * h),
             &(Matrix3::identity() - wh * h),
         )
+    }
+    /// Cayley, `x = (ω, y)`, `mu = (π, p)`: `(dcay_x^{-1})ᵀ mu = (π + ½ ω×π + ¼ (ω·π) ω + ½ y×p
+    /// + ¼ y×(ω×p), p + ½ ω×p)`, derivative
+    /// `[[-½ π̂ + ¼ (ω πᵀ + (ω·π) I) - ¼ ŷ p̂, -½ p̂ - ¼ (ω×p)^], [-½ p̂, 0]]`.
+    fn dtau_inv_transpose_closed_form(&self, chart: Chart, x: &Vector6<S>, mu: &Vector6<S>) -> Option<Matrix6<S>> {
+        match chart {
+            Chart::Cayley => {
+                let (w, y) = split(x);
+                let (pi, p) = split(mu);
+                let (h, q) = (S::from(0.5), S::from(0.25));
+                let ph = so3::hat(&p);
+                let a = so3::hat(&pi) * (-h) + (w * pi.transpose() + Matrix3::from_diagonal_element(w.dot(&pi))) * q
+                    - so3::hat(&y) * ph * q;
+                let b = ph * (-h) - so3::hat(&w.cross(&p)) * q;
+                Some(block(&a, &b, &(ph * (-h)), &Matrix3::zeros()))
+            }
+            Chart::Exp => None,
+        }
     }
     fn dcay(&self, x: &Vector6<S>) -> Result<Matrix6<S>> {
         // inverse of the block-lower-triangular dcay^{-1} = [[P, 0], [C, R]]

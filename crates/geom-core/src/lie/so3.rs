@@ -13,7 +13,7 @@
 //! (SE(3) and SU(2) are built from them).
 
 use super::series::inv_factorial;
-use super::{LieGroup, MEMBERSHIP_TOLERANCE};
+use super::{Chart, LieGroup, MEMBERSHIP_TOLERANCE};
 use crate::{GeomError, Result, Scalar, scalar::series};
 use nalgebra::{Matrix3, Vector3, Vector4};
 
@@ -365,6 +365,18 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
     }
     fn dcay_inv(&self, x: &Vector3<S>) -> Matrix3<S> {
         dcay_inv(x)
+    }
+    /// Cayley: `(dcay_x^{-1})ᵀ mu = mu + ½ x × mu + ¼ (x·mu) x`, derivative
+    /// `-½ hat(mu) + ¼ (x muᵀ + (x·mu) I)`.
+    #[inline(always)]
+    fn dtau_inv_transpose_closed_form(&self, chart: Chart, x: &Vector3<S>, mu: &Vector3<S>) -> Option<Matrix3<S>> {
+        match chart {
+            Chart::Cayley => Some(
+                hat(mu) * S::from(-0.5)
+                    + (x * mu.transpose() + Matrix3::from_diagonal_element(x.dot(mu))) * S::from(0.25),
+            ),
+            Chart::Exp => None,
+        }
     }
     fn defect(&self, g: &Matrix3<S>) -> f64 {
         defect(g)

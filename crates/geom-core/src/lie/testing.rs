@@ -204,6 +204,23 @@ where
             close(&dm, &(f!(g, adjoint, &cm) * dcay), t, &format!("{ctx}: dcay_-x = Ad dcay_x"));
         }
     }
+    // closed forms of D_x[(dtau_x^{-1})ᵀ mu], where the group gives one, against AD
+    for (k, x) in xs.iter().enumerate() {
+        let mu = xs[(k + 1) % xs.len()] - SVector::from_fn(|i, _| 0.3 * (i as f64) - 0.2);
+        let s = 1.0 + x.norm() + mu.norm();
+        for chart in [Chart::Exp, Chart::Cayley] {
+            let Some(closed) = LieGroup::<f64, D>::dtau_inv_transpose_closed_form(g, chart, x, &mu) else { continue };
+            let Ok(m) = LieGroup::<Dv<D>, D>::dtau_inv(g, chart, &seed::<D>(x)) else { continue };
+            let v = m.tr_mul(&lift::<D, D>(&mu));
+            let ad = SMatrix::<f64, D, D>::from_fn(|i, j| eps(&v, j)[i]);
+            close(
+                &closed,
+                &ad,
+                tol * s * s * s,
+                &format!("{name} {chart:?} at x = {:?}: D_x[(dtau_x^-1)ᵀ mu]", x.as_slice()),
+            );
+        }
+    }
     // derivatives at exactly 0: d/dx log(exp x) = I, and exp(0) = e
     let (v, j) = jacobian(|yy| d!(g, log, &d!(g, exp, &yy)).expect("log"), &SVector::<f64, D>::zeros());
     assert!(v.norm() == 0.0 && (j - id).amax() < 1e-15, "{name}: d log(exp x) at 0 = I");

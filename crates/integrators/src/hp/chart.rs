@@ -22,6 +22,10 @@
 //! * SE(3), Cayley and exp: see the implementation for [`Se3`] (exp: the SO(3) closed form and
 //!   its second derivative, through `-J^{-1} Q J^{-1} = D_ω J^{-1}(ω)[v]`);
 //! * `R^n`: `dτ^{-1} = I`, derivative 0.
+//!
+//! The Cayley derivatives of SO(3) and SE(3) are geom-core's
+//! `LieGroup::dtau_inv_transpose_closed_form` (shared with the Lie–Poisson and cotangent-lift
+//! integrators of `discretization`); the exp ones are here.
 
 use geom_core::lie::so3::DEXP_INV_D;
 use geom_core::lie::{Chart, Gl, GroupChart, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2, se3, so3};
@@ -30,8 +34,9 @@ use nalgebra::{Const, Matrix3, Matrix6, SMatrix, SVector, U1, Vector3, Vector6};
 use num_dual::DualSVec64;
 
 /// `D_x [(dτ^{-1}_x)* μ]`, the Jacobian of `x ↦ (dτ^{-1}_x)ᵀ μ` for fixed `μ ∈ g*` (module
-/// documentation). The default evaluates `dτ^{-1}` at `DualSVec64<D>`; groups with a closed
-/// form override it.
+/// documentation). The default takes the group's
+/// [`LieGroup::dtau_inv_transpose_closed_form`] where it gives one, else evaluates `dτ^{-1}` at
+/// `DualSVec64<D>`; groups with a closed form for other charts override it.
 pub trait ChartDerivative<const D: usize>: LieGroup<f64, D> + LieGroup<DualSVec64<D>, D> {
     /// `(dτ^{-1}_x)ᵀ μ` (default: the matrix [`LieGroup::dtau_inv`], transposed, times `μ`).
     #[inline]
@@ -45,7 +50,10 @@ pub trait ChartDerivative<const D: usize>: LieGroup<f64, D> + LieGroup<DualSVec6
         x: &SVector<f64, D>,
         mu: &SVector<f64, D>,
     ) -> Result<SMatrix<f64, D, D>> {
-        ad_dtau_inv_transpose_derivative(self, chart, x, mu)
+        match LieGroup::<f64, D>::dtau_inv_transpose_closed_form(self, chart, x, mu) {
+            Some(m) => Ok(m),
+            None => ad_dtau_inv_transpose_derivative(self, chart, x, mu),
+        }
     }
 }
 
@@ -155,22 +163,10 @@ impl ChartDerivative<6> for Se3 {
     }
     #[inline]
     fn dtau_inv_transpose_derivative(&self, chart: Chart, x: &Vector6<f64>, mu: &Vector6<f64>) -> Result<Matrix6<f64>> {
-        match chart {
-            Chart::Cayley => {
-                let (w, y) = se3::split(x);
-                let (pi, p) = se3::split(mu);
-                let ph = so3::hat(&p);
-                let a = so3::hat(&pi) * (-0.5)
-                    + (w * pi.transpose() + Matrix3::from_diagonal_element(w.dot(&pi))) * 0.25
-                    - so3::hat(&y) * ph * 0.25;
-                let b = ph * (-0.5) - so3::hat(&w.cross(&p)) * 0.25;
-                let mut m = Matrix6::zeros();
-                m.fixed_view_mut::<3, 3>(0, 0).copy_from(&a);
-                m.fixed_view_mut::<3, 3>(0, 3).copy_from(&b);
-                m.fixed_view_mut::<3, 3>(3, 0).copy_from(&(ph * (-0.5)));
-                Ok(m)
-            }
-            Chart::Exp => se3_dexp_inv_transpose_derivative(x, mu),
+        // Cayley: geom-core's closed form; exp: below
+        match LieGroup::<f64, 6>::dtau_inv_transpose_closed_form(self, chart, x, mu) {
+            Some(m) => Ok(m),
+            None => se3_dexp_inv_transpose_derivative(x, mu),
         }
     }
 }
@@ -212,12 +208,10 @@ impl ChartDerivative<3> for So3 {
     }
     #[inline(always)]
     fn dtau_inv_transpose_derivative(&self, chart: Chart, x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Matrix3<f64>> {
-        match chart {
-            Chart::Cayley => {
-                let half_mu = so3::hat(mu) * (-0.5);
-                Ok(half_mu + (x * mu.transpose() + Matrix3::from_diagonal_element(x.dot(mu))) * 0.25)
-            }
-            Chart::Exp => so3_dexp_inv_transpose_derivative(x, mu),
+        // Cayley: geom-core's closed form; exp: below
+        match LieGroup::<f64, 3>::dtau_inv_transpose_closed_form(self, chart, x, mu) {
+            Some(m) => Ok(m),
+            None => so3_dexp_inv_transpose_derivative(x, mu),
         }
     }
 }
