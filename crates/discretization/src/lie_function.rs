@@ -58,7 +58,14 @@ pub(crate) fn lift<G: MapScalar<f64, S, D>, S: Scalar, const D: usize>(
 }
 
 /// `g exp(a) exp(b)` at the scalar `S` (each seed optional): the left-translated curves along
-/// which the left-trivialized derivatives of this crate are taken.
+/// which the left-trivialized derivatives of this crate are taken, for seeds whose real part is
+/// zero (pure derivative directions).
+///
+/// Evaluated as `g cay(a) cay(b)`: `cay(x) = (I - x̂/2)^{-1}(I + x̂/2) = I + x̂ + x̂²/2 + O(x³)`
+/// agrees with `exp(x)` to second order, so every first and second derivative at `a = b = 0`
+/// (the dual numbers of this crate carry no higher order) is the same, and `cay` is a rational
+/// function where `exp` sums a series at dual scalars. `exp` is the fallback if `cay` reports an
+/// error.
 #[inline]
 pub(crate) fn translated<G: MapScalar<f64, S, D>, S: Scalar, const D: usize>(
     group: &G,
@@ -67,7 +74,8 @@ pub(crate) fn translated<G: MapScalar<f64, S, D>, S: Scalar, const D: usize>(
 ) -> <G as LieGroup<S, D>>::Element {
     let mut gs = lift::<G, S, D>(group, g);
     for x in seeds.into_iter().flatten() {
-        gs = LieGroup::<S, D>::compose(group, &gs, &LieGroup::<S, D>::exp(group, x));
+        let curve = LieGroup::<S, D>::cayley(group, x).unwrap_or_else(|_| LieGroup::<S, D>::exp(group, x));
+        gs = LieGroup::<S, D>::compose(group, &gs, &curve);
     }
     gs
 }
