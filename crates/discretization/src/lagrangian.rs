@@ -50,7 +50,7 @@ use geom_core::linalg::{BlockLu, BlockMatrix, BlockVector, Lu};
 use geom_core::newton::{NewtonOptions, newton, newton_blocks};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{SMatrix, SVector};
-use num_dual::{Dual64, DualSVec64, HyperDualSVec64};
+use num_dual::{Dual64, DualSVec64};
 
 /// The θ closed form `L_d = h L((1-θ) q_0 + θ q_1, (q_1 - q_0)/h)` at any scalar.
 fn theta_ld<L: PhaseSpaceFunction<N> + ?Sized, S: Scalar, const N: usize>(
@@ -65,8 +65,8 @@ fn theta_ld<L: PhaseSpaceFunction<N> + ?Sized, S: Scalar, const N: usize>(
     lagrangian.eval(&x, &v) * S::from(h)
 }
 
-/// `(L_d, D_1 L_d, D_2 L_d, D_12 L_d)` of the θ closed form in one `partial_hessian` call
-/// (`D_12[(i, j)] = ∂²L_d/∂q_{0,i}∂q_{1,j}`).
+/// `(L_d, D_1 L_d, D_2 L_d, D_12 L_d)` of the θ closed form by the hyper-dual passes of
+/// `geom_core::hyper_dual::partial_hessian` (`D_12[(i, j)] = ∂²L_d/∂q_{0,i}∂q_{1,j}`).
 #[allow(clippy::type_complexity)]
 fn theta_derivatives<L: PhaseSpaceFunction<N> + ?Sized, const N: usize>(
     lagrangian: &L,
@@ -75,12 +75,7 @@ fn theta_derivatives<L: PhaseSpaceFunction<N> + ?Sized, const N: usize>(
     q0: &SVector<f64, N>,
     q1: &SVector<f64, N>,
 ) -> (f64, SVector<f64, N>, SVector<f64, N>, SMatrix<f64, N, N>) {
-    num_dual::partial_hessian(
-        |(a, b): (SVector<HyperDualSVec64<N, N>, N>, SVector<HyperDualSVec64<N, N>, N>)| {
-            theta_ld(lagrangian, theta, h, &a, &b)
-        },
-        (q0, q1),
-    )
+    geom_core::hyper_dual::partial_hessian(|a, b| theta_ld(lagrangian, theta, h, a, b), q0, q1)
 }
 
 /// `D_2 L_d(q_0, q_1)` of the θ closed form (one `DualSVec64<N>` pass).

@@ -18,14 +18,16 @@
 //! ([`crate::lie_hamiltonian`]).
 //!
 //! [`LieFunction`] is the model (one generic `eval`); [`LieAutoDiff`] differentiates it with
-//! `DualSVec64<D>` (gradients, two passes) and `HyperDualSVec64<D, D>` (Hessian blocks, three
-//! passes, which also give the gradient). A hand-written model implements
+//! `Dual64` (gradients, `2D` one-direction passes; `DualSVec64<D>` above
+//! `DIRECTIONAL_GRADIENT_MAX`) and `HyperDual64` (Hessian blocks and gradient, `2D² + D(D + 1)/2`
+//! one-direction passes, `geom_core::hyper_dual`). A hand-written model implements
 //! [`LieFunctionDerivatives`] directly.
 
+use geom_core::hyper_dual::seeded;
 use geom_core::lie::{LieGroup, MapScalar};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{SMatrix, SVector};
-use num_dual::{Dual64, DualSVec64, HyperDualSVec64};
+use num_dual::{Dual64, DualSVec64, HyperDual64, HyperDualSVec64};
 
 /// The groups the AD of this crate can differentiate through: `G` at `f64` and at the dual
 /// scalars used by [`LieAutoDiff`] and the Lie-group integrators, with elements lifted from `f64`
@@ -36,6 +38,7 @@ pub trait AdLieGroup<const D: usize>:
     LieGroup<f64, D>
     + MapScalar<f64, Dual64, D>
     + MapScalar<f64, DualSVec64<D>, D>
+    + MapScalar<f64, HyperDual64, D>
     + MapScalar<f64, HyperDualSVec64<D, D>, D>
 {
 }
@@ -44,6 +47,7 @@ impl<G, const D: usize> AdLieGroup<D> for G where
     G: LieGroup<f64, D>
         + MapScalar<f64, Dual64, D>
         + MapScalar<f64, DualSVec64<D>, D>
+        + MapScalar<f64, HyperDual64, D>
         + MapScalar<f64, HyperDualSVec64<D, D>, D>
 {
 }
@@ -118,11 +122,12 @@ impl<S: Scalar, G: LieGroup<S, D>, F: LieFunction<S, G, D> + ?Sized, const D: us
 }
 
 /// A [`LieFunction`] at every scalar the AD of this crate uses (`f64`, `Dual64`, `DualSVec64<D>`,
-/// `HyperDualSVec64<D, D>`): what `impl<S: Scalar> LieFunction<S, G, D> for Model` gives.
+/// `HyperDual64`, `HyperDualSVec64<D, D>`): what `impl<S: Scalar> LieFunction<S, G, D> for Model` gives.
 pub trait AdLieFunction<G: AdLieGroup<D>, const D: usize>:
     LieFunction<f64, G, D>
     + LieFunction<Dual64, G, D>
     + LieFunction<DualSVec64<D>, G, D>
+    + LieFunction<HyperDual64, G, D>
     + LieFunction<HyperDualSVec64<D, D>, G, D>
 {
 }
@@ -131,6 +136,7 @@ impl<G: AdLieGroup<D>, F, const D: usize> AdLieFunction<G, D> for F where
     F: LieFunction<f64, G, D>
         + LieFunction<Dual64, G, D>
         + LieFunction<DualSVec64<D>, G, D>
+        + LieFunction<HyperDual64, G, D>
         + LieFunction<HyperDualSVec64<D, D>, G, D>
 {
 }
@@ -249,31 +255,44 @@ impl<G: AdLieGroup<D>, F: AdLieFunction<G, D>, const D: usize> LieFunctionDeriva
         g: &<G as LieGroup<f64, D>>::Element,
         y: &SVector<f64, D>,
     ) -> Result<(LieGradient<D>, LieHessian<D>), GeomError> {
+        // One-direction hyper-dual passes (geom_core::hyper_dual), one loop with one call site of
+        // the model: D² passes F(g exp(a) exp(b)) with ε₁ on a_j, ε₂ on b_i (gg[(i, j)], and
+        // (D_g F)_i from ε₂), D² passes F(g exp(b), y + c) with ε₁ on b_i, ε₂ on c_j (gy[(i, j)],
+        // and ∂F/∂y_j from ε₂), D(D + 1)/2 passes F(g, y + c) with ε₁ on c_i, ε₂ on c_j (yy).
         let zero = SVector::<f64, D>::zeros();
-        type H<const D: usize> = HyperDualSVec64<D, D>;
-        // gg: F(g exp(a) exp(b)), ∂²/∂a_j∂b_i = gg[(i, j)]
-        let (_, _, dg, hab) = num_dual::partial_hessian(
-            |(a, b): (SVector<H<D>, D>, SVector<H<D>, D>)| {
-                eval_perturbed(&self.0, group, g, y, Some(&a), Some(&b), None)
-            },
-            (&zero, &zero),
-        );
-        // gy: F(g exp(b), y + c), ∂²/∂b_i∂c_j
-        let (_, _, dy, hbc) = num_dual::partial_hessian(
-            |(b, c): (SVector<H<D>, D>, SVector<H<D>, D>)| {
-                eval_perturbed(&self.0, group, g, y, Some(&b), None, Some(&c))
-            },
-            (&zero, &zero),
-        );
-        // yy: F(g, y + c + d)
-        let (_, _, _, hyy) = num_dual::partial_hessian(
-            |(c, d): (SVector<H<D>, D>, SVector<H<D>, D>)| {
-                let s = c + d;
-                eval_perturbed(&self.0, group, g, y, None, None, Some(&s))
-            },
-            (&zero, &zero),
-        );
-        let hess = LieHessian { gg: hab.transpose(), gy: hbc, yy: hyy };
+        let (mut dg, mut dy) = (zero, zero);
+        let (mut gg, mut gy, mut yy) = (SMatrix::<f64, D, D>::zeros(), SMatrix::zeros(), SMatrix::zeros());
+        for k in 0..3 * D * D {
+            let (block, i, j) = (k / (D * D), (k % (D * D)) / D, k % D);
+            if block == 2 && j < i {
+                continue;
+            }
+            let (a, b, c) = match block {
+                0 => (Some(seeded(&zero, Some(j), None)), Some(seeded(&zero, None, Some(i))), None),
+                1 => (None, Some(seeded(&zero, Some(i), None)), Some(seeded(&zero, None, Some(j)))),
+                _ => (None, None, Some(seeded(&zero, Some(i), Some(j)))),
+            };
+            let r: HyperDual64 = eval_perturbed(&self.0, group, g, y, a.as_ref(), b.as_ref(), c.as_ref());
+            match block {
+                0 => {
+                    gg[(i, j)] = r.eps1eps2;
+                    if j == 0 {
+                        dg[i] = r.eps2;
+                    }
+                }
+                1 => {
+                    gy[(i, j)] = r.eps1eps2;
+                    if i == 0 {
+                        dy[j] = r.eps2;
+                    }
+                }
+                _ => {
+                    yy[(i, j)] = r.eps1eps2;
+                    yy[(j, i)] = r.eps1eps2;
+                }
+            }
+        }
+        let hess = LieHessian { gg, gy, yy };
         finite(&dg, "left-trivialized gradient")?;
         finite(&dy, "gradient")?;
         for m in [&hess.gg, &hess.gy, &hess.yy] {

@@ -36,7 +36,7 @@ use geom_core::lie::LieGroup;
 use geom_core::linalg::Lu;
 use geom_core::newton::NewtonOptions;
 use nalgebra::{SMatrix, SVector};
-use num_dual::{Dual64, DualSVec64, HyperDualSVec64};
+use num_dual::{Dual64, DualSVec64, HyperDual64, HyperDualSVec64};
 
 /// `H(g, μ) = h(μ)`.
 struct Invariant<'a, F>(&'a F);
@@ -332,6 +332,7 @@ impl<R, H, A> AdvectedLiePoissonIntegrator<R, H, A> {
         A: GroupAction<f64, D, Group = G, Point = SVector<f64, M>>
             + GroupAction<Dual64, D, Group = G, Point = SVector<Dual64, M>>
             + GroupAction<DualSVec64<D>, D, Group = G, Point = SVector<DualSVec64<D>, M>>
+            + GroupAction<HyperDual64, D, Group = G, Point = SVector<HyperDual64, M>>
             + GroupAction<HyperDualSVec64<D, D>, D, Group = G, Point = SVector<HyperDualSVec64<D, D>, M>>,
     {
         geom_core::error::check_finite(state.gamma.iter(), "advected parameter")?;
@@ -352,6 +353,7 @@ where
     A: GroupAction<f64, D, Group = Grp<R, D>, Point = SVector<f64, M>>
         + GroupAction<Dual64, D, Group = Grp<R, D>, Point = SVector<Dual64, M>>
         + GroupAction<DualSVec64<D>, D, Group = Grp<R, D>, Point = SVector<DualSVec64<D>, M>>
+        + GroupAction<HyperDual64, D, Group = Grp<R, D>, Point = SVector<HyperDual64, M>>
         + GroupAction<HyperDualSVec64<D, D>, D, Group = Grp<R, D>, Point = SVector<HyperDualSVec64<D, D>, M>>,
 {
     fn name(&self) -> String {

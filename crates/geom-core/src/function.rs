@@ -15,10 +15,9 @@
 //! * gradient: `∂f/∂q` seeded in `q` (with `p` lifted as a constant) and `∂f/∂p` seeded in `p`,
 //!   each by `N` one-direction `Dual64` passes for `N <= 4` ([`DIRECTIONAL_GRADIENT_MAX`]: no
 //!   optional derivative storage, the independent passes overlap) or one `DualSVec64<N>` pass;
-//! * Hessian: `num_dual::hessian` (`Dual2SVec64<N>`) in `q` and in `p` for the diagonal blocks
-//!   `∂²f/∂q²`, `∂²f/∂p²`, and `num_dual::partial_hessian` (`HyperDualSVec64<N, N>`) for the mixed
-//!   block `∂²f/∂q∂p`. A `2N`-sized dual type is not expressible with const generics on stable
-//!   Rust, hence the blocks (see [`Hessian`]).
+//! * Hessian: one-direction hyper-dual passes ([`crate::hyper_dual`]): `N(N + 1)/2` in `q` and
+//!   as many in `p` for the diagonal blocks `∂²f/∂q²`, `∂²f/∂p²` (with the gradient), `N²` for the
+//!   mixed block `∂²f/∂q∂p` (see [`Hessian`]).
 //!
 //! Hand-written derivatives implement the object-safe traits directly (for speed) and are checked
 //! against the AD ones with [`check_against_ad`] / [`check_scalar_against_ad`].
@@ -28,9 +27,10 @@
 //! [`GeomError::NonFinite`] otherwise.
 
 use crate::error::check_finite;
+use crate::hyper_dual;
 use crate::{GeomError, Result, Scalar};
 use nalgebra::{DMatrix, SMatrix, SVector};
-use num_dual::{Dual2SVec64, Dual64, DualSVec64, HyperDualSVec64};
+use num_dual::{Dual64, DualSVec64};
 
 /// A real function `f(q, p)` on phase space `T*Q ≅ R^N × R^N` (or on `TQ`, or on `Q × Q`), written
 /// once and generic over the scalar.
@@ -230,7 +230,7 @@ pub trait ScalarDerivatives<const N: usize>: Send + Sync {
     fn hessian(&self, x: &SVector<f64, N>) -> SMatrix<f64, N, N>;
 
     /// `(∇f, D²f)` at one point. The default calls both methods; [`AutoDiff`] computes both in
-    /// one `Dual2SVec64<N>` pass.
+    /// the same hyper-dual passes ([`crate::hyper_dual::hessian`]).
     fn gradient_and_hessian(&self, x: &SVector<f64, N>) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
         (self.gradient(x), self.hessian(x))
     }
@@ -266,8 +266,8 @@ pub trait ScalarDerivatives<const N: usize>: Send + Sync {
 /// derivatives exact to round-off (forward-mode dual numbers, see the module documentation).
 ///
 /// Cost, relative to one `f64` evaluation `c`: value `c`; gradient `2N` one-direction `Dual64`
-/// passes for `N <= DIRECTIONAL_GRADIENT_MAX`, two `DualSVec64<N>` passes above; Hessian two
-/// `Dual2SVec64<N>` passes and one `HyperDualSVec64<N, N>` pass.
+/// passes for `N <= DIRECTIONAL_GRADIENT_MAX`, two `DualSVec64<N>` passes above; gradient and
+/// Hessian together `2N² + N` one-direction `HyperDual64` passes ([`crate::hyper_dual`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct AutoDiff<F>(pub F);
 
@@ -370,32 +370,9 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Auto
         q: &SVector<f64, N>,
         p: &SVector<f64, N>,
     ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
-        let ((gq, gp), (qq, pp)) = diagonal_blocks(&self.0, q, p);
-        let (_, _, _, qp) = num_dual::partial_hessian(
-            |(qh, ph): (SVector<HyperDualSVec64<N, N>, N>, SVector<HyperDualSVec64<N, N>, N>)| self.0.eval(&qh, &ph),
-            (q, p),
-        );
-        ((gq, gp), Hessian { qq, qp, pp })
+        let (_, gradient, (qq, qp, pp)) = hyper_dual::phase_hessian(|qh, ph| self.0.eval(qh, ph), q, p, true);
+        (gradient, Hessian { qq, qp, pp })
     }
-}
-
-/// `((∂f/∂q, ∂f/∂p), (∂²f/∂q², ∂²f/∂p²))`.
-type GradientAndDiagonal<const N: usize> =
-    ((SVector<f64, N>, SVector<f64, N>), (SMatrix<f64, N, N>, SMatrix<f64, N, N>));
-
-/// `((∂f/∂q, ∂f/∂p), (∂²f/∂q², ∂²f/∂p²))` of a model by one `Dual2SVec64<N>` pass in `q` (with
-/// `p` constant) and one in `p`: the diagonal Hessian blocks shared by [`AutoDiff`] and
-/// [`SeparableAutoDiff`].
-fn diagonal_blocks<F: PhaseSpaceFunction<N>, const N: usize>(
-    f: &F,
-    q: &SVector<f64, N>,
-    p: &SVector<f64, N>,
-) -> GradientAndDiagonal<N> {
-    let pd = p.map(Dual2SVec64::<N>::from_re);
-    let (_, gq, qq) = num_dual::hessian(|qd: SVector<Dual2SVec64<N>, N>| f.eval(&qd, &pd), q);
-    let qd = q.map(Dual2SVec64::<N>::from_re);
-    let (_, gp, pp) = num_dual::hessian(|pd: SVector<Dual2SVec64<N>, N>| f.eval(&qd, &pd), p);
-    ((gq, gp), (qq, pp))
 }
 
 /// A model `H(q, p)` declared separable, `H = T(p) + V(q)`, with AD derivatives; built by
@@ -448,8 +425,9 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Sepa
         q: &SVector<f64, N>,
         p: &SVector<f64, N>,
     ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
-        let ((gq, gp), (qq, pp)) = diagonal_blocks(&self.0, q, p);
-        ((gq, gp), Hessian { qq, qp: SMatrix::zeros(), pp })
+        // the diagonal blocks only: `N(N + 1)` hyper-dual passes
+        let (_, gradient, (qq, _, pp)) = hyper_dual::phase_hessian(|qh, ph| self.0.eval(qh, ph), q, p, false);
+        (gradient, Hessian { qq, qp: SMatrix::zeros(), pp })
     }
 }
 
@@ -460,10 +438,7 @@ pub fn separability_defect<F: PhaseSpaceFunction<N>, const N: usize>(
     q: &SVector<f64, N>,
     p: &SVector<f64, N>,
 ) -> f64 {
-    let (_, _, _, qp) = num_dual::partial_hessian(
-        |(qh, ph): (SVector<HyperDualSVec64<N, N>, N>, SVector<HyperDualSVec64<N, N>, N>)| model.eval(&qh, &ph),
-        (q, p),
-    );
+    let (_, _, _, qp) = hyper_dual::partial_hessian(|qh, ph| model.eval(qh, ph), q, p);
     qp.iter().fold(0.0, |m, v| nan_max(m, v.abs()))
 }
 
@@ -482,7 +457,7 @@ impl<F: ScalarFunction<N>, const N: usize> ScalarDerivatives<N> for AutoDiff<F> 
     }
 
     fn gradient_and_hessian(&self, x: &SVector<f64, N>) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-        let (_, g, h) = num_dual::hessian(|xd: SVector<Dual2SVec64<N>, N>| self.0.eval(&xd), x);
+        let (_, g, h) = hyper_dual::hessian(|xd| self.0.eval(xd), x);
         (g, h)
     }
 }
@@ -588,7 +563,7 @@ pub const DIRECTIONAL_GRADIENT_MAX: usize = 4;
 /// `N <= DIRECTIONAL_GRADIENT_MAX`, else the `N` derivative parts of one `DualSVec64<N>` pass
 /// seeded with `e_1..e_N`.
 #[inline]
-fn ad_gradient<const N: usize>(
+pub fn ad_gradient<const N: usize>(
     x: &SVector<f64, N>,
     one: impl Fn(&SVector<Dual64, N>) -> Dual64,
     all: impl Fn(&SVector<DualSVec64<N>, N>) -> DualSVec64<N>,
@@ -996,8 +971,8 @@ impl<T: ScalarFunction<N>, V: ScalarFunction<N>, const N: usize> PhaseSpaceDeriv
         true
     }
     fn hessian(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Hessian<N> {
-        let (_, _, qq) = num_dual::hessian(|qd: SVector<Dual2SVec64<N>, N>| self.potential.eval(&qd), q);
-        let (_, _, pp) = num_dual::hessian(|pd: SVector<Dual2SVec64<N>, N>| self.kinetic.eval(&pd), p);
+        let (_, _, qq) = hyper_dual::hessian(|qd| self.potential.eval(qd), q);
+        let (_, _, pp) = hyper_dual::hessian(|pd| self.kinetic.eval(pd), p);
         Hessian { qq, qp: SMatrix::zeros(), pp }
     }
     fn gradient_and_hessian(
@@ -1005,8 +980,8 @@ impl<T: ScalarFunction<N>, V: ScalarFunction<N>, const N: usize> PhaseSpaceDeriv
         q: &SVector<f64, N>,
         p: &SVector<f64, N>,
     ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
-        let (_, gq, qq) = num_dual::hessian(|qd: SVector<Dual2SVec64<N>, N>| self.potential.eval(&qd), q);
-        let (_, gp, pp) = num_dual::hessian(|pd: SVector<Dual2SVec64<N>, N>| self.kinetic.eval(&pd), p);
+        let (_, gq, qq) = hyper_dual::hessian(|qd| self.potential.eval(qd), q);
+        let (_, gp, pp) = hyper_dual::hessian(|pd| self.kinetic.eval(pd), p);
         ((gq, gp), Hessian { qq, qp: SMatrix::zeros(), pp })
     }
 }

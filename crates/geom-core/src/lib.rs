@@ -75,6 +75,7 @@
 pub mod action;
 pub mod error;
 pub mod function;
+pub mod hyper_dual;
 pub mod lie;
 pub mod linalg;
 pub mod manifold;

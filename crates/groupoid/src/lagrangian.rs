@@ -13,10 +13,12 @@
 //! curves `g · exp(ξ)` and `i(exp(-η)) · g` at dual numbers.
 
 use crate::groupoid::LieGroupoid;
+use geom_core::function::ad_gradient;
+use geom_core::hyper_dual;
 use geom_core::newton::{NewtonOptions, NewtonReport, newton_blocks};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector};
-use num_dual::{DualSVec64, HyperDualSVec64};
+use num_dual::{Dual64, DualSVec64, HyperDual64, HyperDualSVec64};
 
 /// The groupoid's element and base types at every scalar (a generic associated type), so that a
 /// discrete Lagrangian can be written once for all scalars: `Element<S>` is the type of
@@ -43,12 +45,56 @@ pub trait GroupoidLift<S: Scalar, const R: usize>: GroupoidFamily<R>
     fn lift_base(&self, x: &<Self as GroupoidFamily<R>>::Base<f64>) -> <Self as GroupoidFamily<R>>::Base<S>;
 }
 
-/// The scalars the Legendre transforms and the DEL Newton solve use: `DualSVec64<R>` (first
-/// derivatives) and `HyperDualSVec64<R, R>` (mixed second derivatives).
-pub trait AdGroupoid<const R: usize>: GroupoidLift<DualSVec64<R>, R> + GroupoidLift<HyperDualSVec64<R, R>, R> {}
-impl<T, const R: usize> AdGroupoid<R> for T where
-    T: GroupoidLift<DualSVec64<R>, R> + GroupoidLift<HyperDualSVec64<R, R>, R>
+/// The scalars the Legendre transforms, the DEL Newton solve and the constrained, nonholonomic
+/// and time-dependent flows use: `Dual64` and `DualSVec64<R>` (first derivatives, one or `R`
+/// directions per pass), `HyperDual64` (second derivatives by one-direction passes,
+/// [`geom_core::hyper_dual`]) and `HyperDualSVec64<R, R>` (mixed second derivatives in one pass).
+/// Every groupoid whose `GroupoidLift` is implemented for all scalars has it.
+pub trait AdGroupoid<const R: usize>:
+    GroupoidLift<Dual64, R>
+    + GroupoidLift<DualSVec64<R>, R>
+    + GroupoidLift<HyperDual64, R>
+    + GroupoidLift<HyperDualSVec64<R, R>, R>
 {
+}
+impl<T, const R: usize> AdGroupoid<R> for T where
+    T: GroupoidLift<Dual64, R>
+        + GroupoidLift<DualSVec64<R>, R>
+        + GroupoidLift<HyperDual64, R>
+        + GroupoidLift<HyperDualSVec64<R, R>, R>
+{
+}
+
+/// `η ↦ ∂/∂η L(g')|_{η=0}` along a curve `g'(η)` through `g` (`curve` given at both dual types of
+/// [`ad_gradient`]: `R` one-direction `Dual64` passes for small `R`, else one `DualSVec64<R>`
+/// pass).
+fn gradient_along<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: usize>(
+    groupoid: &Gd,
+    lagrangian: &L,
+    g: &Arrow<Gd, R>,
+    left: bool,
+) -> SVector<f64, R> {
+    let g1 = GroupoidLift::<Dual64, R>::lift(groupoid, g);
+    let gr = GroupoidLift::<DualSVec64<R>, R>::lift(groupoid, g);
+    ad_gradient(
+        &SVector::zeros(),
+        |e: &SVector<Dual64, R>| {
+            let moved = if left {
+                LieGroupoid::<Dual64, R>::left_curve(groupoid, &g1, e)
+            } else {
+                LieGroupoid::<Dual64, R>::right_curve(groupoid, &g1, e)
+            };
+            lagrangian.eval::<Dual64>(groupoid, &moved)
+        },
+        |e: &SVector<DualSVec64<R>, R>| {
+            let moved = if left {
+                LieGroupoid::<DualSVec64<R>, R>::left_curve(groupoid, &gr, e)
+            } else {
+                LieGroupoid::<DualSVec64<R>, R>::right_curve(groupoid, &gr, e)
+            };
+            lagrangian.eval::<DualSVec64<R>>(groupoid, &moved)
+        },
+    )
 }
 
 /// Elements of `Gd` at `f64`.
@@ -66,15 +112,7 @@ pub fn legendre_minus<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: 
     lagrangian: &L,
     g: &Arrow<Gd, R>,
 ) -> SVector<f64, R> {
-    let gd = GroupoidLift::<DualSVec64<R>, R>::lift(groupoid, g);
-    let (_, grad) = num_dual::gradient(
-        |eta: SVector<DualSVec64<R>, R>| {
-            lagrangian
-                .eval::<DualSVec64<R>>(groupoid, &LieGroupoid::<DualSVec64<R>, R>::right_curve(groupoid, &gd, &eta))
-        },
-        &SVector::zeros(),
-    );
-    grad
+    gradient_along(groupoid, lagrangian, g, false)
 }
 
 /// `F^+L(g)_a = X_a^←(g)(L) = ∂/∂ξ_a L(g · exp_{β(g)}(ξ))|_{ξ=0}`.
@@ -83,14 +121,7 @@ pub fn legendre_plus<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: u
     lagrangian: &L,
     g: &Arrow<Gd, R>,
 ) -> SVector<f64, R> {
-    let gd = GroupoidLift::<DualSVec64<R>, R>::lift(groupoid, g);
-    let (_, grad) = num_dual::gradient(
-        |xi: SVector<DualSVec64<R>, R>| {
-            lagrangian.eval::<DualSVec64<R>>(groupoid, &LieGroupoid::<DualSVec64<R>, R>::left_curve(groupoid, &gd, &xi))
-        },
-        &SVector::zeros(),
-    );
-    grad
+    gradient_along(groupoid, lagrangian, g, true)
 }
 
 /// The pairing matrix `P_ab = X_a^← Y_b^→ L(g) = ∂²/∂ξ_a∂η_b L(i(exp(-η)) · g · exp(ξ))|_0`
@@ -101,15 +132,15 @@ pub fn pairing_matrix<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: 
     lagrangian: &L,
     g: &Arrow<Gd, R>,
 ) -> SMatrix<f64, R, R> {
-    let gd = GroupoidLift::<HyperDualSVec64<R, R>, R>::lift(groupoid, g);
-    let (_, _, _, mixed) = num_dual::partial_hessian(
-        |(xi, eta): (SVector<HyperDualSVec64<R, R>, R>, SVector<HyperDualSVec64<R, R>, R>)| {
-            type H<const R: usize> = HyperDualSVec64<R, R>;
-            let left = LieGroupoid::<H<R>, R>::left_curve(groupoid, &gd, &xi);
-            let moved = LieGroupoid::<H<R>, R>::right_curve(groupoid, &left, &eta);
-            lagrangian.eval::<H<R>>(groupoid, &moved)
+    let gd = GroupoidLift::<HyperDual64, R>::lift(groupoid, g);
+    let (_, _, _, mixed) = hyper_dual::partial_hessian(
+        |xi, eta| {
+            let left = LieGroupoid::<HyperDual64, R>::left_curve(groupoid, &gd, xi);
+            let moved = LieGroupoid::<HyperDual64, R>::right_curve(groupoid, &left, eta);
+            lagrangian.eval::<HyperDual64>(groupoid, &moved)
         },
-        (&SVector::zeros(), &SVector::zeros()),
+        &SVector::zeros(),
+        &SVector::zeros(),
     );
     mixed
 }
@@ -159,8 +190,9 @@ pub fn flow_newton_options() -> NewtonOptions {
 /// The discrete Euler–Lagrange flow `g_k ↦ g_{k+1}` of `L` on `Gd`: find
 /// `g_{k+1} = exp_{β(g_k)}(ξ)` with `F^-L(g_{k+1}) = F^+L(g_k)` by Newton on the fibre
 /// coordinates `ξ` (Jacobian: the exact mixed second derivative), warm-started at
-/// `ξ = fibre_log(g_k)`. Residual-only evaluations (the warm-start test) use one first-derivative
-/// pass; each Newton iteration one hyper-dual pass (value, `F^-L` and Jacobian together).
+/// `ξ = fibre_log(g_k)`. Residual-only evaluations (the warm-start test) take `F^-L` by
+/// first-derivative passes; each Newton iteration takes `F^-L` and its Jacobian together by the
+/// `R²` one-direction hyper-dual passes of `geom_core::hyper_dual::partial_hessian`.
 #[derive(Debug, Clone)]
 pub struct DiscreteFlow<Gd, L> {
     groupoid: Gd,
@@ -215,37 +247,29 @@ pub fn invert_legendre_minus<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, co
     guess: &SVector<f64, R>,
     newton: &NewtonOptions,
 ) -> Result<(Arrow<Gd, R>, NewtonReport)> {
-    type H<const R: usize> = HyperDualSVec64<R, R>;
-    let xh = GroupoidLift::<H<R>, R>::lift_base(gd, x);
-    let xd = GroupoidLift::<DualSVec64<R>, R>::lift_base(gd, x);
+    let xh = GroupoidLift::<HyperDual64, R>::lift_base(gd, x);
     let target = *mu;
-    // Block Newton with one block, so that evaluations without a Jacobian cost one
-    // first-derivative pass, F^-L(exp_x ξ) by `DualSVec64`, instead of the hyper-dual pass that
-    // gives the Jacobian.
+    // Block Newton with one block, so that evaluations without a Jacobian cost first-derivative
+    // passes of F^-L(exp_x ξ) only, not the hyper-dual passes that give the Jacobian
+    // (geom_core::hyper_dual: R² one-direction passes).
     let ([xi], report) = newton_blocks::<R, 1>(
         |u: &[SVector<f64, R>; 1], jac: Option<&mut [[SMatrix<f64, R, R>; 1]; 1]>| match jac {
             Some(j) => {
-                let (_, _, grad_eta, mixed) = num_dual::partial_hessian(
-                    |(xi, eta): (SVector<H<R>, R>, SVector<H<R>, R>)| {
-                        let next = LieGroupoid::<H<R>, R>::fibre_exp(gd, &xh, &xi);
-                        let moved = LieGroupoid::<H<R>, R>::right_curve(gd, &next, &eta);
-                        lagrangian.eval::<H<R>>(gd, &moved)
+                let (_, _, grad_eta, mixed) = hyper_dual::partial_hessian(
+                    |xi, eta| {
+                        let next = LieGroupoid::<HyperDual64, R>::fibre_exp(gd, &xh, xi);
+                        let moved = LieGroupoid::<HyperDual64, R>::right_curve(gd, &next, eta);
+                        lagrangian.eval::<HyperDual64>(gd, &moved)
                     },
-                    (&u[0], &SVector::zeros()),
+                    &u[0],
+                    &SVector::zeros(),
                 );
                 j[0][0] = mixed.transpose();
                 Ok([grad_eta - target])
             }
             None => {
-                let next = LieGroupoid::<DualSVec64<R>, R>::fibre_exp(gd, &xd, &u[0].map(DualSVec64::from_re));
-                let (_, grad_eta) = num_dual::gradient(
-                    |eta: SVector<DualSVec64<R>, R>| {
-                        let moved = LieGroupoid::<DualSVec64<R>, R>::right_curve(gd, &next, &eta);
-                        lagrangian.eval::<DualSVec64<R>>(gd, &moved)
-                    },
-                    &SVector::zeros(),
-                );
-                Ok([grad_eta - target])
+                let next = LieGroupoid::<f64, R>::fibre_exp(gd, x, &u[0]);
+                Ok([gradient_along(gd, lagrangian, &next, false) - target])
             }
         },
         &[*guess],

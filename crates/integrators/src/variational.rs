@@ -37,7 +37,7 @@ use geom_core::function::PhaseSpaceFunction;
 use geom_core::newton::{NewtonOptions, newton_blocks};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{SMatrix, SVector};
-use num_dual::{DualSVec64, HyperDualSVec64};
+use num_dual::DualSVec64;
 
 type Vector<const N: usize> = SVector<f64, N>;
 
@@ -158,22 +158,18 @@ impl<L> VariationalIntegrator<GeneralizedMidpoint<L>> {
     }
 }
 
-/// `(D₁L_d, D₂L_d, D₁₂L_d)` at `(q₀, q₁)` in one hyper-dual evaluation.
+/// `(D₁L_d, D₂L_d, D₁₂L_d)` at `(q₀, q₁)` (hyper-dual passes).
 pub type Derivatives<const N: usize> = (Vector<N>, Vector<N>, SMatrix<f64, N, N>);
 
 impl<L> VariationalIntegrator<L> {
-    /// `(D₁L_d, D₂L_d, D₁₂L_d)(q₀, q₁)` (`D₁₂[(i, j)] = ∂²L_d/∂q₀_i∂q₁_j`), one
-    /// `num_dual::partial_hessian` call.
+    /// `(D₁L_d, D₂L_d, D₁₂L_d)(q₀, q₁)` (`D₁₂[(i, j)] = ∂²L_d/∂q₀_i∂q₁_j`), by the `N²`
+    /// one-direction hyper-dual passes of `geom_core::hyper_dual::partial_hessian`.
     pub fn derivatives<const N: usize>(&self, q0: &Vector<N>, q1: &Vector<N>) -> Derivatives<N>
     where
         L: PhaseSpaceFunction<N>,
     {
-        let (_, d1, d2, d12) = num_dual::partial_hessian(
-            |(x, y): (SVector<HyperDualSVec64<N, N>, N>, SVector<HyperDualSVec64<N, N>, N>)| {
-                self.discrete_lagrangian.eval(&x, &y)
-            },
-            (q0, q1),
-        );
+        let (_, d1, d2, d12) =
+            geom_core::hyper_dual::partial_hessian(|x, y| self.discrete_lagrangian.eval(x, y), q0, q1);
         (d1, d2, d12)
     }
 
