@@ -11,16 +11,24 @@
 //! exactly (no truncation, no cancellation). Seeding `u = e_i`, `v = e_j` gives
 //! `∂²f/∂x_i∂x_j` in the `ε₁ε₂` part and `∂f/∂x_i`, `∂f/∂x_j` in the `ε₁`, `ε₂` parts.
 //!
-//! [`hessian`] takes the `N(N + 1)/2` passes `i <= j` (the Hessian is symmetric), [`partial_hessian`]
-//! the `N·M` passes of a mixed block `∂²f/∂x_i∂y_j`. Each pass is a `HyperDual64`: four `f64`
-//! and no optional storage, so the passes are independent straight-line code. The vector
-//! hyper-dual types of `num-dual` (`HyperDualSVec64<N, M>`, `Dual2SVec64<N>`) give the same numbers
-//! in one pass, but keep each derivative part as an optional matrix; for the dimensions of
-//! mechanics (a Hamiltonian on `R² × R²`, a Lagrangian on SO(3) or SE(3)) the directional passes
-//! are an order of magnitude faster (Kepler's 4 × 4 Hessian: 21 ns against 760 ns,
-//! docs/performance.md), and the results agree to the last bit.
+//! [`hessian`] takes the `N(N + 1)/2` passes `i <= j` (the Hessian is symmetric),
+//! [`partial_hessian`] the `N·M` passes of a mixed block `∂²f/∂x_i∂y_j`, [`phase_hessian`] the
+//! blocks of `f(q, p)`. Each pass is a `HyperDual64`: four `f64` and no optional storage, so the
+//! passes are independent straight-line code. The vector hyper-dual types of `num-dual`
+//! (`HyperDualSVec64<N, M>`, `Dual2SVec64<N>`) give the same numbers in one pass, but keep each
+//! derivative part as an optional matrix; for the dimensions of mechanics (a Hamiltonian on
+//! `R² × R²`, a Lagrangian on SO(3) or SE(3)) the directional passes are an order of magnitude
+//! faster (Kepler's gradient and 4 × 4 Hessian: 64 ns against 760–925 ns), and the results agree
+//! to round-off (tests below).
 //!
-//! Every AD second derivative of the workspace goes through these two functions.
+//! [`AutoDiff`](crate::function::AutoDiff)'s Hessians use [`phase_hessian`]; the left-trivialized
+//! Hessian blocks on Lie groups, the groupoid Legendre transforms and discrete Euler–Lagrange
+//! Newton matrices, and the variational integrators use [`partial_hessian`] or the same passes.
+//!
+//! The passes are fast when the compiler inlines the model into them. A model's `eval` is a
+//! generic function instantiated in the crate that calls the integrator; rustc inlines it across
+//! codegen units only if it is `#[inline]`, so build with `codegen-units = 1` (as this workspace's
+//! release profile does) or mark the model's `eval` `#[inline]`.
 
 use nalgebra::{SMatrix, SVector};
 use num_dual::HyperDual64;
@@ -174,7 +182,7 @@ mod tests {
     #[test]
     fn hessian_equals_num_dual_vector_hyper_dual() {
         let x = Vector3::new(0.3, -1.2, 0.7);
-        let (v, gr, h) = hessian(|x| f(x), &x);
+        let (v, gr, h) = hessian(f, &x);
         let (v0, g0, h0) = num_dual::hessian(|x: SVector<Dual2SVec64<3>, 3>| f(&x), &x);
         assert_eq!(v, v0);
         assert!((gr - g0).amax() <= 1e-15 && (h - h0).amax() <= 1e-14, "{gr} {g0} {h} {h0}");
@@ -187,7 +195,7 @@ mod tests {
         fn f4<S: Scalar>(z: &SVector<S, 4>) -> S {
             (z[0] * z[3]).sin() + z[1].powi(3) * z[2] - (z.norm_squared() + S::from(1.0)).ln()
         }
-        let (v, g, h) = hessian(|z| f4(z), &z);
+        let (v, g, h) = hessian(f4, &z);
         let split =
             |q: &SVector<HyperDual64, 2>, p: &SVector<HyperDual64, 2>| f4(&SVector::from([q[0], q[1], p[0], p[1]]));
         let (q, p) = (z.fixed_rows::<2>(0).into_owned(), z.fixed_rows::<2>(2).into_owned());
@@ -206,7 +214,7 @@ mod tests {
     #[test]
     fn partial_hessian_equals_num_dual_and_a_wrong_seed_does_not() {
         let (x, y) = (Vector3::new(0.3, -1.2, 0.7), SVector::<f64, 2>::new(0.4, 2.0));
-        let (v, gx, gy, m) = partial_hessian(|x, y| g(x, y), &x, &y);
+        let (v, gx, gy, m) = partial_hessian(g, &x, &y);
         type H = HyperDualSVec64<3, 2>;
         let (v0, gx0, gy0, m0) =
             num_dual::partial_hessian(|(x, y): (SVector<H, 3>, SVector<H, 2>)| g(&x, &y), (&x, &y));
@@ -217,6 +225,6 @@ mod tests {
         // empty side: first-order passes
         let (v1, gx1, _, _) = partial_hessian(|x, _: &SVector<HyperDual64, 0>| f(x), &x, &SVector::zeros());
         assert_eq!(v1, f(&x));
-        assert!((gx1 - hessian(|x| f(x), &x).1).amax() <= 1e-15);
+        assert!((gx1 - hessian(f, &x).1).amax() <= 1e-15);
     }
 }
