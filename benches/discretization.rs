@@ -84,6 +84,7 @@ fn midpoint_by_hand(s: &PhaseState<2>, h: f64) -> Option<PhaseState<2>> {
 /// The free rigid body's reduced Lagrangian `ℓ(ξ) = ½ ξᵀ diag(2, 1, 2/3) ξ`.
 struct BodyLagrangian;
 impl ScalarFunction<3> for BodyLagrangian {
+    #[inline]
     fn eval<S: Scalar>(&self, w: &SVector<S, 3>) -> S {
         (w[0] * w[0] * S::from(2.0) + w[1] * w[1] + w[2] * w[2] * S::from(2.0 / 3.0)) * S::from(0.5)
     }
@@ -288,6 +289,7 @@ fn ratios() {
 /// `rigid_body_dep_cayley_vs_hp_sv`).
 struct BodyLagrangianDual;
 impl ScalarFunction<3> for BodyLagrangianDual {
+    #[inline]
     fn eval<S: Scalar>(&self, p: &SVector<S, 3>) -> S {
         (p[0] * p[0] / S::from(2.0) + p[1] * p[1] + p[2] * p[2] * S::from(1.5)) * S::from(0.5)
     }
@@ -297,6 +299,7 @@ impl ScalarFunction<3> for BodyLagrangianDual {
 #[derive(Debug, Clone, Copy)]
 struct TopModel;
 impl<S: Scalar> LieFunction<S, So3, 3> for TopModel {
+    #[inline]
     fn eval(&self, _: &So3, r: &Matrix3<S>, pi: &SVector<S, 3>) -> S {
         (pi[0] * pi[0] + pi[1] * pi[1] / S::from(5.0) + pi[2] * pi[2] / S::from(6.0)) * S::from(0.5) + r[(2, 2)]
     }

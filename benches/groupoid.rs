@@ -60,6 +60,7 @@ fn midpoint_ld<S: Scalar>(q0: &SVector<S, N>, q1: &SVector<S, N>) -> S {
 /// The discrete Lagrangian on the pair groupoid.
 struct Midpoint;
 impl DiscreteLagrangian<PairGroupoid<N>, N> for Midpoint {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &PairGroupoid<N>, g: &(SVector<S, N>, SVector<S, N>)) -> S {
         midpoint_ld(&g.0, &g.1)
     }
@@ -67,6 +68,7 @@ impl DiscreteLagrangian<PairGroupoid<N>, N> for Midpoint {
 /// The same `L_d` as a `PhaseSpaceFunction` read as `(q_0, q_1)` (for `integrators`).
 struct MidpointPsf;
 impl PhaseSpaceFunction<N> for MidpointPsf {
+    #[inline]
     fn eval<S: Scalar>(&self, q0: &SVector<S, N>, q1: &SVector<S, N>) -> S {
         midpoint_ld(q0, q1)
     }
@@ -114,6 +116,7 @@ struct MoserVeselov {
     jd: Matrix3<f64>,
 }
 impl DiscreteLagrangian<GroupAsGroupoid<So3>, 3> for MoserVeselov {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &GroupAsGroupoid<So3>, w: &Matrix3<S>) -> S {
         let mut acc = S::from(self.jd.trace());
         for i in 0..3 {
@@ -129,6 +132,7 @@ struct Llm {
     jd: Matrix3<f64>,
 }
 impl Residual<3> for Llm {
+    #[inline]
     fn eval<S: Scalar>(&self, f: &SVector<S, 3>) -> Result<SVector<S, 3>> {
         let w = so3::cayley(f);
         let jd = self.jd.map(S::from);

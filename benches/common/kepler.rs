@@ -10,6 +10,7 @@ use nalgebra::{Matrix2, SVector, Vector2};
 pub struct KeplerModel;
 
 impl PhaseSpaceFunction<2> for KeplerModel {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
         p.norm_squared() * S::from(0.5) - q.norm().recip()
     }
@@ -67,6 +68,7 @@ pub fn grad_hess_v(q: &Vector2<f64>) -> (Vector2<f64>, Matrix2<f64>) {
 pub struct KeplerKinetic;
 
 impl geom_core::function::ScalarFunction<2> for KeplerKinetic {
+    #[inline]
     fn eval<S: Scalar>(&self, p: &SVector<S, 2>) -> S {
         p.norm_squared() * S::from(0.5)
     }
@@ -76,6 +78,7 @@ impl geom_core::function::ScalarFunction<2> for KeplerKinetic {
 pub struct KeplerPotential;
 
 impl geom_core::function::ScalarFunction<2> for KeplerPotential {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 2>) -> S {
         -q.norm().recip()
     }

@@ -76,6 +76,7 @@ impl<M: MapModel<N> + ?Sized, const N: usize> MapModel<N> for &M {
     fn name(&self) -> String {
         (**self).name()
     }
+    #[inline]
     fn eval<S: Scalar>(&self, x: &SVector<S, N>, v: &SVector<S, N>) -> (SVector<S, N>, SVector<S, N>) {
         (**self).eval(x, v)
     }
@@ -94,6 +95,7 @@ impl<M: MapModel<N>, const N: usize> MapModel<N> for Adjoint<M> {
     fn name(&self) -> String {
         format!("adjoint of {}", self.0.name())
     }
+    #[inline]
     fn eval<S: Scalar>(&self, x: &SVector<S, N>, v: &SVector<S, N>) -> (SVector<S, N>, SVector<S, N>) {
         let (r1, r2) = self.0.eval(x, &(-v));
         (r2, r1)
@@ -159,6 +161,7 @@ struct InverseResidual<'a, M: ?Sized, const N: usize> {
 }
 
 impl<M: MapModel<N> + ?Sized, const N: usize> BlockResidual<N, 2> for InverseResidual<'_, M, N> {
+    #[inline]
     fn eval<S: Scalar>(&self, z: &BlockVector<S, N, 2>) -> Result<BlockVector<S, N, 2>, GeomError> {
         let (r1, r2) = self.model.eval(&z[0], &z[1]);
         Ok([r1 - self.q0.map(S::from), r2 - self.q1.map(S::from)])
@@ -322,6 +325,7 @@ pub(crate) mod tests {
         fn name(&self) -> String {
             format!("theta model {}", self.0)
         }
+        #[inline]
         fn eval<S: Scalar>(&self, x: &SVector<S, N>, v: &SVector<S, N>) -> (SVector<S, N>, SVector<S, N>) {
             (x - v * S::from(self.0), x + v * S::from(1.0 - self.0))
         }
@@ -339,6 +343,7 @@ pub(crate) mod tests {
         fn name(&self) -> String {
             format!("quadratic midpoint (c = {})", self.0)
         }
+        #[inline]
         fn eval<S: Scalar>(&self, x: &SVector<S, N>, v: &SVector<S, N>) -> (SVector<S, N>, SVector<S, N>) {
             let corr = x * (v.norm_squared() * S::from(self.0));
             let half = v * S::from(0.5);
@@ -359,6 +364,7 @@ pub(crate) mod tests {
         fn name(&self) -> String {
             "skewed".into()
         }
+        #[inline]
         fn eval<S: Scalar>(&self, x: &SVector<S, 3>, v: &SVector<S, 3>) -> (SVector<S, 3>, SVector<S, 3>) {
             let c = S::from(self.0);
             let a = SVector::<S, 3>::from([x[0] * v[1] * v[2], x[1] * v[0] * v[0], v[0].sin() * v[2] * x[2]]);
@@ -370,6 +376,7 @@ pub(crate) mod tests {
     /// Pendulum-like `H = |p|²/2 - cos q_0 + q_1²/2 + q_0 q_1/4`.
     struct Coupled;
     impl PhaseSpaceFunction<2> for Coupled {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
             p.norm_squared() * S::from(0.5) - q[0].cos() + q[1] * q[1] * S::from(0.5) + q[0] * q[1] * S::from(0.25)
         }

@@ -342,6 +342,7 @@ mod tests {
         fn name(&self) -> String {
             "lopsided".into()
         }
+        #[inline]
         fn eval<S: Scalar>(&self, x: &SVector<S, 3>, v: &SVector<S, 3>) -> (SVector<S, 3>, SVector<S, 3>) {
             let corr = SVector::<S, 3>::from([v[0] * v[0] * S::from(self.0), S::from(0.0), S::from(0.0)]);
             let half = v * S::from(0.5);
@@ -356,6 +357,7 @@ mod tests {
         fn name(&self) -> String {
             "doubled".into()
         }
+        #[inline]
         fn eval<S: Scalar>(&self, x: &SVector<S, 3>, v: &SVector<S, 3>) -> (SVector<S, 3>, SVector<S, 3>) {
             (x - v, x + v)
         }

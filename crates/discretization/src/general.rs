@@ -103,6 +103,7 @@ where
 /// ([`GeomError::NotConverged`], [`GeomError::SingularMatrix`]) and any error of
 /// [`crate::DiscretizationMap::apply`]. `h` is not validated here
 /// ([`crate::CotangentLiftIntegrator::advance`] does it).
+#[inline(never)]
 pub fn general_step<R: EuclideanMap<N> + ?Sized, H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
     map: &R,
     hamiltonian: &H,
@@ -179,6 +180,7 @@ pub(crate) mod tests {
     /// (non-zero `H_qp`, `H_pp` not constant).
     pub(crate) struct Mixed;
     impl PhaseSpaceFunction<2> for Mixed {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
             let m = S::from(1.0) + q[0] * q[0] * S::from(0.25);
             p.norm_squared() * m * S::from(0.5) + q[0] * p[1] * S::from(0.2) - q[0].cos() + q[1].powi(4) * S::from(0.25)
@@ -193,6 +195,7 @@ pub(crate) mod tests {
         theta: f64,
     }
     impl geom_core::newton::BlockResidual<2, 4> for Residual {
+        #[inline]
         fn eval<S: Scalar>(&self, z: &BlockVector<S, 2, 4>) -> Result<BlockVector<S, 2, 4>, GeomError> {
             // the θ-map in closed form: R¹ = x - θv, R² = x + (1-θ)v, ∇_xφ = P_0 + P_1,
             // ∇_vφ = -θ P_0 + (1-θ) P_1

@@ -97,7 +97,10 @@ impl<R, H> CotangentLiftIntegrator<R, H> {
 
 impl<R, H> CotangentLiftIntegrator<R, H> {
     /// One step from `state`, returning the new state (the state itself is not touched).
-    #[inline]
+    /// Always inlined: the explicit θ = 0, 1 steps of a separable `H` then compile to the
+    /// kick–drift code of a hand-written loop inside a composition (the Newton solves are out of
+    /// line).
+    #[inline(always)]
     pub fn advance<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<PhaseState<N>, GeomError>
     where
         R: EuclideanMap<N>,
@@ -216,7 +219,7 @@ impl<R: EuclideanMap<N>, H: PhaseSpaceDerivatives<N>, const N: usize> OneStep<Ph
     fn is_symmetric(&self) -> bool {
         self.map.is_symmetric()
     }
-    #[inline]
+    #[inline(always)]
     fn step(&self, state: &mut PhaseState<N>, h: f64) -> Result<(), GeomError> {
         *state = self.advance(state, h)?;
         Ok(())

@@ -675,6 +675,7 @@ mod tests {
     /// Separable `H = |p|²/2 + V(q)`.
     struct SepH;
     impl PhaseSpaceFunction<2> for SepH {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
             p.norm_squared() * S::from(0.5) + potential(q)
         }
@@ -682,6 +683,7 @@ mod tests {
     /// Its Legendre transform `L = |v|²/2 - V(q)`.
     struct SepL;
     impl PhaseSpaceFunction<2> for SepL {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 2>, v: &SVector<S, 2>) -> S {
             v.norm_squared() * S::from(0.5) - potential(q)
         }
@@ -693,6 +695,7 @@ mod tests {
     /// Non-separable `H = p_0²/(2 m_0) + p_1²/(2 m_1) + V`.
     struct MassH;
     impl PhaseSpaceFunction<2> for MassH {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
             let (m0, m1) = masses(q);
             (p[0] * p[0] / m0 + p[1] * p[1] / m1) * S::from(0.5) + potential(q)
@@ -701,6 +704,7 @@ mod tests {
     /// Its Legendre transform `L = (m_0 v_0² + m_1 v_1²)/2 - V`.
     struct MassL;
     impl PhaseSpaceFunction<2> for MassL {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 2>, v: &SVector<S, 2>) -> S {
             let (m0, m1) = masses(q);
             (m0 * v[0] * v[0] + m1 * v[1] * v[1]) * S::from(0.5) - potential(q)
@@ -823,6 +827,7 @@ mod tests {
     /// Free rigid body `ℓ(ξ) = ½ ξᵀ diag(1, 2, 3) ξ`.
     struct Body;
     impl ScalarFunction<3> for Body {
+        #[inline]
         fn eval<S: Scalar>(&self, w: &SVector<S, 3>) -> S {
             (w[0] * w[0] + w[1] * w[1] * S::from(2.0) + w[2] * w[2] * S::from(3.0)) * S::from(0.5)
         }
@@ -899,6 +904,7 @@ mod tests {
     /// Kirchhoff-type `ℓ = ½ Ωᵀ diag(1, 2, 3) Ω + ½ vᵀ diag(4, 5, 6) v` on SE(3).
     struct Vehicle;
     impl ScalarFunction<6> for Vehicle {
+        #[inline]
         fn eval<S: Scalar>(&self, x: &SVector<S, 6>) -> S {
             let mut e = S::from(0.0);
             for i in 0..6 {

@@ -312,6 +312,7 @@ mod tests {
     #[derive(Debug)]
     struct Mixed;
     impl<S: Scalar> LieFunction<S, So3, 3> for Mixed {
+        #[inline]
         fn eval(&self, _: &So3, r: &Matrix3<S>, y: &SVector<S, 3>) -> S {
             let chi = SVector::<S, 3>::new(S::from(0.3), S::from(-0.2), S::from(1.0));
             let a = SVector::<S, 3>::new(S::from(0.5), S::from(0.1), S::from(-0.4));
@@ -371,6 +372,7 @@ mod tests {
     #[derive(Debug)]
     struct Height;
     impl<S: Scalar> LieFunction<S, Se3, 6> for Height {
+        #[inline]
         fn eval(&self, _: &Se3, g: &Matrix4<S>, y: &SVector<S, 6>) -> S {
             let c = nalgebra::Vector4::new(S::from(0.1), S::from(0.2), S::from(-0.3), S::from(1.0));
             (g * c)[2] + y.norm_squared() * S::from(0.5)
@@ -395,6 +397,7 @@ mod tests {
         #[derive(Debug)]
         struct Bad;
         impl<S: Scalar> LieFunction<S, So3, 3> for Bad {
+            #[inline]
             fn eval(&self, _: &So3, _: &Matrix3<S>, y: &SVector<S, 3>) -> S {
                 y[0].ln() + y[1].sqrt()
             }

@@ -301,6 +301,7 @@ impl<S: Scalar, G: LieGroup<S, D>, R: LieRetractionModel<S, G, D>, const D: usiz
         format!("{} theta-map (theta = {})", self.retraction().name(), self.value())
     }
     /// `(R_g(-θξ), R_g((1-θ)ξ))`.
+    #[inline]
     fn eval(&self, group: &G, g: &G::Element, xi: &SVector<S, D>) -> Result<(G::Element, G::Element), GeomError> {
         let th = self.value();
         Ok((

@@ -42,6 +42,7 @@ use num_dual::{Dual64, DualSVec64, HyperDual64, HyperDualSVec64};
 struct Invariant<'a, F>(&'a F);
 
 impl<S: Scalar, G: LieGroup<S, D>, F: ScalarFunction<D>, const D: usize> LieFunction<S, G, D> for Invariant<'_, F> {
+    #[inline]
     fn eval(&self, _: &G, _: &G::Element, mu: &SVector<S, D>) -> S {
         self.0.eval(mu)
     }
@@ -273,6 +274,7 @@ where
     F: AdvectedFunction<D, M>,
     A: GroupAction<S, D, Group = G, Point = SVector<S, M>>,
 {
+    #[inline]
     fn eval(&self, group: &G, g: &G::Element, mu: &SVector<S, D>) -> S {
         let gamma = self.action.act(&group.inverse(g), &self.gamma.map(S::from));
         self.h.eval(mu, &gamma)

@@ -48,6 +48,7 @@ impl<const M: usize> MapModel<M> for SphereThetaMap {
     fn name(&self) -> String {
         format!("(S^2)^{} normalization theta-map (theta = {})", M / 3, self.value())
     }
+    #[inline]
     fn eval<S: Scalar>(&self, x: &SVector<S, M>, v: &SVector<S, M>) -> (SVector<S, M>, SVector<S, M>) {
         let th = self.value();
         let (mut a, mut b) = (SVector::<S, M>::zeros(), SVector::<S, M>::zeros());
@@ -153,6 +154,7 @@ impl<R: MapModel<M>, const K: usize, const M: usize, const N: usize> MapModel<N>
     fn name(&self) -> String {
         self.map.name()
     }
+    #[inline]
     fn eval<S: Scalar>(&self, a: &SVector<S, N>, u: &SVector<S, N>) -> (SVector<S, N>, SVector<S, N>) {
         let (x, v) = self.chart.point(a, Some(u));
         let (y0, y1) = self.map.eval(&x, &v);
@@ -172,6 +174,7 @@ struct ChartedHamiltonian<'a, H, const K: usize, const M: usize, const N: usize>
 impl<H: PhaseSpaceFunction<M>, const K: usize, const M: usize, const N: usize> PhaseSpaceFunction<N>
     for ChartedHamiltonian<'_, H, K, M, N>
 {
+    #[inline]
     fn eval<S: Scalar>(&self, a: &SVector<S, N>, pi: &SVector<S, N>) -> S {
         let (x, _) = self.chart.point(a, None);
         self.hamiltonian.eval(&x, &self.chart.covector(a, pi))
@@ -313,6 +316,7 @@ struct ChartedLagrangian<'a, L, const K: usize, const M: usize, const N: usize> 
 impl<L: PhaseSpaceFunction<M>, const K: usize, const M: usize, const N: usize> PhaseSpaceFunction<N>
     for ChartedLagrangian<'_, L, K, M, N>
 {
+    #[inline]
     fn eval<S: Scalar>(&self, a: &SVector<S, N>, u: &SVector<S, N>) -> S {
         let (x, v) = self.chart.point(a, Some(u));
         self.lagrangian.eval(&x, &v)
@@ -429,6 +433,7 @@ mod tests {
     #[derive(Clone)]
     struct Pendulum;
     impl PhaseSpaceFunction<3> for Pendulum {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 3>, p: &SVector<S, 3>) -> S {
             p.norm_squared() * S::from(0.5) + q[2]
         }

@@ -641,6 +641,7 @@ mod tests {
     /// Kepler `H(q, p) = |p|²/2 - 1/|q|`.
     struct Kepler;
     impl PhaseSpaceFunction<2> for Kepler {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
             p.norm_squared() * S::from(0.5) - q.norm().recip()
         }
@@ -668,6 +669,7 @@ mod tests {
     /// `∂²f/∂q_0∂p_1 = 2 q_0`, `∂²f/∂q_1∂p_0 = cos q_1`, `∂²f/∂q_0∂p_0 = ∂²f/∂q_1∂p_1 = 0`.
     struct Mixed;
     impl PhaseSpaceFunction<2> for Mixed {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
             q[0] * q[0] * p[1] + q[1].sin() * p[0] + p[0] * p[0] * p[1]
         }
@@ -774,6 +776,7 @@ mod tests {
         /// `V(q) = -1/|q|` with `∇V = q/r³`, `D²V = I/r³ - 3 q q^T/r⁵`.
         struct Potential;
         impl ScalarFunction<2> for Potential {
+            #[inline]
             fn eval<S: Scalar>(&self, q: &SVector<S, 2>) -> S {
                 -q.norm().recip()
             }
@@ -822,6 +825,7 @@ mod tests {
 
         struct Log;
         impl ScalarFunction<1> for Log {
+            #[inline]
             fn eval<S: Scalar>(&self, x: &SVector<S, 1>) -> S {
                 x[0].ln()
             }
@@ -992,18 +996,21 @@ mod separable_tests {
 
     struct T2;
     impl ScalarFunction<2> for T2 {
+        #[inline]
         fn eval<S: Scalar>(&self, p: &SVector<S, 2>) -> S {
             (p[0] * p[0] + p[1] * p[1] * S::from(2.0)) * S::from(0.5)
         }
     }
     struct V2;
     impl ScalarFunction<2> for V2 {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 2>) -> S {
             -(S::from(1.0) / (q[0] * q[0] + q[1] * q[1]).sqrt()) + q[0] * q[1] * q[1]
         }
     }
     struct Sum;
     impl PhaseSpaceFunction<2> for Sum {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
             T2.eval(p) + V2.eval(q)
         }

@@ -931,6 +931,7 @@ mod tests {
     /// The same system, generic over the scalar, for AD.
     struct CircleHyperbola;
     impl Residual<2> for CircleHyperbola {
+        #[inline]
         fn eval<S: Scalar>(&self, x: &SVector<S, 2>) -> Result<SVector<S, 2>> {
             Ok(SVector::from([x[0] * x[0] + x[1] * x[1] - S::from(4.0), x[0] * x[1] - S::from(1.0)]))
         }
@@ -984,6 +985,7 @@ mod tests {
         // cos x = x through AD
         struct Dottie;
         impl Residual<1> for Dottie {
+            #[inline]
             fn eval<S: Scalar>(&self, x: &SVector<S, 1>) -> Result<SVector<S, 1>> {
                 Ok(SVector::from([x[0].cos() - x[0]]))
             }
@@ -1117,6 +1119,7 @@ mod tests {
     fn residual_errors_pass_through() {
         struct Failing;
         impl Residual<1> for Failing {
+            #[inline]
             fn eval<S: Scalar>(&self, x: &SVector<S, 1>) -> Result<SVector<S, 1>> {
                 if x[0].re() > 0.5 {
                     Err(GeomError::OutsideDomain { map: "log", reason: "test" })
@@ -1228,6 +1231,7 @@ mod tests {
         // a non-polynomial residual against central differences
         struct Trig;
         impl Residual<2> for Trig {
+            #[inline]
             fn eval<S: Scalar>(&self, x: &SVector<S, 2>) -> Result<SVector<S, 2>> {
                 Ok(SVector::from([x[0].sin() * x[1].exp(), (x[0] * x[1]).atan()]))
             }
@@ -1279,6 +1283,7 @@ mod block_tests {
     /// Two 2-vectors: the 4×4 system of the flattened problem.
     struct Coupled;
     impl BlockResidual<2, 2> for Coupled {
+        #[inline]
         fn eval<S: Scalar>(&self, x: &BlockVector<S, 2, 2>) -> Result<BlockVector<S, 2, 2>> {
             let (a, b) = (x[0], x[1]);
             Ok([
@@ -1290,6 +1295,7 @@ mod block_tests {
     /// The same system flattened to R^4.
     struct Flat;
     impl Residual<4> for Flat {
+        #[inline]
         fn eval<S: Scalar>(&self, x: &SVector<S, 4>) -> Result<SVector<S, 4>> {
             let f = Coupled.eval(&[SVector::from([x[0], x[1]]), SVector::from([x[2], x[3]])])?;
             Ok(SVector::from([f[0][0], f[0][1], f[1][0], f[1][1]]))

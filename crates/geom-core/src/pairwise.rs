@@ -261,6 +261,7 @@ impl<F: PairFunction, const N: usize, const D: usize> ScalarDerivatives<N> for P
 impl<F: PairFunction, const N: usize, const D: usize> ScalarFunction<N> for Pairwise<F, N, D> {
     /// `V(q) = Σ_{i<j} φ_ij(|q_i − q_j|)` over any scalar (for full AD of `V`, e.g. to check
     /// the chain rule of [`ScalarDerivatives`]).
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, N>) -> S {
         let mut v = S::from(0.0);
         for i in 0..Self::BODIES {
@@ -415,6 +416,7 @@ impl<const N: usize, const D: usize> ScalarDerivatives<N> for MassKinetic<N, D> 
 
 impl<const N: usize, const D: usize> ScalarFunction<N> for MassKinetic<N, D> {
     /// `T(p) = Σ_k p_k² / (2 m_k)` over any scalar.
+    #[inline]
     fn eval<S: Scalar>(&self, p: &SVector<S, N>) -> S {
         p.iter().zip(self.inverse.iter()).fold(S::from(0.0), |acc, (&pk, &w)| acc + pk * pk * S::from(0.5 * w))
     }
@@ -506,6 +508,7 @@ mod tests {
     /// Gravity written independently, the way a user would write `V` for full AD.
     struct GravityModel;
     impl ScalarFunction<18> for GravityModel {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 18>) -> S {
             let mut v = S::from(0.0);
             for (i, mi) in MASSES.iter().enumerate() {
@@ -522,6 +525,7 @@ mod tests {
     /// `ε_ij = 1 + i + 2j` (not symmetric in `i, j`: checks that the pair is passed as `i < j`).
     struct LennardJones;
     impl PairFunction for LennardJones {
+        #[inline]
         fn eval<S: Scalar>(&self, i: usize, j: usize, r: S) -> S {
             let s6 = (S::from(1.1) / r).powi(6);
             (s6 * s6 - s6 * S::from(2.0)) * S::from((1 + i + 2 * j) as f64)
@@ -529,6 +533,7 @@ mod tests {
     }
     struct LennardJonesModel;
     impl ScalarFunction<8> for LennardJonesModel {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 8>) -> S {
             let mut v = S::from(0.0);
             for j in 0..4 {
@@ -602,6 +607,7 @@ mod tests {
         /// `φ_ij(r) = k_ij (r − 1)²/2` in one dimension (`r = |x_i − x_j|`).
         struct Spring;
         impl PairFunction for Spring {
+            #[inline]
             fn eval<S: Scalar>(&self, i: usize, j: usize, r: S) -> S {
                 (r - S::from(1.0)).powi(2) * S::from(0.5 * (1.0 + (i * j) as f64))
             }
@@ -751,6 +757,7 @@ mod tests {
     fn n_body_hamiltonian_matches_full_ad() {
         struct Model;
         impl PhaseSpaceFunction<18> for Model {
+            #[inline]
             fn eval<S: Scalar>(&self, q: &SVector<S, 18>, p: &SVector<S, 18>) -> S {
                 let t = (0..6).fold(S::from(0.0), |acc, i| {
                     acc + p.fixed_rows::<3>(3 * i).norm_squared() * S::from(0.5 / MASSES[i])
@@ -865,6 +872,7 @@ impl<F: RadialFunction, const N: usize> ScalarDerivatives<N> for Central<F, N> {
 
 impl<F: RadialFunction, const N: usize> ScalarFunction<N> for Central<F, N> {
     /// `φ(|q|)` over any scalar (the full-AD reference of the chain rule).
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, N>) -> S {
         self.phi.eval(q.norm())
     }
@@ -877,6 +885,7 @@ mod central_tests {
 
     struct Newton;
     impl RadialFunction for Newton {
+        #[inline]
         fn eval<S: Scalar>(&self, r: S) -> S {
             -r.recip()
         }
@@ -884,6 +893,7 @@ mod central_tests {
     /// A profile with `φ'' ≠ φ'/r·(…)` structure: `φ = r³/3 − 2 ln r + sin r`.
     struct Mixed;
     impl RadialFunction for Mixed {
+        #[inline]
         fn eval<S: Scalar>(&self, r: S) -> S {
             r.powi(3) / S::from(3.0) - r.ln() * S::from(2.0) + r.sin()
         }

@@ -635,6 +635,7 @@ struct TestSection<const R: usize, const M: usize> {
 }
 
 impl<const R: usize, const M: usize> LocalSection<R, M> for TestSection<R, M> {
+    #[inline]
     fn eval<S: Scalar>(&self, u: &SVector<S, M>) -> SVector<S, R> {
         let phase = u.dot(&self.k.map(S::from)).sin();
         let lin = self.b.map(S::from) * u;
@@ -654,6 +655,7 @@ struct TestFunction<const M: usize> {
 }
 
 impl<const M: usize> LocalFunction<M> for TestFunction<M> {
+    #[inline]
     fn eval<S: Scalar>(&self, u: &SVector<S, M>) -> S {
         S::from(self.f0)
             + u.dot(&self.w.map(S::from))
@@ -668,6 +670,7 @@ struct Scaled<'a, F, Y>(&'a F, &'a Y);
 impl<F: LocalFunction<M>, Y: LocalSection<R, M>, const R: usize, const M: usize> LocalSection<R, M>
     for Scaled<'_, F, Y>
 {
+    #[inline]
     fn eval<S: Scalar>(&self, u: &SVector<S, M>) -> SVector<S, R> {
         self.1.eval(u) * self.0.eval(u)
     }

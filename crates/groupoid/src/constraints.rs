@@ -102,6 +102,7 @@ pub trait Constraints<Gd: GroupoidFamily<R>, const R: usize, const K: usize>: Se
 pub struct NoConstraints;
 
 impl<Gd: GroupoidFamily<R>, const R: usize> Constraints<Gd, R, 0> for NoConstraints {
+    #[inline]
     fn eval<S: Scalar>(&self, _groupoid: &Gd, _g: &Gd::Element<S>) -> SVector<S, 0> {
         SVector::zeros()
     }
@@ -146,6 +147,7 @@ where
     L: DiscreteLagrangian<Gd, R>,
     C: Constraints<Gd, R, K>,
 {
+    #[inline]
     fn eval<S: Scalar>(&self, groupoid: &Gd, g: &Gd::Element<S>) -> S {
         self.lagrangian.eval::<S>(groupoid, g) + self.lambda.map(S::from).dot(&self.constraints.eval::<S>(groupoid, g))
     }
@@ -895,6 +897,7 @@ mod tests {
     /// `L̂ = |q1 − q0|²/(2h) + a·q0` with `D_1L̂ = −(q1 − q0)/h + a`, `D_2L̂ = (q1 − q0)/h`.
     struct Lhat;
     impl DiscreteLagrangian<PairGroupoid<2>, 2> for Lhat {
+        #[inline]
         fn eval<S: Scalar>(&self, _: &PairGroupoid<2>, g: &(Vector2<S>, Vector2<S>)) -> S {
             (g.1 - g.0).norm_squared() * S::from(0.5 / H) + g.0[0] * S::from(A[0]) + g.0[1] * S::from(A[1])
         }
@@ -903,6 +906,7 @@ mod tests {
     /// `y − 0.3x² = const`), `D_1φ = (0.6 q0_x, −1)`, `D_2φ = (−0.6 q1_x, 1)`.
     struct Phi;
     impl Constraints<PairGroupoid<2>, 2, 1> for Phi {
+        #[inline]
         fn eval<S: Scalar>(&self, _: &PairGroupoid<2>, g: &(Vector2<S>, Vector2<S>)) -> SVector<S, 1> {
             let p = |q: &Vector2<S>| q[1] - q[0] * q[0] * S::from(0.3);
             SVector::from([p(&g.1) - p(&g.0)])
@@ -958,6 +962,7 @@ mod tests {
     /// `c(q) = |q|² − 1` on R².
     struct Circle;
     impl BaseConstraints<PairGroupoid<2>, 2, 1> for Circle {
+        #[inline]
         fn eval<S: Scalar>(&self, _: &PairGroupoid<2>, q: &Vector2<S>) -> SVector<S, 1> {
             SVector::from([q.norm_squared() - S::from(1.0)])
         }

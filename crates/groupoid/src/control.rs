@@ -84,6 +84,7 @@ impl<const D: usize> ControlCost<D> {
 }
 
 impl<G: EveryScalarGroup<D>, const D: usize> DiscreteLagrangian<GroupAsGroupoid<G>, D> for ControlCost<D> {
+    #[inline]
     fn eval<S: Scalar>(&self, gd: &GroupAsGroupoid<G>, w: &G::ElementAt<S>) -> S {
         let u = chart_log(gd, w);
         let mut sum = S::from(0.0);
@@ -148,6 +149,7 @@ impl<const D: usize, const K: usize> Unactuated<D, K> {
 impl<G: EveryScalarGroup<D>, const D: usize, const K: usize> Constraints<GroupAsGroupoid<G>, D, K>
     for Unactuated<D, K>
 {
+    #[inline]
     fn eval<S: Scalar>(&self, gd: &GroupAsGroupoid<G>, w: &G::ElementAt<S>) -> SVector<S, K> {
         let u = chart_log(gd, w);
         SVector::from_fn(|j, _| {

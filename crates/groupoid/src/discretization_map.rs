@@ -351,6 +351,7 @@ pub struct TangentLagrangian<L>(pub L);
 
 impl<L: PhaseSpaceFunction<N>, const N: usize> AlgebroidLagrangian<PairGroupoid<N>, N> for TangentLagrangian<L> {
     /// `L(q, v)`.
+    #[inline]
     fn eval<S: Scalar>(&self, _: &PairGroupoid<N>, q: &SVector<S, N>, v: &SVector<S, N>) -> S {
         self.0.eval(q, v)
     }
@@ -365,6 +366,7 @@ impl<G: LieGroupFamily<D>, L: ScalarFunction<D>, const D: usize> AlgebroidLagran
     for ReducedLagrangian<L>
 {
     /// `ℓ(ξ)`.
+    #[inline]
     fn eval<S: Scalar>(&self, _: &GroupAsGroupoid<G>, _x: &(), xi: &SVector<S, D>) -> S {
         self.0.eval(xi)
     }
@@ -432,6 +434,7 @@ where
     L: AlgebroidLagrangian<Gd, R>,
 {
     /// `h L(x, a/h)`, `(x, a) = R_d^{-1}(g)`; NaN where `R_d^{-1}` fails.
+    #[inline]
     fn eval<S: Scalar>(&self, groupoid: &Gd, g: &Gd::Element<S>) -> S {
         match self.map.inverse::<S>(groupoid, g) {
             Ok((x, a)) => self.lagrangian.eval::<S>(groupoid, &x, &(a * S::from(1.0 / self.h))) * S::from(self.h),

@@ -160,6 +160,7 @@ mod tests {
         h: f64,
     }
     impl DiscreteLagrangian<PairGroupoid<1>, 1> for MidpointOscillator {
+        #[inline]
         fn eval<S: Scalar>(&self, _g: &PairGroupoid<1>, g: &(SVector<S, 1>, SVector<S, 1>)) -> S {
             let h = S::from(self.h);
             let v = (g.1[0] - g.0[0]) / h;
@@ -198,6 +199,7 @@ mod tests {
         inertia: Vector3<f64>,
     }
     impl DiscreteLagrangian<GroupAsGroupoid<So3>, 3> for RigidBody {
+        #[inline]
         fn eval<S: Scalar>(&self, gd: &GroupAsGroupoid<So3>, w: &Matrix3<S>) -> S {
             let xi = gd.group().tau_inv(gd.chart(), w).unwrap_or_else(|_| Vector3::repeat(S::from(f64::NAN)));
             let i = self.inertia.map(S::from);

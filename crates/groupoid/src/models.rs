@@ -66,6 +66,7 @@ impl PendulumLd {
 }
 
 impl DiscreteLagrangian<PairGroupoid<3>, 3> for PendulumLd {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, g: &(Vector3<S>, Vector3<S>)) -> S {
         let h = S::from(self.h);
         (g.1 - g.0).norm_squared() / (h * S::from(2.0)) - h * S::from(0.5 * self.gravity) * (g.0[2] + g.1[2])
@@ -77,6 +78,7 @@ impl DiscreteLagrangian<PairGroupoid<3>, 3> for PendulumLd {
 pub struct UnitSphere;
 
 impl BaseConstraints<PairGroupoid<3>, 3, 1> for UnitSphere {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, q: &Vector3<S>) -> SVector<S, 1> {
         SVector::from([(q.norm_squared() - S::from(1.0)) * S::from(0.5)])
     }
@@ -110,6 +112,7 @@ impl PlateBallCost {
 }
 
 impl DiscreteLagrangian<PlateBallGroupoid, 5> for PlateBallCost {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &PlateBallGroupoid, g: &PlateBallArrow<S>) -> S {
         (g.1.0 - g.0.0).norm_squared() * S::from(0.5 / self.h)
     }
@@ -127,6 +130,7 @@ impl DiscreteLagrangian<PlateBallGroupoid, 5> for PlateBallCost {
 pub struct RollingWithoutSlip;
 
 impl Constraints<PlateBallGroupoid, 5, 3> for RollingWithoutSlip {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &PlateBallGroupoid, g: &PlateBallArrow<S>) -> SVector<S, 3> {
         let w = LieGroup::<S, 3>::log(&So3, &(g.1.1 * g.0.1.transpose()))
             .unwrap_or_else(|_| Vector3::repeat(S::from(f64::NAN)));

@@ -105,6 +105,7 @@ where
     F: DiscreteLagrangian<P::Target, R2>,
 {
     /// `L'(Ψ(g))`.
+    #[inline]
     fn eval<S: Scalar>(&self, _groupoid: &P::Source, g: &<P::Source as GroupoidFamily<R>>::Element<S>) -> S {
         self.function.eval::<S>(self.morphism.target_groupoid(), &self.morphism.map::<S>(g))
     }
@@ -116,6 +117,7 @@ where
     F: Constraints<P::Target, R2, K>,
 {
     /// `φ'(Ψ(g))`.
+    #[inline]
     fn eval<S: Scalar>(
         &self,
         _groupoid: &P::Source,
@@ -445,6 +447,7 @@ mod tests {
     /// `ℓ(Γ, W) = |log W|²/(2h) − h γ·Γ` on the action groupoid, and its unreduced version.
     struct Top;
     impl DiscreteLagrangian<ActionGroupoid<SphereRotation>, 3> for Top {
+        #[inline]
         fn eval<S: Scalar>(&self, _: &ActionGroupoid<SphereRotation>, g: &(Vector3<S>, Matrix3<S>)) -> S {
             let w = so3::log(&g.1);
             let chi = Vector3::new(0.1, 0.2, 1.0).map(S::from);

@@ -192,6 +192,7 @@ where
     Gd: GroupoidFamily<R>,
     C: NonholonomicConstraints<Gd, R, K>,
 {
+    #[inline]
     fn eval<S: Scalar>(&self, groupoid: &Gd, g: &Gd::Element<S>) -> SVector<S, K> {
         self.0.discrete::<S>(groupoid, g)
     }
@@ -294,6 +295,7 @@ impl<L> Midpoint<L> {
 }
 
 impl<L: ContinuousLagrangian<N>, const N: usize> DiscreteLagrangian<PairGroupoid<N>, N> for Midpoint<L> {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &PairGroupoid<N>, g: &(SVector<S, N>, SVector<S, N>)) -> S {
         let h = S::from(self.h);
         self.lagrangian.eval(&((g.0 + g.1) * S::from(0.5)), &((g.1 - g.0) / h)) * h
@@ -762,6 +764,7 @@ pub struct RollingConstraint {
 }
 
 impl OneForms<4, 2> for RollingConstraint {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 4>) -> SMatrix<S, 2, 4> {
         let (zero, one, r) = (S::from(0.0), S::from(1.0), S::from(self.radius));
         SMatrix::<S, 2, 4>::new(one, zero, -r * q[3].cos(), zero, zero, one, -r * q[3].sin(), zero)
@@ -774,6 +777,7 @@ pub type RollingDiskFlow =
     NonholonomicFlow<PairGroupoid<4>, Midpoint<RollingDisk>, MidpointConstraints<RollingConstraint>, 6>;
 
 impl ContinuousLagrangian<4> for RollingDisk {
+    #[inline]
     fn eval<S: Scalar>(&self, _q: &SVector<S, 4>, v: &SVector<S, 4>) -> S {
         (v[0] * v[0] * S::from(self.mass)
             + v[1] * v[1] * S::from(self.mass)
@@ -926,6 +930,7 @@ pub struct KnifeEdge {
 }
 
 impl OneForms<3, 1> for KnifeEdge {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 3>) -> SMatrix<S, 1, 3> {
         SMatrix::<S, 1, 3>::new(-q[2].sin(), q[2].cos(), -S::from(self.offset))
     }
@@ -936,6 +941,7 @@ impl OneForms<3, 1> for KnifeEdge {
 pub type SleighFlow = NonholonomicFlow<PairGroupoid<3>, Midpoint<ChaplyginSleigh>, MidpointConstraints<KnifeEdge>, 4>;
 
 impl ContinuousLagrangian<3> for ChaplyginSleigh {
+    #[inline]
     fn eval<S: Scalar>(&self, _q: &SVector<S, 3>, v: &SVector<S, 3>) -> S {
         ((v[0] * v[0] + v[1] * v[1]) * S::from(self.mass) + v[2] * v[2] * S::from(self.inertia)) * S::from(0.5)
     }

@@ -460,6 +460,7 @@ mod tests {
     }
     type PlateBall = PairOfGroup<Product<Rn<2>, So3, 2, 3>>;
     impl crate::lagrangian::DiscreteLagrangian<PlateBall, 5> for BallLagrangian {
+        #[inline]
         fn eval<S: Scalar>(&self, pg: &PlateBall, g: &<PlateBall as GroupoidFamily<5>>::Element<S>) -> S {
             let dx = g.1.0 - g.0.0;
             let w = LieGroup::<S, 3>::cayley_inv(&pg.group().1, &(g.0.1.transpose() * g.1.1))

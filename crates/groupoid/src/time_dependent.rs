@@ -140,6 +140,7 @@ pub use crate::nonholonomic::ContinuousLagrangian;
 pub struct Midpoint<L>(pub L);
 
 impl<L: ContinuousLagrangian<N>, const N: usize> StepLagrangian<N> for Midpoint<L> {
+    #[inline]
     fn eval<S: Scalar>(&self, q0: &SVector<S, N>, q1: &SVector<S, N>, dt: S) -> S {
         let q = (q0 + q1) * S::from(0.5);
         let v = (q1 - q0) / dt;
@@ -296,6 +297,7 @@ pub struct AtiyahLagrangian<L>(pub L);
 impl<L: StepLagrangian<N>, const N: usize, const R: usize> DiscreteLagrangian<TimeGroupoid<N>, R>
     for AtiyahLagrangian<L>
 {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &TimeGroupoid<N>, g: &(SVector<S, N>, SVector<S, N>, SVector<S, 1>)) -> S {
         self.0.eval(&g.0, &g.1, g.2[0])
     }
@@ -306,6 +308,7 @@ impl<L: StepLagrangian<N>, const N: usize, const R: usize> DiscreteLagrangian<Ti
 pub struct FixedStepConstraint(pub f64);
 
 impl<const N: usize, const R: usize> Constraints<TimeGroupoid<N>, R, 1> for FixedStepConstraint {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &TimeGroupoid<N>, g: &(SVector<S, N>, SVector<S, N>, SVector<S, 1>)) -> SVector<S, 1> {
         SVector::from([g.2[0] - S::from(self.0)])
     }
@@ -1015,6 +1018,7 @@ mod tests {
     /// `L = ½|v|² − V(q)` with `V = q_0² q_1 + sin q_0`, a non-separable test potential.
     struct Test;
     impl ContinuousLagrangian<2> for Test {
+        #[inline]
         fn eval<S: Scalar>(&self, q: &SVector<S, 2>, v: &SVector<S, 2>) -> S {
             v.norm_squared() * S::from(0.5) - (q[0] * q[0] * q[1] + q[0].sin())
         }

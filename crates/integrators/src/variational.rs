@@ -80,6 +80,7 @@ impl<L> GeneralizedMidpoint<L> {
 }
 
 impl<L: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceFunction<N> for GeneralizedMidpoint<L> {
+    #[inline]
     fn eval<S: Scalar>(&self, q0: &SVector<S, N>, q1: &SVector<S, N>) -> S {
         let h = S::from(self.h);
         let x = q0 * S::from(1.0 - self.theta) + q1 * S::from(self.theta);

@@ -135,6 +135,7 @@ impl<P: CanonicalSystem<N>, const N: usize> Problem for Canonical<P, N> {
 #[derive(Debug, Clone, Copy)]
 pub struct UnitKinetic;
 impl<const N: usize> ScalarFunction<N> for UnitKinetic {
+    #[inline]
     fn eval<S: Scalar>(&self, p: &SVector<S, N>) -> S {
         p.norm_squared() * S::from(0.5)
     }
@@ -154,6 +155,7 @@ pub struct HarmonicOscillator {
 #[derive(Debug, Clone, Copy)]
 pub struct Quadratic(f64);
 impl ScalarFunction<1> for Quadratic {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 1>) -> S {
         q[0] * q[0] * S::from(0.5 * self.0 * self.0)
     }
@@ -190,6 +192,7 @@ pub struct Pendulum;
 #[derive(Debug, Clone, Copy)]
 pub struct Cosine;
 impl ScalarFunction<1> for Cosine {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 1>) -> S {
         -q[0].cos()
     }
@@ -227,6 +230,7 @@ pub struct Kepler {
 #[derive(Debug, Clone, Copy)]
 pub struct Newton2;
 impl ScalarFunction<2> for Newton2 {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 2>) -> S {
         -q.norm().recip()
     }
@@ -254,6 +258,7 @@ impl Kepler {
 #[derive(Debug, Clone, Copy)]
 pub struct NewtonRadial;
 impl RadialFunction for NewtonRadial {
+    #[inline]
     fn eval<S: Scalar>(&self, r: S) -> S {
         -r.recip()
     }
@@ -314,6 +319,7 @@ pub struct HenonHeiles;
 #[derive(Debug, Clone, Copy)]
 pub struct HenonHeilesPotential;
 impl ScalarFunction<2> for HenonHeilesPotential {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 2>) -> S {
         let (x, y) = (q[0], q[1]);
         (x * x + y * y) * S::from(0.5) + x * x * y - y * y * y * S::from(1.0 / 3.0)
@@ -378,6 +384,7 @@ pub const SOLAR_VELOCITIES: [[f64; 3]; 6] = [
 #[derive(Debug, Clone, Copy)]
 pub struct SolarKinetic;
 impl ScalarFunction<18> for SolarKinetic {
+    #[inline]
     fn eval<S: Scalar>(&self, p: &SVector<S, 18>) -> S {
         (0..6)
             .fold(S::from(0.0), |acc, i| acc + p.fixed_rows::<3>(3 * i).norm_squared() * S::from(0.5 / SOLAR_MASSES[i]))
@@ -389,6 +396,7 @@ impl ScalarFunction<18> for SolarKinetic {
 #[derive(Debug, Clone, Copy)]
 pub struct SolarPotential;
 impl ScalarFunction<18> for SolarPotential {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 18>) -> S {
         let mut v = S::from(0.0);
         for (i, mi) in SOLAR_MASSES.iter().enumerate().skip(1) {
