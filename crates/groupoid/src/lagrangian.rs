@@ -15,7 +15,7 @@
 use crate::groupoid::LieGroupoid;
 use geom_core::function::ad_gradient;
 use geom_core::hyper_dual;
-use geom_core::newton::{NewtonOptions, NewtonReport, newton_blocks};
+use geom_core::newton::{JacobianUpdate, NewtonOptions, NewtonReport, newton_blocks};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector};
 use num_dual::{Dual64, DualSVec64, HyperDual64, HyperDualSVec64};
@@ -201,9 +201,14 @@ pub struct DiscreteFlow<Gd, L> {
 }
 
 impl<Gd, L> DiscreteFlow<Gd, L> {
-    /// The flow of `lagrangian` on `groupoid` with [`flow_newton_options`].
+    /// The flow of `lagrangian` on `groupoid` with [`flow_newton_options`] and simplified Newton
+    /// ([`JacobianUpdate::Frozen`]: the Jacobian `∂F^-L/∂ξ` at the warm start `ξ = fibre_log(g_k)`,
+    /// factored once and re-evaluated only if the iteration contracts slowly; the final polishing
+    /// iteration then lands on the same root to round-off as full Newton). The Jacobian is the
+    /// expensive part of a step (`R²` hyper-dual passes through the group against `R`
+    /// first-order passes for a residual).
     pub fn new(groupoid: Gd, lagrangian: L) -> Self {
-        Self { groupoid, lagrangian, newton: flow_newton_options() }
+        Self { groupoid, lagrangian, newton: flow_newton_options().with_jacobian(JacobianUpdate::Frozen) }
     }
     /// The same flow with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {

@@ -473,13 +473,21 @@ mod tests {
     #[test]
     fn del_on_r2_x_so3_conserves_both_momenta() {
         let pg: PlateBall = PairOfGroup::new(Product::new(Rn, So3), Chart::Cayley);
+        // full Newton converges quadratically from the warm start; the default (simplified
+        // Newton, one Jacobian per step) linearly, to the same arrow
+        let full = crate::lagrangian::DiscreteFlow::new(pg, BallLagrangian { h: 0.1 })
+            .with_newton(crate::lagrangian::flow_newton_options());
         let flow = crate::lagrangian::DiscreteFlow::new(pg, BallLagrangian { h: 0.1 });
         let q0 = (nalgebra::Vector2::new(0.0, 0.0), Matrix3::identity());
         let mut g = LieGroupoid::<f64, 5>::fibre_exp(&pg, &q0, &Vector5::new(0.1, 0.05, 0.2, -0.1, 0.3));
         let p0 = crate::lagrangian::legendre_plus(&pg, flow.lagrangian(), &g);
+        let mut most = 0;
         for _ in 0..50 {
             let (next, report) = flow.step(&g).unwrap();
-            assert!(report.iterations <= 6);
+            let (next_full, report_full) = full.step(&g).unwrap();
+            assert!(report_full.iterations <= 6);
+            most = most.max(report.iterations);
+            assert!((next.1.0 - next_full.1.0).norm() + (next.1.1 - next_full.1.1).norm() < 1e-13);
             // translation momentum conserved; spatial angular momentum R_k Π_k conserved (§C.5)
             let p = crate::lagrangian::legendre_plus(&pg, flow.lagrangian(), &next);
             assert!((p.fixed_rows::<2>(0) - p0.fixed_rows::<2>(0)).norm() < 1e-13);
@@ -491,6 +499,7 @@ mod tests {
             );
             g = next;
         }
+        assert!(most <= 12, "simplified Newton: {most} iterations");
     }
     type Q5 = (nalgebra::Vector2<f64>, Matrix3<f64>);
 

@@ -87,10 +87,21 @@ pub fn rodrigues_coefficients<S: Scalar>(t: S) -> (S, S, S) {
     }
 }
 
-/// `x̂^2 = x xᵀ - |x|^2 I`.
+/// `x̂^2 = x xᵀ - |x|^2 I`, written out entry by entry (no generic matrix product: at dual
+/// scalars nalgebra's product is an out-of-line loop).
 #[inline]
 fn hat_sq<S: Scalar>(x: &Vector3<S>) -> Matrix3<S> {
-    x * x.transpose() - Matrix3::identity() * x.norm_squared()
+    let (a, b, c) = (x[0], x[1], x[2]);
+    let (ab, ac, bc) = (a * b, a * c, b * c);
+    let (aa, bb, cc) = (a * a, b * b, c * c);
+    Matrix3::new(-(bb + cc), ab, ac, ab, -(aa + cc), bc, ac, bc, -(aa + bb))
+}
+
+/// The 3 × 3 product `a b`, entry by entry (inlined at every scalar; the sums in the order
+/// `k = 0, 1, 2`, as nalgebra's product).
+#[inline]
+pub fn mul3<S: Scalar>(a: &Matrix3<S>, b: &Matrix3<S>) -> Matrix3<S> {
+    Matrix3::from_fn(|i, j| a[(i, 0)] * b[(0, j)] + a[(i, 1)] * b[(1, j)] + a[(i, 2)] * b[(2, j)])
 }
 
 /// Rodrigues' formula `exp(x)`.
@@ -244,7 +255,13 @@ pub fn log_with_dexp_inv<S: Scalar>(r: &Matrix3<S>) -> Result<(Vector3<S>, Matri
 #[inline]
 pub fn cayley<S: Scalar>(x: &Vector3<S>) -> Matrix3<S> {
     let k = S::from(4.0) / (S::from(4.0) + x.norm_squared());
-    Matrix3::identity() + (hat(x) + hat_sq(x) * S::from(0.5)) * k
+    // I + (x̂ + x̂²/2) k entry by entry (inlined at dual scalars, same rounding as the matrix form)
+    let (h, q) = (hat(x), hat_sq(x));
+    let half = S::from(0.5);
+    Matrix3::from_fn(|i, j| {
+        let e = (h[(i, j)] + q[(i, j)] * half) * k;
+        if i == j { e + S::from(1.0) } else { e }
+    })
 }
 
 /// `cay^{-1}(R) = 2 vee(R - Rᵀ)/(1 + tr R)`; error at rotation angle π (`tr R = -1`).
@@ -313,7 +330,7 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
     }
     #[inline]
     fn compose(&self, a: &Matrix3<S>, b: &Matrix3<S>) -> Matrix3<S> {
-        a * b
+        mul3(a, b)
     }
     fn inverse(&self, a: &Matrix3<S>) -> Matrix3<S> {
         a.transpose()
