@@ -116,28 +116,33 @@ fn invert_small<S: Scalar, const N: usize, const B: usize>(
 ) -> Result<()> {
     let n = rows.len();
     let a = |i: usize, j: usize| rows[i].as_flattened()[j];
-    let mut finite = 0.0f64;
+    // Hadamard's bound from the row maxima (rows independent: short dependency chains). No
+    // separate finiteness scan: every entry enters `det` through a product with its cofactor,
+    // so a non-finite entry makes `det` (or the bound) non-finite and the one comparison
+    // `|det| > PIVOT_RTOL·bound` false; the cold path then tells the two errors apart.
     let mut hadamard = 1.0f64;
     for row in rows.iter() {
         let mut m = 0.0f64;
         for v in row.as_flattened() {
-            let r = v.re();
-            finite += 0.0 * r;
-            let ar = r.abs();
+            let ar = v.re().abs();
             m = if ar > m { ar } else { m };
         }
         hadamard *= m;
     }
-    if finite != 0.0 {
-        return Err(GeomError::NonFinite { what });
-    }
-    let singular = |det: S| det.re().abs() <= PIVOT_RTOL * hadamard;
+    let fail = |rows: &[Row<S, N, B>]| {
+        if rows.iter().all(|r| r.as_flattened().iter().all(|v| v.re().is_finite())) {
+            GeomError::SingularMatrix { what, iteration: 0 }
+        } else {
+            GeomError::NonFinite { what }
+        }
+    };
+    let singular = |det: S| !(det.re().abs() > PIVOT_RTOL * hadamard);
     match n {
         0 => Ok(()),
         1 => {
             let d = a(0, 0);
             if singular(d) {
-                return Err(GeomError::SingularMatrix { what, iteration: 0 });
+                return Err(fail(rows));
             }
             rows[0].as_flattened_mut()[0] = S::from(1.0) / d;
             Ok(())
@@ -146,7 +151,7 @@ fn invert_small<S: Scalar, const N: usize, const B: usize>(
             let (a00, a01, a10, a11) = (a(0, 0), a(0, 1), a(1, 0), a(1, 1));
             let det = a00 * a11 - a01 * a10;
             if singular(det) {
-                return Err(GeomError::SingularMatrix { what, iteration: 0 });
+                return Err(fail(rows));
             }
             let inv = S::from(1.0) / det;
             let r0 = rows[0].as_flattened_mut();
@@ -166,7 +171,7 @@ fn invert_small<S: Scalar, const N: usize, const B: usize>(
             let c02 = c(1, 2, 0, 1);
             let det = m[0][0] * c00 + m[0][1] * c01 + m[0][2] * c02;
             if singular(det) {
-                return Err(GeomError::SingularMatrix { what, iteration: 0 });
+                return Err(fail(rows));
             }
             let inv = S::from(1.0) / det;
             let adj = [

@@ -199,7 +199,16 @@ impl NewtonOptions {
 
     /// `Ok(())` if both tolerances are finite and positive and `max_iterations >= 1`, else
     /// [`GeomError::InvalidParameter`]. Every solver calls it (the fields are public).
+    #[inline]
     pub fn validate(&self) -> Result<()> {
+        // one branch on the hot path (every solve calls this); the errors are built out of line
+        let ok = |v: f64| v.is_finite() && v > 0.0;
+        if ok(self.residual_tol) && ok(self.step_tol) && self.max_iterations > 0 { Ok(()) } else { self.invalid() }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn invalid(&self) -> Result<()> {
         let tol = |what: &'static str, v: f64| {
             if v.is_finite() && v > 0.0 {
                 Ok(())
@@ -602,17 +611,34 @@ fn newton_loop<Sp: Space>(
         if !finite {
             return Err(GeomError::NonFinite { what: "Newton residual" });
         }
-        if let Some(done) = monitor.residual_test(k, r) {
-            let report = done?;
-            if opts.polish && !factored && want {
-                // accepted at the warm start: factor the Jacobian at x (already evaluated with
-                // the residual, or now by the separate Jacobian) for the one correction
-                let ready = match late_jacobian.as_mut() {
-                    Some(late) => late(&x, &mut jac).is_ok(),
-                    None => true,
-                };
-                factored = ready && Sp::refactor(&mut lu, &jac).is_ok();
+        let accepted = match monitor.residual_test(k, r) {
+            Some(done) => Some(done?),
+            None => None,
+        };
+        // Accepted at the warm start with polishing on: factor the Jacobian at x (already
+        // evaluated with the residual, or now by the separate Jacobian) for the one correction,
+        // as a step would. One call site for the Jacobian and the factorization, so that both
+        // inline into the caller.
+        let polish_here = accepted.is_some() && opts.polish && !factored && want;
+        if want && (accepted.is_none() || polish_here) {
+            let ready = match late_jacobian.as_mut() {
+                Some(late) => late(&x, &mut jac),
+                None => Ok(()),
             }
+            .and_then(|()| Sp::refactor(&mut lu, &jac));
+            match ready {
+                Ok(()) => {
+                    factored = true;
+                    if accepted.is_none() {
+                        monitor.jacobian_updates += 1;
+                    }
+                }
+                // no polishing without a Jacobian: the accepted iterate stands
+                Err(_) if accepted.is_some() => {}
+                Err(e) => return Err(at_iteration(e, k)),
+            }
+        }
+        if let Some(report) = accepted {
             if opts.polish && factored {
                 let dx = Sp::step(&lu, &fx);
                 let mut polished = x;
@@ -622,14 +648,6 @@ fn newton_loop<Sp: Space>(
                 }
             }
             return Ok((x, report));
-        }
-        if want {
-            if let Some(late) = late_jacobian.as_mut() {
-                late(&x, &mut jac)?;
-            }
-            Sp::refactor(&mut lu, &jac).map_err(|e| at_iteration(e, k))?;
-            factored = true;
-            monitor.jacobian_updates += 1;
         }
         // `want` holds whenever nothing is factored yet, so the error arm is never taken.
         if !factored {

@@ -328,7 +328,7 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
     fn identity(&self) -> Matrix3<S> {
         Matrix3::identity()
     }
-    #[inline]
+    #[inline(always)]
     fn compose(&self, a: &Matrix3<S>, b: &Matrix3<S>) -> Matrix3<S> {
         mul3(a, b)
     }
@@ -371,6 +371,7 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
     fn dexp_inv(&self, x: &Vector3<S>) -> Result<Matrix3<S>> {
         dexp_inv(x)
     }
+    #[inline(always)]
     fn cayley(&self, x: &Vector3<S>) -> Result<Matrix3<S>> {
         Ok(cayley(x))
     }
