@@ -422,63 +422,105 @@ where
         let scale = state.pi.amax();
         let inv_scale = if scale > 0.0 { 1.0 / scale } else { 1.0 };
         let xi0 = self.velocity_guess(&state.g, &state.pi)?;
-        let lagrangian = &self.lagrangian;
         let chart = self.chart;
         let builtin = GroupChart::<f64, G, D>::builtin(&chart);
         let (next, report) = if let (q @ 1.., Some(builtin)) = (self.truncation, builtin) {
             self.step_truncated(state, h, inv_scale, xi0, builtin, q)?
         } else if <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT {
-            let (xi, report) = self.solve_reduced(&state.g, &state.pi, h, inv_scale, xi0)?;
-            let t = GroupChart::<f64, G, D>::tau(&chart, group, &(xi * h))?;
-            let g = LieGroup::<f64, D>::compose(group, &state.g, &t);
-            (LieState { g, pi: LieGroup::<f64, D>::coadjoint(group, &t, &state.pi) }, report)
-        } else if let (true, Some((before, after))) = (<L as LeftLagrangian<f64, G, D>>::SEPARABLE, self.kicks) {
-            // kick, the left-invariant solve, drift, kick (module docs, "separable Lagrangians")
-            let mut mu = state.pi;
-            if before != 0.0 {
-                mu += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &state.g, &xi0)? * (h * before);
-            }
-            let (xi, report) = self.solve_reduced(&state.g, &mu, h, inv_scale, xi0)?;
-            let t = GroupChart::<f64, G, D>::tau(&chart, group, &(xi * h))?;
-            let g = LieGroup::<f64, D>::compose(group, &state.g, &t);
-            let mut pi = LieGroup::<f64, D>::coadjoint(group, &t, &mu);
-            if after != 0.0 {
-                pi += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &g, &xi)? * (h * after);
-            }
-            (LieState { g, pi }, report)
+            self.step_left_invariant(state, h, inv_scale, xi0)?
+        } else if let (true, Some(kicks)) = (<L as LeftLagrangian<f64, G, D>>::SEPARABLE, self.kicks) {
+            self.step_separable(state, h, inv_scale, xi0, kicks)?
         } else {
-            let co = &self.coefficients;
-            let gk_d = group.map_scalar(&state.g, &DualSVec64::from_re);
-            let pik_d = state.pi.map(DualSVec64::from_re);
-            let (xi, report) = newton_blocks::<D, S>(
-                |x, jac| match jac {
-                    Some(out) => {
-                        let (fx, j) = block_jacobian(x, |xd| {
-                            let (r, _, _) =
-                                stage_equations(group, &self.lagrangian, &self.chart, co, h, &gk_d, &pik_d, xd)?;
-                            Ok(r.map(|ri| ri * DualSVec64::from_re(inv_scale)))
-                        })?;
-                        *out = j;
-                        Ok(fx)
-                    }
-                    None => {
-                        let (r, _, _) =
-                            stage_equations(group, &self.lagrangian, &self.chart, co, h, &state.g, &state.pi, x)?;
-                        Ok(r.map(|ri| ri * inv_scale))
-                    }
-                },
-                &[xi0; S],
-                &self.newton,
-            )?;
-            let (_, m, xbar) = stage_equations(group, &self.lagrangian, &self.chart, co, h, &state.g, &state.pi, &xi)?;
-            let g = GroupChart::<f64, G, D>::compose_tau(&self.chart, group, &state.g, &(xbar * h))?;
-            let pi = GroupChart::<f64, G, D>::dtau_inv(&self.chart, group, &(xbar * (-h)))?.tr_mul(&m);
-            (LieState { g, pi }, report)
+            self.step_general(state, h, inv_scale, xi0)?
         };
         if !geom_core::error::all_finite(next.pi.as_slice()) || !element_is_finite(group, &next.g) {
             return Err(GeomError::NonFinite { what: "HP state after the step" });
         }
         Ok((next, report))
+    }
+
+    /// The step of a left-invariant `ℓ`: the reduced solve, `g_{k+1} = g_k τ(hξ)`,
+    /// `Π_{k+1} = Ad*_{τ(hξ)} Π_k`. Out of line, as [`Self::step_separable`].
+    #[inline(never)]
+    fn step_left_invariant(
+        &self,
+        state: &LieState<ElementOf<G, D>, D>,
+        h: f64,
+        inv_scale: f64,
+        xi0: SVector<f64, D>,
+    ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
+        let group = &self.group;
+        let (xi, report) = self.solve_reduced(&state.g, &state.pi, h, inv_scale, xi0)?;
+        let t = GroupChart::<f64, G, D>::tau(&self.chart, group, &(xi * h))?;
+        let g = LieGroup::<f64, D>::compose(group, &state.g, &t);
+        Ok((LieState { g, pi: LieGroup::<f64, D>::coadjoint(group, &t, &state.pi) }, report))
+    }
+
+    /// The kick–solve–kick step of a separable `ℓ` (module docs, "separable Lagrangians"), with
+    /// the kick weights `(before, after)`. Its own function, out of line: each step path then
+    /// inlines the chart, the group product and the Newton loop it uses.
+    #[inline(never)]
+    fn step_separable(
+        &self,
+        state: &LieState<ElementOf<G, D>, D>,
+        h: f64,
+        inv_scale: f64,
+        xi0: SVector<f64, D>,
+        (before, after): (f64, f64),
+    ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
+        let (group, lagrangian, chart) = (&self.group, &self.lagrangian, self.chart);
+        // kick, the left-invariant solve, drift, kick (module docs, "separable Lagrangians")
+        let mut mu = state.pi;
+        if before != 0.0 {
+            mu += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &state.g, &xi0)? * (h * before);
+        }
+        let (xi, report) = self.solve_reduced(&state.g, &mu, h, inv_scale, xi0)?;
+        let t = GroupChart::<f64, G, D>::tau(&chart, group, &(xi * h))?;
+        let g = LieGroup::<f64, D>::compose(group, &state.g, &t);
+        let mut pi = LieGroup::<f64, D>::coadjoint(group, &t, &mu);
+        if after != 0.0 {
+            pi += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &g, &xi)? * (h * after);
+        }
+        Ok((LieState { g, pi }, report))
+    }
+
+    /// The general step: Newton on the `S` stage blocks with the exact block Jacobian by AD.
+    #[inline(never)]
+    fn step_general(
+        &self,
+        state: &LieState<ElementOf<G, D>, D>,
+        h: f64,
+        inv_scale: f64,
+        xi0: SVector<f64, D>,
+    ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
+        let group = &self.group;
+        let co = &self.coefficients;
+        let gk_d = group.map_scalar(&state.g, &DualSVec64::from_re);
+        let pik_d = state.pi.map(DualSVec64::from_re);
+        let (xi, report) = newton_blocks::<D, S>(
+            |x, jac| match jac {
+                Some(out) => {
+                    let (fx, j) = block_jacobian(x, |xd| {
+                        let (r, _, _) =
+                            stage_equations(group, &self.lagrangian, &self.chart, co, h, &gk_d, &pik_d, xd)?;
+                        Ok(r.map(|ri| ri * DualSVec64::from_re(inv_scale)))
+                    })?;
+                    *out = j;
+                    Ok(fx)
+                }
+                None => {
+                    let (r, _, _) =
+                        stage_equations(group, &self.lagrangian, &self.chart, co, h, &state.g, &state.pi, x)?;
+                    Ok(r.map(|ri| ri * inv_scale))
+                }
+            },
+            &[xi0; S],
+            &self.newton,
+        )?;
+        let (_, m, xbar) = stage_equations(group, &self.lagrangian, &self.chart, co, h, &state.g, &state.pi, &xi)?;
+        let g = GroupChart::<f64, G, D>::compose_tau(&self.chart, group, &state.g, &(xbar * h))?;
+        let pi = GroupChart::<f64, G, D>::dtau_inv(&self.chart, group, &(xbar * (-h)))?.tr_mul(&m);
+        Ok((LieState { g, pi }, report))
     }
 
     /// The step with the truncation index `q ≥ 1` (module [`truncated_dtau_inv`]): Newton on
