@@ -921,15 +921,19 @@ impl<T, V> Separable<Derivatives<T>, Derivatives<V>> {
 impl<T: ScalarDerivatives<N>, V: ScalarDerivatives<N>, const N: usize> PhaseSpaceDerivatives<N>
     for Separable<Derivatives<T>, Derivatives<V>>
 {
+    #[inline]
     fn value(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> f64 {
         self.kinetic.0.value(p) + self.potential.0.value(q)
     }
+    #[inline]
     fn gradient(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> (SVector<f64, N>, SVector<f64, N>) {
         (self.potential.0.gradient(q), self.kinetic.0.gradient(p))
     }
+    #[inline]
     fn gradient_q(&self, q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SVector<f64, N> {
         self.potential.0.gradient(q)
     }
+    #[inline]
     fn gradient_p(&self, _q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
         self.kinetic.0.gradient(p)
     }
@@ -951,12 +955,15 @@ impl<T: ScalarDerivatives<N>, V: ScalarDerivatives<N>, const N: usize> PhaseSpac
 }
 
 impl<T: ScalarFunction<N>, V: ScalarFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Separable<T, V> {
+    #[inline]
     fn value(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> f64 {
         self.kinetic.eval::<f64>(p) + self.potential.eval::<f64>(q)
     }
+    #[inline]
     fn gradient(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> (SVector<f64, N>, SVector<f64, N>) {
         (self.gradient_q(q, p), self.gradient_p(q, p))
     }
+    #[inline]
     fn gradient_q(&self, q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SVector<f64, N> {
         ad_gradient(
             q,
@@ -964,6 +971,7 @@ impl<T: ScalarFunction<N>, V: ScalarFunction<N>, const N: usize> PhaseSpaceDeriv
             |qd: &SVector<DualSVec64<N>, N>| self.potential.eval(qd),
         )
     }
+    #[inline]
     fn gradient_p(&self, _q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
         ad_gradient(
             p,
