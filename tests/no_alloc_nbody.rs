@@ -1,6 +1,6 @@
 //! "No heap allocation inside a step" for the N-body Hamiltonian of the outer solar system
 //! (`geom_core::pairwise`): its derivatives, `StormerVerlet::step` on it, and one step through
-//! the workbench's `Simulation::advance` (the route of `geomint run outer-solar-system`), counted
+//! the workbench's `Simulation::advance` and `advance_by` (the route of `geomint run outer-solar-system`), counted
 //! with a global allocator after construction (constructors may allocate, steps may not).
 
 use discretization::OneStep;
@@ -54,10 +54,14 @@ fn outer_solar_system_steps_do_not_allocate() {
     let mut s = s0;
     let n = count(|| sv.step(&mut s, 10.0).unwrap());
     assert_eq!(n, 0, "{n} heap allocations in StormerVerlet::step");
+    let n = count(|| sv.step_n(&mut s, 10.0, 16).unwrap());
+    assert_eq!(n, 0, "{n} heap allocations in StormerVerlet::step_n");
     let problem = catalogue::problem("outer-solar-system", &[]).unwrap();
     for method in ["stormer-verlet", "gauss3", "yoshida6"] {
         let mut sim = problem::start(problem.as_ref(), method, 10.0).unwrap();
         let n = count(|| sim.advance().unwrap());
         assert_eq!(n, 0, "{method}: {n} heap allocations in Simulation::advance");
+        let n = count(|| sim.advance_by(16).unwrap());
+        assert_eq!(n, 0, "{method}: {n} heap allocations in Simulation::advance_by");
     }
 }

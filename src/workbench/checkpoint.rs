@@ -84,6 +84,10 @@ pub const AUTO_INTERVAL: Duration = Duration::from_secs(30);
 /// With the default schedule, the clock is read at least every this many steps.
 const AUTO_STRIDE: usize = 1 << 14;
 
+/// Steps taken per call of [`Simulation::advance_by`] in a run, between two polls of the stop
+/// flag (an interrupt waits for at most this many steps).
+const STOP_POLL: usize = 256;
+
 /// Why a checkpoint was refused. Nothing in the directory has been changed when one is returned.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -690,12 +694,15 @@ impl Session {
             let mut failure = None;
             let mut interrupted = false;
             let t0 = Instant::now();
-            for _ in k..end {
+            // chunks of `STOP_POLL` steps in one call each (`Simulation::advance_by`: the method
+            // shares work between the steps of a chunk), the stop flag polled between chunks
+            while self.sim.steps() < end {
                 if stop.load(Ordering::Relaxed) {
                     interrupted = true;
                     break;
                 }
-                if let Err(source) = self.sim.advance() {
+                let chunk = (end - self.sim.steps()).min(STOP_POLL);
+                if let Err(source) = self.sim.advance_by(chunk) {
                     failure = Some(WorkbenchError::Step { step: self.sim.steps() + 1, t: self.sim.time(), source });
                     break;
                 }

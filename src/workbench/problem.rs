@@ -96,6 +96,17 @@ pub trait Simulation {
     }
     /// One step of the method.
     fn advance(&mut self) -> Result<(), GeomError>;
+    /// `n` steps: the same state, bit for bit, as `n` calls of [`Simulation::advance`] (this
+    /// default), and the same place on an error: the state after the last step that succeeded,
+    /// `steps()` counting it, and the error of the step that failed. A simulation overrides it
+    /// to take the `n` steps in one call of its method (`OneStep::step_n`, which shares work
+    /// between steps where the method can, e.g. the force of Störmer–Verlet).
+    fn advance_by(&mut self, n: usize) -> Result<(), GeomError> {
+        for _ in 0..n {
+            self.advance()?;
+        }
+        Ok(())
+    }
     /// The state in the coordinates of [`Problem::state_labels`].
     fn state(&self) -> Vec<f64>;
     /// The current values of [`Problem::quantities`], concatenated.

@@ -61,7 +61,7 @@ impl<St: FlatState> Words for St {
 }
 
 /// The state is saved as its [`Words`], so a checkpoint restores it bit for bit.
-impl<St: Words, O: Observe<St>> Simulation for Run<St, O> {
+impl<St: Words + Clone, O: Observe<St>> Simulation for Run<St, O> {
     fn h(&self) -> f64 {
         self.h
     }
@@ -72,6 +72,20 @@ impl<St: Words, O: Observe<St>> Simulation for Run<St, O> {
     fn advance(&mut self) -> Result<(), GeomError> {
         self.method.step(&mut self.state, self.h)?;
         self.steps += 1;
+        Ok(())
+    }
+    /// The `n` steps in one call of [`OneStep::step_n`] (one dynamic call for all of them). On
+    /// an error `step_n` has left the state untouched; the steps are then taken again one by one
+    /// up to the failing one, so that the state, `steps()` and the error are those of
+    /// [`Simulation::advance`] called `n` times.
+    fn advance_by(&mut self, n: usize) -> Result<(), GeomError> {
+        if self.method.step_n(&mut self.state, self.h, n).is_ok() {
+            self.steps += n;
+            return Ok(());
+        }
+        for _ in 0..n {
+            self.advance()?;
+        }
         Ok(())
     }
     fn state(&self) -> Vec<f64> {
@@ -225,6 +239,30 @@ mod tests {
         fn quantities(&self, s: &f64) -> Vec<f64> {
             vec![2.0 * s]
         }
+    }
+
+    /// `advance_by(n)` is `n` calls of `advance`: the same state and count, and on a failure
+    /// at step `k` of the `n` the state after step `k − 1`, its count and the step's error.
+    #[test]
+    fn advance_by_is_n_advances() {
+        let mut run = Run::new(Box::new(Scribbler), 0.0, 0.5, Identity);
+        run.advance_by(3).unwrap();
+        assert_eq!((run.state(), run.steps()), (vec![1.5], 3));
+        run.advance_by(0).unwrap();
+        assert_eq!(run.steps(), 3);
+        assert_eq!(run.advance_by(4), Err(GeomError::InvalidStep { h: 0.5 }));
+        assert_eq!((run.state(), run.steps()), (vec![2.5], 5));
+        // the outer solar system: one call of Störmer–Verlet's step_n (the force shared between
+        // steps) against single steps, bit for bit
+        let problem = crate::workbench::catalogue::problem("outer-solar-system", &[]).unwrap();
+        let start = || crate::workbench::problem::start(problem.as_ref(), "stormer-verlet", 10.0).unwrap();
+        let (mut one, mut all) = (start(), start());
+        for _ in 0..1000 {
+            one.advance().unwrap();
+        }
+        all.advance_by(1000).unwrap();
+        assert_eq!((all.state(), all.steps()), (one.state(), one.steps()));
+        assert_eq!(all.save(), one.save());
     }
 
     /// A failed step leaves the state and the step count untouched, and the run can be asked

@@ -70,6 +70,7 @@
 use crate::driver::Increment;
 use crate::tableau::{self, Tableau};
 use discretization::hamiltonian::integrator_newton_options;
+use discretization::one_step::step_repeatedly;
 use discretization::{CotangentLiftIntegrator, EuclideanMap, OneStep, PhaseState, check_step};
 use geom_core::GeomError;
 use geom_core::function::{Hessian, PhaseSpaceDerivatives};
@@ -425,6 +426,10 @@ macro_rules! splitting_common {
                 *state = next;
                 Ok(())
             }
+            #[inline]
+            fn step_n(&self, state: &mut PhaseState<N>, h: f64, n: usize) -> Result<(), GeomError> {
+                self.steps(state, h, n)
+            }
         }
         impl<H: PhaseSpaceDerivatives<N>, const N: usize> Increment<N> for $ty<H> {
             fn increment(&self, state: &PhaseState<N>, h: f64) -> Result<Delta<N>, GeomError> {
@@ -442,6 +447,25 @@ impl<H> SymplecticEulerA<H> {
     const ORDER: u32 = 1;
     const SYMMETRIC: bool = false;
 }
+
+/// [`OneStep::step_n`] of the symplectic Euler methods: one force evaluation per step already,
+/// nothing to share between steps.
+macro_rules! steps_one_by_one {
+    ($ty:ident) => {
+        impl<H> $ty<H> {
+            #[inline]
+            fn steps<const N: usize>(&self, state: &mut PhaseState<N>, h: f64, n: usize) -> Result<(), GeomError>
+            where
+                H: PhaseSpaceDerivatives<N>,
+                Self: OneStep<PhaseState<N>>,
+            {
+                step_repeatedly(self, state, h, n)
+            }
+        }
+    };
+}
+steps_one_by_one!(SymplecticEulerA);
+steps_one_by_one!(SymplecticEulerB);
 impl<H> SymplecticEulerB<H> {
     const ORDER: u32 = 1;
     const SYMMETRIC: bool = false;
@@ -515,6 +539,38 @@ impl<H> StormerVerlet<H> {
 }
 
 impl<H> StormerVerlet<H> {
+    /// [`OneStep::step_n`]: for a separable `H`, kick–drift–kick with the force at the end of
+    /// each step kept for the first kick of the next ("first same as last": `∇V(q_{k+1})` is
+    /// evaluated once, not twice; the same numbers as `n` single steps, bit for bit, since
+    /// `H_q` of a separable `H` does not depend on `p`). Each step's state is checked for
+    /// finiteness as by [`OneStep::step`]; on any error `state` is left as it was. Other `H`:
+    /// `n` single steps.
+    #[inline]
+    fn steps<const N: usize>(&self, state: &mut PhaseState<N>, h: f64, n: usize) -> Result<(), GeomError>
+    where
+        H: PhaseSpaceDerivatives<N>,
+    {
+        let ham = &self.hamiltonian;
+        if !ham.is_separable() || n == 0 {
+            return step_repeatedly(self, state, h, n);
+        }
+        check_step(h)?;
+        let (mut q, mut p) = (state.q, state.p);
+        let mut force = ham.gradient_q(&q, &p);
+        for _ in 0..n {
+            let p_half = p - force * (0.5 * h);
+            let q1 = q + ham.gradient_p(&q, &p_half) * h;
+            force = ham.gradient_q(&q1, &p_half);
+            let next = PhaseState::new(q1, p_half - force * (0.5 * h));
+            if !next.is_finite() {
+                return Err(GeomError::NonFinite { what: "state after step" });
+            }
+            (q, p) = (next.q, next.p);
+        }
+        *state = PhaseState::new(q, p);
+        Ok(())
+    }
+
     /// The new state, not yet checked for finiteness: kick–drift–kick written on the state for a
     /// separable `H`, the two implicit half steps otherwise.
     #[inline]

@@ -901,3 +901,111 @@ fn verlet_composition_is_the_composition_with_merged_kicks() {
     assert_eq!(bad.q, before.q);
     assert!(VerletComposition::new(kepler_separable(), discretization::composition::adjoint_pair()).is_err());
 }
+
+// ------------------------------------------------------------------------------------------------
+// `OneStep::step_n`: n steps in one call
+
+/// `V = −q⁴`: the particle runs off to infinity in finite time, so that a long enough run
+/// overflows (a step that fails after others have succeeded).
+#[derive(Debug, Clone, Copy)]
+struct Quartic;
+impl ScalarFunction<1> for Quartic {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 1>) -> S {
+        -(q[0] * q[0]) * (q[0] * q[0])
+    }
+}
+
+/// `n` single steps from `s0`, as `(the state after the last success, successes, the error)`.
+fn single_steps<const N: usize, M: OneStep<PhaseState<N>> + ?Sized>(
+    m: &M,
+    s0: PhaseState<N>,
+    h: f64,
+    n: usize,
+) -> (PhaseState<N>, usize, Option<GeomError>) {
+    let mut s = s0;
+    for k in 0..n {
+        if let Err(e) = m.step(&mut s, h) {
+            return (s, k, Some(e));
+        }
+    }
+    (s, n, None)
+}
+
+#[test]
+fn step_n_is_n_single_steps_bit_for_bit() {
+    // Störmer–Verlet of a separable H shares the force between steps ("first same as last");
+    // the numbers are those of single steps exactly, through a trait object too
+    let n = 1000;
+    let s0 = kepler_start();
+    let sv = StormerVerlet::new(kepler_separable());
+    let (expected, done, err) = single_steps(&sv, s0, 0.05, n);
+    assert!(err.is_none() && done == n);
+    let mut s = s0;
+    sv.step_n(&mut s, 0.05, n).unwrap();
+    assert_eq!(s, expected, "StormerVerlet::step_n");
+    let boxed: Box<dyn OneStep<PhaseState<2>>> = Box::new(StormerVerlet::new(kepler_separable()));
+    let mut s = s0;
+    boxed.step_n(&mut s, 0.05, n).unwrap();
+    assert_eq!(s, expected, "Box<dyn OneStep>::step_n");
+    // backward steps retrace the orbit
+    let mut back = expected;
+    sv.step_n(&mut back, -0.05, n).unwrap();
+    assert!(dist(&back, &s0) < 1e-11, "{:e}", dist(&back, &s0));
+    // the N-body Hamiltonian (AD of the pair function only)
+    let nbody = geom_core::pairwise::gravity::<6, 2, 3>(1.0, [1.0, 1e-3, 2e-3]).unwrap();
+    let sv3 = StormerVerlet::new(nbody);
+    let s3 = PhaseState::new(
+        SVector::from([0.0, 0.0, 1.0, 0.0, 0.0, -1.5]),
+        SVector::from([0.0, 0.0, 0.0, 1e-3, 1.6e-3, 0.0]),
+    );
+    let (expected3, _, err) = single_steps(&sv3, s3, 0.01, n);
+    assert!(err.is_none());
+    let mut s = s3;
+    sv3.step_n(&mut s, 0.01, n).unwrap();
+    assert_eq!(s, expected3, "N-body StormerVerlet::step_n");
+    // methods without an override (the default), and Störmer–Verlet of an undeclared H
+    let undeclared = StormerVerlet::new(Undeclared(kepler_separable()));
+    let euler = SymplecticEulerA::new(kepler_separable());
+    let gauss = Gauss2::new(Kepler).unwrap();
+    for (name, m) in [
+        ("SV, undeclared H", &undeclared as &dyn OneStep<PhaseState<2>>),
+        ("symplectic Euler A", &euler),
+        ("Gauss 2", &gauss),
+    ] {
+        let (expected, done, err) = single_steps(m, s0, 0.05, 200);
+        assert!(err.is_none() && done == 200, "{name}");
+        let mut s = s0;
+        m.step_n(&mut s, 0.05, 200).unwrap();
+        assert_eq!(s, expected, "{name}");
+    }
+    // n = 0 changes nothing
+    let mut s = s0;
+    sv.step_n(&mut s, 0.05, 0).unwrap();
+    assert_eq!(s, s0);
+}
+
+#[test]
+fn step_n_errors_leave_the_state_untouched() {
+    let sv = StormerVerlet::new(Separable::new(Kinetic1, Quartic));
+    let s0 = PhaseState::new(SVector::from([1.0]), SVector::from([1.0]));
+    // single steps overflow after some successes
+    let (_, done, err) = single_steps(&sv, s0, 0.1, 1000);
+    assert!(done > 1 && matches!(err, Some(GeomError::NonFinite { .. })), "{done} {err:?}");
+    for (m, name) in [
+        (&sv as &dyn OneStep<PhaseState<1>>, "Störmer–Verlet (shared force)"),
+        (&SymplecticEulerB::new(Separable::new(Kinetic1, Quartic)), "symplectic Euler B (default)"),
+    ] {
+        let mut s = s0;
+        assert!(matches!(m.step_n(&mut s, 0.1, 1000), Err(GeomError::NonFinite { .. })), "{name}");
+        assert_eq!(s, s0, "{name}: the state after a failed step_n");
+        // the steps before the failure succeed
+        let mut s = s0;
+        m.step_n(&mut s, 0.1, 1).unwrap();
+        assert_ne!(s, s0);
+        for h in [0.0, f64::NAN, f64::INFINITY] {
+            let mut s = s0;
+            assert!(matches!(m.step_n(&mut s, h, 3), Err(GeomError::InvalidStep { .. })), "{name}");
+            assert_eq!(s, s0);
+        }
+    }
+}
