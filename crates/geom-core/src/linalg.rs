@@ -136,7 +136,8 @@ fn invert_small<S: Scalar, const N: usize, const B: usize>(
             GeomError::NonFinite { what }
         }
     };
-    let singular = |det: S| !(det.re().abs() > PIVOT_RTOL * hadamard);
+    // `NaN` compares as singular: `partial_cmp` is `None`
+    let singular = |det: S| det.re().abs().partial_cmp(&(PIVOT_RTOL * hadamard)) != Some(std::cmp::Ordering::Greater);
     match n {
         0 => Ok(()),
         1 => {
