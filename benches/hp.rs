@@ -214,6 +214,25 @@ fn ratios() {
             }
         },
     );
+    // the exp chart (closed-form dexp⁻¹ with its cot, sin and cos) against the same hand-written
+    // Cayley loop: the reference for both charts (a hand-written exp loop would cost more)
+    let sv_exp = hp::stormer_verlet(So3, body, Chart::Exp).unwrap();
+    let (mut a, mut r, mut pi) = (s0, s0.g, s0.pi);
+    report.case(
+        "rigid_body_hp_sv_exp_vs_hand_cayley",
+        1.25,
+        5000,
+        |n| {
+            for _ in 0..n {
+                sv_exp.step(black_box(&mut a), H).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hand_step(&inertia, &inertia_inv, black_box(&mut r), black_box(&mut pi), H);
+            }
+        },
+    );
     let opts = *sv.newton_options();
     let (mut r2, mut pi2) = (s0.g, s0.pi);
     let (mut r3, mut pi3) = (s0.g, s0.pi);
