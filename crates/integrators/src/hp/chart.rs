@@ -72,8 +72,9 @@ where
 }
 
 /// `(dτ^{-1}_x)ᵀ μ` for any chart: the group's closed form for a shipped chart, else the
-/// chart's `dτ^{-1}` matrix.
-#[inline]
+/// chart's `dτ^{-1}` matrix. Always inlined: the HP Jacobian applies it to the `D` columns of
+/// `Dm` at one `x`, and the chart's coefficients (the exp chart's power series) are then shared.
+#[inline(always)]
 pub(crate) fn chart_dtau_inv_transpose<G: ChartDerivative<D>, C: HpChart<G, D>, const D: usize>(
     group: &G,
     chart: &C,
@@ -217,7 +218,7 @@ impl ChartDerivative<3> for So3 {
 }
 
 /// `(dexp^{-1}_x)ᵀ μ = μ + ½ x×μ + d(t) (x (x·μ) - t μ)` on SO(3).
-#[inline(never)]
+#[inline(always)]
 fn so3_dexp_inv_transpose(x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Vector3<f64>> {
     let t = x.norm_squared();
     let (d, _, _) = dexp_inv_coefficients(t)?;
@@ -225,7 +226,7 @@ fn so3_dexp_inv_transpose(x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Vector3
 }
 
 /// `D_x[(dexp^{-1}_x)ᵀ μ] = -½ μ̂ + d (x μᵀ + (x·μ) I - 2 μ xᵀ) + 2 d'(t) (x (x·μ) - t μ) xᵀ`.
-#[inline(never)]
+#[inline]
 fn so3_dexp_inv_transpose_derivative(x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Matrix3<f64>> {
     let xm = x.dot(mu);
     let t = x.norm_squared();
@@ -253,7 +254,8 @@ fn horner2(c: &[f64], t: f64) -> (f64, f64, f64) {
 }
 
 /// `(d, d', d'')` of `d(t) = (1 - (θ/2) cot(θ/2))/θ²`, `t = θ²`, for the SO(3) and SE(3) exp charts. Power
-/// series below `t = 4` (9 terms for `t < 1/4`, 18 up to 4: truncation below 1e-16 relative),
+/// series below `t = 4` (6 terms for `t < 1/64`, 9 for `t < 1/4`, 18 up to 4: truncation below
+/// 1e-16 relative in `d`),
 /// closed form above, from `g(θ) = 1 - (θ/2) cot(θ/2)`,
 /// `g' = -½ cot(θ/2) + (θ/4)/sin²(θ/2)`, `g'' = (½ - (θ/4) cot(θ/2))/sin²(θ/2)`, `G(t) = g(θ)`,
 /// `G' = g'/(2θ)`, `G'' = (g'' - g'/θ)/(4t)`: `d = G/t`, `d' = G'/t - G/t²`,
@@ -263,7 +265,11 @@ fn horner2(c: &[f64], t: f64) -> (f64, f64, f64) {
 /// `t = 4`. Error where `sin(θ/2) = 0` (`|x|` a nonzero multiple of `2π`).
 #[inline(always)]
 fn dexp_inv_coefficients(t: f64) -> Result<(f64, f64, f64)> {
-    if t < 0.25 {
+    if t < 1.0 / 64.0 {
+        // the steps of a run (`|hξ| < 1/8`): the terms fall by `t/(4π²) < 4e-4` each, and the
+        // first omitted one is below 1e-19 relative in `d`, 1e-16 in `d'`
+        Ok(horner2(&DEXP_INV_D[..6], t))
+    } else if t < 0.25 {
         Ok(horner2(&DEXP_INV_D[..9], t))
     } else if t < DEXP_INV_SERIES_T {
         Ok(horner2(&DEXP_INV_D, t))
