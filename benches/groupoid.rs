@@ -297,6 +297,30 @@ fn ratios() {
             }
         },
     );
+    // the same flow, `step_n` in chunks of 1000 steps: the Newton Jacobian carried from step to
+    // step (re-evaluated only when the iteration contracts slowly) and the extrapolated guess
+    let mut wn = w0;
+    let mut check = w0;
+    dep.step_n(&mut check, 1000).unwrap();
+    let mut single = w0;
+    for _ in 0..1000 {
+        single = dep.step(&single).unwrap().0;
+    }
+    assert!((check - single).amax() < 1e-12, "step_n vs step: {:e}", (check - single).amax());
+    let (mut r, mut pi) = (w0, legendre_plus(&gd, dep.lagrangian(), &w0));
+    report.case(
+        "rigid_body_groupoid_dep_step_n_vs_hand_lgvi",
+        3.0,
+        2000,
+        |n| {
+            dep.step_n(black_box(&mut wn), n).unwrap();
+        },
+        |n| {
+            for _ in 0..n {
+                hand_lgvi(&inertia, &inertia_inv, None, black_box(&mut r), black_box(&mut pi), H);
+            }
+        },
+    );
     report.print("groupoid: ratio case project_ns reference_ns ratio target");
 }
 

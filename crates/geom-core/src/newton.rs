@@ -133,8 +133,10 @@ pub struct NewtonOptions {
     /// the Jacobian already factored (one solve, no further evaluation; when the warm start
     /// itself is accepted, the Jacobian at it is factored for this one correction), so that the
     /// solution carries no bias of the size of the tolerance: conserved quantities then hold to
-    /// the rounding level of the equations over long runs. A correction that is not finite or
-    /// a singular Jacobian leaves the accepted iterate. Off by default.
+    /// the rounding level of the equations over long runs. With a Jacobian carried over from an
+    /// earlier solve ([`newton_blocks_carried`]: the iteration converges linearly) an iterate
+    /// accepted by the step test gets the same correction (one more residual). A correction that
+    /// is not finite or a singular Jacobian leaves the accepted iterate. Off by default.
     pub polish: bool,
 }
 
@@ -588,10 +590,25 @@ fn scan_slice(v: &[f64], (zero, max): (f64, f64)) -> (f64, f64) {
 /// after `x` has failed the residual test ([`newton_split`]).
 #[inline]
 fn newton_loop<Sp: Space>(
+    eval: impl FnMut(&Sp::Vec, Option<&mut Sp::Jac>) -> Result<Sp::Vec>,
+    late_jacobian: Option<impl FnMut(&Sp::Vec, &mut Sp::Jac) -> Result<()>>,
+    x0: &Sp::Vec,
+    opts: &NewtonOptions,
+) -> Result<(Sp::Vec, NewtonReport)> {
+    let mut factored = false;
+    newton_loop_from::<Sp>(eval, late_jacobian, x0, opts, &mut Sp::empty_factor(), &mut factored)
+}
+
+/// [`newton_loop`] from the factorization `lu` when `factored` (a Jacobian carried over from an
+/// earlier solve, used as a frozen one); on return `lu` and `factored` hold the last one.
+#[inline]
+fn newton_loop_from<Sp: Space>(
     mut eval: impl FnMut(&Sp::Vec, Option<&mut Sp::Jac>) -> Result<Sp::Vec>,
     mut late_jacobian: Option<impl FnMut(&Sp::Vec, &mut Sp::Jac) -> Result<()>>,
     x0: &Sp::Vec,
     opts: &NewtonOptions,
+    lu: &mut Sp::Factor,
+    factored: &mut bool,
 ) -> Result<(Sp::Vec, NewtonReport)> {
     opts.validate()?;
     if !Sp::scan(x0).0 {
@@ -599,13 +616,11 @@ fn newton_loop<Sp: Space>(
     }
     let mut x = *x0;
     let mut jac = Sp::zero_jac();
-    let mut lu = Sp::empty_factor();
-    let mut factored = false;
     let mut monitor = Monitor::new(opts);
     let mut k = 0;
     loop {
         // No Jacobian at the last allowed evaluation: no step follows it.
-        let want = k < opts.max_iterations && monitor.wants_jacobian(!factored);
+        let want = k < opts.max_iterations && monitor.wants_jacobian(!*factored);
         let fx = eval(&x, if want && late_jacobian.is_none() { Some(&mut jac) } else { None })?;
         let (finite, r) = Sp::scan(&fx);
         if !finite {
@@ -619,16 +634,16 @@ fn newton_loop<Sp: Space>(
         // evaluated with the residual, or now by the separate Jacobian) for the one correction,
         // as a step would. One call site for the Jacobian and the factorization, so that both
         // inline into the caller.
-        let polish_here = accepted.is_some() && opts.polish && !factored && want;
+        let polish_here = accepted.is_some() && opts.polish && !*factored && want;
         if want && (accepted.is_none() || polish_here) {
             let ready = match late_jacobian.as_mut() {
                 Some(late) => late(&x, &mut jac),
                 None => Ok(()),
             }
-            .and_then(|()| Sp::refactor(&mut lu, &jac));
+            .and_then(|()| Sp::refactor(lu, &jac));
             match ready {
                 Ok(()) => {
-                    factored = true;
+                    *factored = true;
                     if accepted.is_none() {
                         monitor.jacobian_updates += 1;
                     }
@@ -639,8 +654,8 @@ fn newton_loop<Sp: Space>(
             }
         }
         if let Some(report) = accepted {
-            if opts.polish && factored {
-                let dx = Sp::step(&lu, &fx);
+            if opts.polish && *factored {
+                let dx = Sp::step(lu, &fx);
                 let mut polished = x;
                 Sp::add(&mut polished, &dx);
                 if Sp::scan(&polished).0 {
@@ -650,10 +665,10 @@ fn newton_loop<Sp: Space>(
             return Ok((x, report));
         }
         // `want` holds whenever nothing is factored yet, so the error arm is never taken.
-        if !factored {
+        if !*factored {
             return Err(GeomError::SingularMatrix { what: JACOBIAN, iteration: k });
         }
-        let dx = Sp::step(&lu, &fx);
+        let dx = Sp::step(lu, &fx);
         Sp::add(&mut x, &dx);
         let (finite, x_norm) = Sp::scan(&x);
         if !finite {
@@ -661,6 +676,18 @@ fn newton_loop<Sp: Space>(
         }
         k += 1;
         if let Some(report) = monitor.step_test(k, r, Sp::scan(&dx).1, x_norm) {
+            // With a carried Jacobian the iteration converges linearly and the step test accepts
+            // an iterate one contraction away from the root: polish it as the residual test's.
+            if opts.polish
+                && monitor.jacobian_updates == 0
+                && let Ok(f1) = eval(&x, None)
+            {
+                let mut polished = x;
+                Sp::add(&mut polished, &Sp::step(lu, &f1));
+                if Sp::scan(&polished).0 {
+                    return Ok((polished, report));
+                }
+            }
             return Ok((x, report));
         }
     }
@@ -765,6 +792,67 @@ pub fn newton_blocks<const N: usize, const B: usize>(
         x0,
         opts,
     )
+}
+
+/// A factored block Jacobian carried from one Newton solve into the next
+/// ([`newton_blocks_carried`]): in a sequence of nearby solves (the steps of an integrator) a
+/// simplified Newton iteration can start from the previous solve's Jacobian instead of
+/// evaluating a new one, which is the expensive part when the Jacobian is a second derivative
+/// by AD. Empty until a solve has factored one.
+#[derive(Debug, Clone, Copy)]
+pub struct CarriedJacobian<const N: usize, const B: usize> {
+    lu: BlockLu<f64, N, B>,
+    valid: bool,
+}
+
+impl<const N: usize, const B: usize> CarriedJacobian<N, B> {
+    /// No factorization yet: the next solve evaluates a Jacobian.
+    pub fn new() -> Self {
+        Self { lu: BlockLu::empty(), valid: false }
+    }
+    /// Whether a factorization is carried.
+    pub fn is_valid(&self) -> bool {
+        self.valid
+    }
+    /// Drop the carried factorization (the next solve evaluates a Jacobian).
+    pub fn invalidate(&mut self) {
+        self.valid = false;
+    }
+}
+
+impl<const N: usize, const B: usize> Default for CarriedJacobian<N, B> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// [`newton_blocks`] starting from the Jacobian `carried` over from an earlier solve. With
+/// [`JacobianUpdate::Frozen`] and a carried factorization, no Jacobian is evaluated until the
+/// iteration contracts slowly (`θ >` [`FROZEN_REFRESH_THETA`], as in every frozen solve); with
+/// [`JacobianUpdate::EveryIteration`] the carried one is not used. On success `carried` holds
+/// the last factored Jacobian (for the next solve) and the report counts the Jacobians this
+/// solve evaluated (0 if the carried one sufficed); on an error it is emptied. The root is the
+/// same as that of [`newton_blocks`] (the residual is unchanged; the Jacobian only steers the
+/// iteration), to the tolerances.
+#[inline]
+pub fn newton_blocks_carried<const N: usize, const B: usize>(
+    eval: impl FnMut(&BlockVector<f64, N, B>, Option<&mut BlockMatrix<f64, N, B>>) -> Result<BlockVector<f64, N, B>>,
+    x0: &BlockVector<f64, N, B>,
+    opts: &NewtonOptions,
+    carried: &mut CarriedJacobian<N, B>,
+) -> Result<(BlockVector<f64, N, B>, NewtonReport)> {
+    let mut factored = carried.valid && opts.jacobian == JacobianUpdate::Frozen;
+    carried.valid = false;
+    let solved = newton_loop_from::<Blocks<N, B>>(
+        eval,
+        None::<fn(&BlockVector<f64, N, B>, &mut BlockMatrix<f64, N, B>) -> Result<()>>,
+        x0,
+        opts,
+        &mut carried.lu,
+        &mut factored,
+    )?;
+    carried.valid = factored;
+    Ok(solved)
 }
 
 /// [`newton_blocks`] with the exact block Jacobian of `res` by forward AD

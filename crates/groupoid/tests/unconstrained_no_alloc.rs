@@ -101,6 +101,8 @@ fn steps_on_the_new_groupoids_do_not_allocate() {
         acc += ball.step::<5>(&g_ball).unwrap().0.1.0[0];
         acc += sphere.step(&g_sphere).unwrap().0.1[0];
         acc += top.step(&g_top).unwrap().0.0[1];
+        let mut g = g_top;
+        acc += top.step_n(&mut g, 3).unwrap().iterations as f64 + g.0[1];
         acc += atiyah.step::<5>(&g_at).unwrap().0.1[0];
         acc += legendre_plus(pair.groupoid(), pair.lagrangian(), &g_pair)[0];
         acc += legendre_minus(top.groupoid(), top.lagrangian(), &g_top)[0];

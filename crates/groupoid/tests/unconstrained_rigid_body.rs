@@ -130,3 +130,49 @@ fn default_newton_conserves_the_moser_veselov_energy_to_round_off() {
     }
     assert!(de <= 1e-13, "energy drift {de:e}");
 }
+
+/// `DiscreteFlow::step_n`: the Jacobian carried from step to step and the extrapolated guess land
+/// on the same arrows as single steps (the same DEL residual), evaluate few Jacobians, and keep
+/// the Moser–Veselov energy to round-off; a failing run leaves the arrow untouched.
+#[test]
+fn step_n_carries_the_jacobian_to_the_same_arrows() {
+    let inertia = Vector3::new(1.0, 2.0, 2.5);
+    let h = 0.05;
+    for chart in [Chart::Cayley, Chart::Exp] {
+        let gd = GroupAsGroupoid::new(So3, chart);
+        let flow = DiscreteFlow::new(gd, MoserVeselov::new(h, inertia));
+        let l = flow.lagrangian();
+        let w0 = so3::exp(&(Vector3::new(1.0, 0.3, -0.6) * h));
+        let energy = |p: &Vector3<f64>| 0.5 * p.component_div(&inertia).dot(p);
+        let e0 = energy(&legendre_plus(&gd, l, &w0));
+        let (mut single, mut chunked) = (w0, w0);
+        let (mut diff, mut de, mut jacobians, mut single_jacobians) = (0.0f64, 0.0f64, 0, 0);
+        for _ in 0..20 {
+            for _ in 0..100 {
+                let (next, report) = flow.step(&single).unwrap();
+                single = next;
+                single_jacobians += report.jacobian_updates;
+            }
+            let stats = flow.step_n(&mut chunked, 100).unwrap();
+            assert_eq!(stats.steps, 100);
+            jacobians += stats.jacobian_updates;
+            diff = diff.max((single - chunked).amax());
+            de = de.max((energy(&legendre_plus(&gd, l, &chunked)) - e0).abs());
+        }
+        println!("{chart:?}: step_n vs step {diff:.1e}, energy {de:.1e}, Jacobians {jacobians} vs {single_jacobians}");
+        assert!(diff <= 1e-12, "{chart:?}: step_n and step differ by {diff:e}");
+        assert!(de <= 1e-13, "{chart:?}: energy drift {de:e}");
+        assert!(jacobians <= 20 * 5 && single_jacobians >= 2000, "{jacobians} {single_jacobians}");
+        // zero steps change nothing
+        let mut w = w0;
+        assert_eq!(flow.step_n(&mut w, 0).unwrap().steps, 0);
+        assert_eq!(w, w0);
+    }
+    // a run that fails (a non-finite arrow) leaves the arrow untouched
+    let flow = DiscreteFlow::new(GroupAsGroupoid::new(So3, Chart::Cayley), MoserVeselov::new(h, inertia));
+    let mut bad = so3::exp(&Vector3::new(0.1, 0.0, 0.0));
+    bad[(0, 0)] = f64::NAN;
+    let before = bad;
+    assert!(flow.step_n(&mut bad, 10).is_err());
+    assert!(bad.iter().zip(before.iter()).all(|(a, b)| a.to_bits() == b.to_bits()));
+}
