@@ -601,7 +601,9 @@ fn newton_loop<Sp: Space>(
 
 /// [`newton_loop`] from the factorization `lu` when `factored` (a Jacobian carried over from an
 /// earlier solve, used as a frozen one); on return `lu` and `factored` hold the last one.
-#[inline]
+/// Always inlined: every solver is this loop with its own `eval`, and the factorization and the
+/// flag must live in registers and on the caller's stack, not behind the references.
+#[inline(always)]
 fn newton_loop_from<Sp: Space>(
     mut eval: impl FnMut(&Sp::Vec, Option<&mut Sp::Jac>) -> Result<Sp::Vec>,
     mut late_jacobian: Option<impl FnMut(&Sp::Vec, &mut Sp::Jac) -> Result<()>>,
@@ -676,18 +678,6 @@ fn newton_loop_from<Sp: Space>(
         }
         k += 1;
         if let Some(report) = monitor.step_test(k, r, Sp::scan(&dx).1, x_norm) {
-            // With a carried Jacobian the iteration converges linearly and the step test accepts
-            // an iterate one contraction away from the root: polish it as the residual test's.
-            if opts.polish
-                && monitor.jacobian_updates == 0
-                && let Ok(f1) = eval(&x, None)
-            {
-                let mut polished = x;
-                Sp::add(&mut polished, &Sp::step(lu, &f1));
-                if Sp::scan(&polished).0 {
-                    return Ok((polished, report));
-                }
-            }
             return Ok((x, report));
         }
     }
@@ -841,10 +831,11 @@ pub fn newton_blocks_carried<const N: usize, const B: usize>(
     opts: &NewtonOptions,
     carried: &mut CarriedJacobian<N, B>,
 ) -> Result<(BlockVector<f64, N, B>, NewtonReport)> {
+    let mut eval = eval;
     let mut factored = carried.valid && opts.jacobian == JacobianUpdate::Frozen;
     carried.valid = false;
-    let solved = newton_loop_from::<Blocks<N, B>>(
-        eval,
+    let (x, report) = newton_loop_from::<Blocks<N, B>>(
+        &mut eval,
         None::<fn(&BlockVector<f64, N, B>, &mut BlockMatrix<f64, N, B>) -> Result<()>>,
         x0,
         opts,
@@ -852,7 +843,19 @@ pub fn newton_blocks_carried<const N: usize, const B: usize>(
         &mut factored,
     )?;
     carried.valid = factored;
-    Ok(solved)
+    // With a carried Jacobian the iteration converges linearly, and the step test accepts an
+    // iterate one contraction away from the root: polish it as the residual test's (one more
+    // residual).
+    if opts.polish && factored && report.jacobian_updates == 0 && report.criterion == StopCriterion::Step {
+        if let Ok(f) = eval(&x, None) {
+            let mut polished = x;
+            Blocks::<N, B>::add(&mut polished, &Blocks::<N, B>::step(&carried.lu, &f));
+            if Blocks::<N, B>::scan(&polished).0 {
+                return Ok((polished, report));
+            }
+        }
+    }
+    Ok((x, report))
 }
 
 /// [`newton_blocks`] with the exact block Jacobian of `res` by forward AD

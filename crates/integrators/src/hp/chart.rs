@@ -43,6 +43,27 @@ pub trait ChartDerivative<const D: usize>: LieGroup<f64, D> + LieGroup<DualSVec6
     fn dtau_inv_transpose(&self, chart: Chart, x: &SVector<f64, D>, mu: &SVector<f64, D>) -> Result<SVector<f64, D>> {
         Ok(LieGroup::<f64, D>::dtau_inv(self, chart, x)?.tr_mul(mu))
     }
+    /// `(dτ^{-1}_x)ᵀ M` for a `D × D` matrix `M` (the HP Newton Jacobian's `(dτ^{-1})ᵀ Dm`).
+    /// Default: for `D <= 3`, [`ChartDerivative::dtau_inv_transpose`] applied to the columns
+    /// (cheaper than forming `dτ^{-1}` and a product: SO(3) 10% faster per step); above, the
+    /// matrix `dτ^{-1}` (SE(3) 10% faster that way).
+    #[inline]
+    fn dtau_inv_transpose_matrix(
+        &self,
+        chart: Chart,
+        x: &SVector<f64, D>,
+        m: &SMatrix<f64, D, D>,
+    ) -> Result<SMatrix<f64, D, D>> {
+        if D <= 3 {
+            let mut out = SMatrix::<f64, D, D>::zeros();
+            for j in 0..D {
+                out.set_column(j, &self.dtau_inv_transpose(chart, x, &m.column(j).into_owned())?);
+            }
+            Ok(out)
+        } else {
+            Ok(LieGroup::<f64, D>::dtau_inv(self, chart, x)?.tr_mul(m))
+        }
+    }
     /// `∂/∂x_j [(dτ^{-1}_x)ᵀ μ]_i`.
     fn dtau_inv_transpose_derivative(
         &self,
@@ -72,9 +93,8 @@ where
 }
 
 /// `(dτ^{-1}_x)ᵀ μ` for any chart: the group's closed form for a shipped chart, else the
-/// chart's `dτ^{-1}` matrix. Always inlined: the HP Jacobian applies it to the `D` columns of
-/// `Dm` at one `x`, and the chart's coefficients (the exp chart's power series) are then shared.
-#[inline(always)]
+/// chart's `dτ^{-1}` matrix.
+#[inline]
 pub(crate) fn chart_dtau_inv_transpose<G: ChartDerivative<D>, C: HpChart<G, D>, const D: usize>(
     group: &G,
     chart: &C,
@@ -87,9 +107,24 @@ pub(crate) fn chart_dtau_inv_transpose<G: ChartDerivative<D>, C: HpChart<G, D>, 
     }
 }
 
+/// `(dτ^{-1}_x)ᵀ M` for any chart: the group's ([`ChartDerivative::dtau_inv_transpose_matrix`])
+/// for a shipped chart, else the chart's `dτ^{-1}` matrix.
+#[inline(always)]
+pub(crate) fn chart_dtau_inv_transpose_matrix<G: ChartDerivative<D>, C: HpChart<G, D>, const D: usize>(
+    group: &G,
+    chart: &C,
+    x: &SVector<f64, D>,
+    m: &SMatrix<f64, D, D>,
+) -> Result<SMatrix<f64, D, D>> {
+    match GroupChart::<f64, G, D>::builtin(chart) {
+        Some(builtin) => group.dtau_inv_transpose_matrix(builtin, x, m),
+        None => Ok(GroupChart::<f64, G, D>::dtau_inv(chart, group, x)?.tr_mul(m)),
+    }
+}
+
 /// `D_x[(dτ^{-1}_x)ᵀ μ]` for any chart: the group's closed form (or its AD default) for a
 /// shipped chart, else forward AD through the chart's `dτ^{-1}` at `DualSVec64<D>`.
-#[inline]
+#[inline(always)]
 pub(crate) fn chart_dtau_inv_transpose_derivative<G: ChartDerivative<D>, C: HpChart<G, D>, const D: usize>(
     group: &G,
     chart: &C,
@@ -207,6 +242,21 @@ impl ChartDerivative<3> for So3 {
             Chart::Exp => so3_dexp_inv_transpose(x, mu),
         }
     }
+    /// Cayley: the columns in closed form; exp: `d(t)` once for the three columns.
+    #[inline(always)]
+    fn dtau_inv_transpose_matrix(&self, chart: Chart, x: &Vector3<f64>, m: &Matrix3<f64>) -> Result<Matrix3<f64>> {
+        match chart {
+            Chart::Cayley => {
+                let mut out = Matrix3::zeros();
+                for j in 0..3 {
+                    let mu = m.column(j).into_owned();
+                    out.set_column(j, &(mu + x.cross(&mu) * 0.5 + x * (0.25 * x.dot(&mu))));
+                }
+                Ok(out)
+            }
+            Chart::Exp => so3_dexp_inv_transpose_matrix(x, m),
+        }
+    }
     #[inline(always)]
     fn dtau_inv_transpose_derivative(&self, chart: Chart, x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Matrix3<f64>> {
         // Cayley: geom-core's closed form; exp: below
@@ -218,15 +268,27 @@ impl ChartDerivative<3> for So3 {
 }
 
 /// `(dexp^{-1}_x)ᵀ μ = μ + ½ x×μ + d(t) (x (x·μ) - t μ)` on SO(3).
-#[inline(always)]
+#[inline(never)]
 fn so3_dexp_inv_transpose(x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Vector3<f64>> {
     let t = x.norm_squared();
     let (d, _, _) = dexp_inv_coefficients(t)?;
     Ok(mu + x.cross(mu) * 0.5 + (x * x.dot(mu) - mu * t) * d)
 }
 
+/// [`so3_dexp_inv_transpose`] applied to the columns of `m`, `d(t)` computed once.
+#[inline(never)]
+fn so3_dexp_inv_transpose_matrix(x: &Vector3<f64>, m: &Matrix3<f64>) -> Result<Matrix3<f64>> {
+    let t = x.norm_squared();
+    let (d, _, _) = dexp_inv_coefficients(t)?;
+    Ok(Matrix3::from_fn(|i, j| {
+        let mu = m.column(j);
+        let c = x.cross(&mu) * 0.5 + (x * x.dot(&mu) - mu * t) * d;
+        mu[i] + c[i]
+    }))
+}
+
 /// `D_x[(dexp^{-1}_x)ᵀ μ] = -½ μ̂ + d (x μᵀ + (x·μ) I - 2 μ xᵀ) + 2 d'(t) (x (x·μ) - t μ) xᵀ`.
-#[inline]
+#[inline(never)]
 fn so3_dexp_inv_transpose_derivative(x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Matrix3<f64>> {
     let xm = x.dot(mu);
     let t = x.norm_squared();
