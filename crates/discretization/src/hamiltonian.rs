@@ -108,10 +108,26 @@ impl<R, H> CotangentLiftIntegrator<R, H> {
     {
         check_step(h)?;
         let next = match self.map.theta() {
-            Some(theta) => theta_step(&self.hamiltonian, theta, state, h, &self.newton)?,
-            None => crate::general::general_step(&self.map, &self.hamiltonian, state, h, &self.newton)?,
+            Some(theta) if self.hamiltonian.is_separable() && (theta == 0.0 || theta == 1.0) => {
+                theta_solve(&self.hamiltonian, theta, state, h, &self.newton)?.1
+            }
+            _ => self.implicit_advance(state, h)?,
         };
         if next.is_finite() { Ok(next) } else { Err(GeomError::NonFinite { what: "state after step" }) }
+    }
+
+    /// The steps that solve equations (θ ∉ {0, 1} or a non-separable `H`, and general maps):
+    /// one out-of-line call, so that the explicit steps inline alone into compositions.
+    #[inline(never)]
+    fn implicit_advance<const N: usize>(&self, state: &PhaseState<N>, h: f64) -> Result<PhaseState<N>, GeomError>
+    where
+        R: EuclideanMap<N>,
+        H: PhaseSpaceDerivatives<N>,
+    {
+        match self.map.theta() {
+            Some(theta) => theta_step(&self.hamiltonian, theta, state, h, &self.newton),
+            None => crate::general::general_step(&self.map, &self.hamiltonian, state, h, &self.newton),
+        }
     }
 
     /// The exact Jacobian `M = ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k)` (`2N × 2N`, ordering `(q, p)`) of

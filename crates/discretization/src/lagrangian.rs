@@ -603,17 +603,22 @@ where
                     Some(out) => {
                         let (grad, hess) =
                             if first.replace(false) { (ell.gradient(xi), h0) } else { ell.gradient_and_hessian(xi) };
-                        let chart_term = ad_jacobian_of(
-                            xi,
-                            |xd: &SVector<Dual64, D>| {
-                                Ok(LieGroup::<Dual64, D>::dtau_inv(group, chart, &(xd * Dual64::from_re(h)))?
-                                    .tr_mul(&grad.map(Dual64::from_re)))
-                            },
-                            |xd: &SVector<DualSVec64<D>, D>| {
-                                Ok(LieGroup::<DualSVec64<D>, D>::dtau_inv(group, chart, &(xd * hd))?
-                                    .tr_mul(&grad.map(DualSVec64::<D>::from_re)))
-                            },
-                        )?;
+                        // the group's closed form `D_x[(dτ_x⁻¹)ᵀ g]` at `x = hξ` (times `h`), else AD
+                        let closed = LieGroup::<f64, D>::dtau_inv_transpose_closed_form(group, chart, &(xi * h), &grad);
+                        let chart_term = match closed {
+                            Some(m) => m * h,
+                            None => ad_jacobian_of(
+                                xi,
+                                |xd: &SVector<Dual64, D>| {
+                                    Ok(LieGroup::<Dual64, D>::dtau_inv(group, chart, &(xd * Dual64::from_re(h)))?
+                                        .tr_mul(&grad.map(Dual64::from_re)))
+                                },
+                                |xd: &SVector<DualSVec64<D>, D>| {
+                                    Ok(LieGroup::<DualSVec64<D>, D>::dtau_inv(group, chart, &(xd * hd))?
+                                        .tr_mul(&grad.map(DualSVec64::<D>::from_re)))
+                                },
+                            )?,
+                        };
                         out[0][0] = chart_term + a.tr_mul(&hess);
                         grad
                     }

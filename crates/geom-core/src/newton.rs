@@ -846,13 +846,16 @@ pub fn newton_blocks_carried<const N: usize, const B: usize>(
     // With a carried Jacobian the iteration converges linearly, and the step test accepts an
     // iterate one contraction away from the root: polish it as the residual test's (one more
     // residual).
-    if opts.polish && factored && report.jacobian_updates == 0 && report.criterion == StopCriterion::Step {
-        if let Ok(f) = eval(&x, None) {
-            let mut polished = x;
-            Blocks::<N, B>::add(&mut polished, &Blocks::<N, B>::step(&carried.lu, &f));
-            if Blocks::<N, B>::scan(&polished).0 {
-                return Ok((polished, report));
-            }
+    if opts.polish
+        && factored
+        && report.jacobian_updates == 0
+        && report.criterion == StopCriterion::Step
+        && let Ok(f) = eval(&x, None)
+    {
+        let mut polished = x;
+        Blocks::<N, B>::add(&mut polished, &Blocks::<N, B>::step(&carried.lu, &f));
+        if Blocks::<N, B>::scan(&polished).0 {
+            return Ok((polished, report));
         }
     }
     Ok((x, report))
