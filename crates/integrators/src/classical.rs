@@ -323,9 +323,24 @@ fn verlet_explicit_state<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
     state: &PhaseState<N>,
     h: f64,
 ) -> (PhaseState<N>, Vector<N>) {
-    let p_half = state.p - ham.gradient_q(&state.q, &state.p) * (0.5 * h);
+    let (next, p_half, _) = kick_drift_kick(ham, state, &ham.gradient_q(&state.q, &state.p), h);
+    (next, p_half)
+}
+
+/// [`verlet_explicit_state`] from the force `V'(q)` at the start, given: returns the new state,
+/// `p_{1/2}` and `V'(q_1)`, the force the next step starts from ([`StormerVerlet`]'s
+/// `OneStep::step_n`). Unchecked.
+#[inline(always)]
+fn kick_drift_kick<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
+    ham: &H,
+    state: &PhaseState<N>,
+    force: &Vector<N>,
+    h: f64,
+) -> (PhaseState<N>, Vector<N>, Vector<N>) {
+    let p_half = state.p - force * (0.5 * h);
     let q1 = state.q + ham.gradient_p(&state.q, &p_half) * h;
-    (PhaseState::new(q1, p_half - ham.gradient_q(&q1, &p_half) * (0.5 * h)), p_half)
+    let end = ham.gradient_q(&q1, &p_half);
+    (PhaseState::new(q1, p_half - end * (0.5 * h)), p_half, end)
 }
 
 /// Kick `p ← p − c V'(q)` with `qq = V''(q)`: Jacobian `[[I, 0], [−c V''(q), I]]`.
@@ -555,19 +570,16 @@ impl<H> StormerVerlet<H> {
             return step_repeatedly(self, state, h, n);
         }
         check_step(h)?;
-        let (mut q, mut p) = (state.q, state.p);
-        let mut force = ham.gradient_q(&q, &p);
+        let mut work = *state;
+        let mut force = ham.gradient_q(&work.q, &work.p);
         for _ in 0..n {
-            let p_half = p - force * (0.5 * h);
-            let q1 = q + ham.gradient_p(&q, &p_half) * h;
-            force = ham.gradient_q(&q1, &p_half);
-            let next = PhaseState::new(q1, p_half - force * (0.5 * h));
+            let (next, _, end) = kick_drift_kick(ham, &work, &force, h);
             if !next.is_finite() {
                 return Err(GeomError::NonFinite { what: "state after step" });
             }
-            (q, p) = (next.q, next.p);
+            (work, force) = (next, end);
         }
-        *state = PhaseState::new(q, p);
+        *state = work;
         Ok(())
     }
 

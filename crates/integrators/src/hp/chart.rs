@@ -249,8 +249,7 @@ impl ChartDerivative<3> for So3 {
             Chart::Cayley => {
                 let mut out = Matrix3::zeros();
                 for j in 0..3 {
-                    let mu = m.column(j).into_owned();
-                    out.set_column(j, &(mu + x.cross(&mu) * 0.5 + x * (0.25 * x.dot(&mu))));
+                    out.set_column(j, &self.dtau_inv_transpose(chart, x, &m.column(j).into_owned())?);
                 }
                 Ok(out)
             }
@@ -272,7 +271,13 @@ impl ChartDerivative<3> for So3 {
 fn so3_dexp_inv_transpose(x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Vector3<f64>> {
     let t = x.norm_squared();
     let (d, _, _) = dexp_inv_coefficients(t)?;
-    Ok(mu + x.cross(mu) * 0.5 + (x * x.dot(mu) - mu * t) * d)
+    Ok(so3_dexp_inv_transpose_with(x, mu, t, d))
+}
+
+/// The formula of [`so3_dexp_inv_transpose`] with `t = |x|²` and `d = d(t)` given.
+#[inline(always)]
+fn so3_dexp_inv_transpose_with(x: &Vector3<f64>, mu: &Vector3<f64>, t: f64, d: f64) -> Vector3<f64> {
+    mu + x.cross(mu) * 0.5 + (x * x.dot(mu) - mu * t) * d
 }
 
 /// [`so3_dexp_inv_transpose`] applied to the columns of `m`, `d(t)` computed once.
@@ -280,11 +285,11 @@ fn so3_dexp_inv_transpose(x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Vector3
 fn so3_dexp_inv_transpose_matrix(x: &Vector3<f64>, m: &Matrix3<f64>) -> Result<Matrix3<f64>> {
     let t = x.norm_squared();
     let (d, _, _) = dexp_inv_coefficients(t)?;
-    Ok(Matrix3::from_fn(|i, j| {
-        let mu = m.column(j);
-        let c = x.cross(&mu) * 0.5 + (x * x.dot(&mu) - mu * t) * d;
-        mu[i] + c[i]
-    }))
+    let mut out = Matrix3::zeros();
+    for j in 0..3 {
+        out.set_column(j, &so3_dexp_inv_transpose_with(x, &m.column(j).into_owned(), t, d));
+    }
+    Ok(out)
 }
 
 /// `D_x[(dexp^{-1}_x)ᵀ μ] = -½ μ̂ + d (x μᵀ + (x·μ) I - 2 μ xᵀ) + 2 d'(t) (x (x·μ) - t μ) xᵀ`.

@@ -449,11 +449,27 @@ where
         inv_scale: f64,
         xi0: SVector<f64, D>,
     ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
+        let (next, _, report) = self.solve_and_translate(&state.g, &state.pi, h, inv_scale, xi0)?;
+        Ok((next, report))
+    }
+
+    /// The reduced solve for `ξ` at momentum `μ`, then `g_{k+1} = g τ(hξ)` and
+    /// `Ad*_{τ(hξ)} μ`: the common part of the left-invariant and the kick–solve–kick steps.
+    #[inline(always)]
+    fn solve_and_translate(
+        &self,
+        g: &ElementOf<G, D>,
+        mu: &SVector<f64, D>,
+        h: f64,
+        inv_scale: f64,
+        xi0: SVector<f64, D>,
+    ) -> Result<(LieState<ElementOf<G, D>, D>, SVector<f64, D>, NewtonReport)> {
         let group = &self.group;
-        let (xi, report) = self.solve_reduced(&state.g, &state.pi, h, inv_scale, xi0)?;
+        let (xi, report) = self.solve_reduced(g, mu, h, inv_scale, xi0)?;
         let t = GroupChart::<f64, G, D>::tau(&self.chart, group, &(xi * h))?;
-        let g = LieGroup::<f64, D>::compose(group, &state.g, &t);
-        Ok((LieState { g, pi: LieGroup::<f64, D>::coadjoint(group, &t, &state.pi) }, report))
+        let next =
+            LieState { g: LieGroup::<f64, D>::compose(group, g, &t), pi: LieGroup::<f64, D>::coadjoint(group, &t, mu) };
+        Ok((next, xi, report))
     }
 
     /// The kick–solve–kick step of a separable `ℓ` (module docs, "separable Lagrangians"), with
@@ -468,20 +484,17 @@ where
         xi0: SVector<f64, D>,
         (before, after): (f64, f64),
     ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
-        let (group, lagrangian, chart) = (&self.group, &self.lagrangian, self.chart);
+        let (group, lagrangian) = (&self.group, &self.lagrangian);
         // kick, the left-invariant solve, drift, kick (module docs, "separable Lagrangians")
         let mut mu = state.pi;
         if before != 0.0 {
             mu += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &state.g, &xi0)? * (h * before);
         }
-        let (xi, report) = self.solve_reduced(&state.g, &mu, h, inv_scale, xi0)?;
-        let t = GroupChart::<f64, G, D>::tau(&chart, group, &(xi * h))?;
-        let g = LieGroup::<f64, D>::compose(group, &state.g, &t);
-        let mut pi = LieGroup::<f64, D>::coadjoint(group, &t, &mu);
+        let (mut next, xi, report) = self.solve_and_translate(&state.g, &mu, h, inv_scale, xi0)?;
         if after != 0.0 {
-            pi += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &g, &xi)? * (h * after);
+            next.pi += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &next.g, &xi)? * (h * after);
         }
-        Ok((LieState { g, pi }, report))
+        Ok((next, report))
     }
 
     /// The general step: Newton on the `S` stage blocks with the exact block Jacobian by AD.
