@@ -53,6 +53,7 @@ impl<S: Scalar, const D: usize, G: LieGroup<S, D>> LieGroupoid<S, D> for GroupAs
         0.0
     }
     /// `τ(ξ)`; a Cayley chart that fails (never on SO(3)/SE(3)) gives a non-finite element.
+    #[inline(always)]
     fn fibre_exp(&self, _x: &(), xi: &SVector<S, D>) -> G::Element {
         match self.group.tau(self.chart, xi) {
             Ok(g) => g,
@@ -69,6 +70,17 @@ impl<S: Scalar, const D: usize, G: LieGroup<S, D>> LieGroupoid<S, D> for GroupAs
 impl<G: LieGroupFamily<D>, const D: usize> crate::lagrangian::GroupoidFamily<D> for GroupAsGroupoid<G> {
     type Element<S: Scalar> = G::ElementAt<S>;
     type Base<S: Scalar> = ();
+    /// The group's jets `g + ε g ξ̂`, `g + ε ξ̂ g` ([`LieGroupFamily::translation_jet`]; the right
+    /// curve `τ(−εξ)^{-1} g = τ(εξ) g` to first order), the same for both charts.
+    #[inline]
+    fn invariant_jet(
+        &self,
+        g: &G::ElementAt<f64>,
+        xi: &SVector<f64, D>,
+        side: geom_core::lie::Side,
+    ) -> Option<G::ElementAt<num_dual::Dual64>> {
+        self.group.translation_jet(g, xi, side)
+    }
 }
 
 impl<S: Scalar, G, const D: usize> crate::lagrangian::GroupoidLift<S, D> for GroupAsGroupoid<G>

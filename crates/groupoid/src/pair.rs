@@ -59,6 +59,20 @@ impl<S: Scalar, const N: usize> LieGroupoid<S, N> for PairGroupoid<N> {
 impl<const N: usize> crate::lagrangian::GroupoidFamily<N> for PairGroupoid<N> {
     type Element<S: Scalar> = (SVector<S, N>, SVector<S, N>);
     type Base<S: Scalar> = SVector<S, N>;
+    /// `(x, y + εv)` (left) and `(x − εv, y)` (right).
+    #[inline]
+    fn invariant_jet(
+        &self,
+        g: &(SVector<f64, N>, SVector<f64, N>),
+        v: &SVector<f64, N>,
+        side: geom_core::lie::Side,
+    ) -> Option<(SVector<num_dual::Dual64, N>, SVector<num_dual::Dual64, N>)> {
+        use num_dual::Dual64;
+        Some(match side {
+            geom_core::lie::Side::Left => (g.0.map(Dual64::from_re), g.1.zip_map(v, Dual64::new)),
+            geom_core::lie::Side::Right => (g.0.zip_map(v, |x, d| Dual64::new(x, -d)), g.1.map(Dual64::from_re)),
+        })
+    }
 }
 
 impl<S: Scalar, const N: usize> crate::lagrangian::GroupoidLift<S, N> for PairGroupoid<N> {

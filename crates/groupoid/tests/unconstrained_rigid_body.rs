@@ -176,3 +176,35 @@ fn step_n_carries_the_jacobian_to_the_same_arrows() {
     assert!(flow.step_n(&mut bad, 10).is_err());
     assert!(bad.iter().zip(before.iter()).all(|(a, b)| a.to_bits() == b.to_bits()));
 }
+
+/// `F^±L` by the groupoid's closed-form jets (`GroupoidFamily::invariant_jet`, used by
+/// `legendre_plus`/`legendre_minus`) against the derivatives along the curves
+/// `W · τ(εe_a)` and `τ(−εe_a)^{-1} · W` evaluated at `Dual64` through the group's chart and
+/// product, for both charts; and the jets are the ones promised (`W + ε W ê_a`, `W + ε ê_a W`).
+#[test]
+fn legendre_transforms_by_jets_are_the_curves_derivatives() {
+    use groupoid::LieGroupoid;
+    use groupoid::lagrangian::GroupoidFamily;
+    use num_dual::Dual64;
+    let mv = MoserVeselov::new(0.1, Vector3::new(1.0, 2.0, 2.5));
+    let w = so3::exp(&Vector3::new(0.4, -0.9, 0.3));
+    let wd = w.map(Dual64::from_re);
+    for chart in [Chart::Exp, Chart::Cayley] {
+        let gd = GroupAsGroupoid::new(So3, chart);
+        let (mut plus, mut minus) = (Vector3::zeros(), Vector3::zeros());
+        for a in 0..3 {
+            let e = Vector3::from_fn(|i, _| Dual64::new(0.0, if i == a { 1.0 } else { 0.0 }));
+            plus[a] = mv.eval::<Dual64>(&gd, &LieGroupoid::<Dual64, 3>::left_curve(&gd, &wd, &e)).eps;
+            minus[a] = mv.eval::<Dual64>(&gd, &LieGroupoid::<Dual64, 3>::right_curve(&gd, &wd, &e)).eps;
+            let ea = Vector3::from_fn(|i, _| if i == a { 1.0 } else { 0.0 });
+            let left = gd.invariant_jet(&w, &ea, geom_core::lie::Side::Left).unwrap();
+            let right = gd.invariant_jet(&w, &ea, geom_core::lie::Side::Right).unwrap();
+            assert!((left.map(|v| v.eps) - w * so3::hat(&ea)).amax() < 1e-15);
+            assert!((right.map(|v| v.eps) - so3::hat(&ea) * w).amax() < 1e-15);
+        }
+        let (p, m) = (legendre_plus(&gd, &mv, &w), legendre_minus(&gd, &mv, &w));
+        assert!((p - plus).amax() < 1e-13 && (m - minus).amax() < 1e-13, "{chart:?}: {p} vs {plus}, {m} vs {minus}");
+        // the two transforms differ here (a swapped side would not)
+        assert!((p - m).amax() > 1e-3, "{p} {m}");
+    }
+}

@@ -31,6 +31,7 @@ use super::{Gl, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2};
 use crate::Scalar;
 use core::fmt;
 use nalgebra::{Matrix2, Matrix3, Matrix4, SMatrix, SVector, Vector4};
+use num_dual::Dual64;
 
 /// The element type of a `D`-dimensional Lie group at every scalar (module documentation).
 pub trait LieGroupFamily<const D: usize>: LieGroup<f64, D> {
@@ -38,24 +39,83 @@ pub trait LieGroupFamily<const D: usize>: LieGroup<f64, D> {
     type ElementAt<S: Scalar>: Clone + fmt::Debug + Send + Sync;
     /// `g` at the scalar `S` (same value, zero derivative parts); `g.map(S::from)` for a matrix.
     fn lift_at<S: Scalar>(&self, g: &Self::ElementAt<f64>) -> Self::ElementAt<S>;
+    /// The first-order jet of a translated curve through `g` along `x ∈ g`, as an element at
+    /// [`Dual64`] (`ε² = 0`): `g · τ(εx) = g + ε g x̂` (`side = Left`) or
+    /// `τ(εx) · g = g + ε x̂ g` (`Right`), the same for every chart `τ` (`τ(0) = e`,
+    /// `dτ_0 = Id`). A directional derivative of `f` along the left-invariant field `g x̂` is
+    /// then `f(jet).eps`, without evaluating the chart or the group product at dual numbers.
+    ///
+    /// `None` (the default) where the group gives no closed form: callers then evaluate
+    /// `compose(g, τ(εx))` at `Dual64`, which is the same jet. Matrix groups, `R^n` and products
+    /// and powers of groups that have it give it.
+    fn translation_jet(
+        &self,
+        g: &Self::ElementAt<f64>,
+        x: &SVector<f64, D>,
+        side: Side,
+    ) -> Option<Self::ElementAt<Dual64>> {
+        let _ = (g, x, side);
+        None
+    }
 }
 
-macro_rules! family {
+/// Which side a translation acts on: `Left` is `g · h`, `Right` is `h · g` (for
+/// [`LieGroupFamily::translation_jet`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// `g · τ(εx)`: the velocity `g x̂` of a left-invariant field.
+    Left,
+    /// `τ(εx) · g`: the velocity `x̂ g` of a right-invariant field.
+    Right,
+}
+
+/// `g + ε t` entry by entry.
+#[inline]
+fn matrix_jet<const N: usize>(g: &SMatrix<f64, N, N>, t: &SMatrix<f64, N, N>) -> SMatrix<Dual64, N, N> {
+    g.zip_map(t, Dual64::new)
+}
+
+/// The jet `g + ε (g x̂ or x̂ g)` of a matrix group whose elements and algebra are `N × N`
+/// matrices.
+#[inline]
+fn matrix_translation_jet<const N: usize>(
+    g: &SMatrix<f64, N, N>,
+    hat: &SMatrix<f64, N, N>,
+    side: Side,
+) -> SMatrix<Dual64, N, N> {
+    match side {
+        Side::Left => matrix_jet(g, &(g * hat)),
+        Side::Right => matrix_jet(g, &(hat * g)),
+    }
+}
+
+macro_rules! matrix_family {
     ($($group:ty => $d:literal, $elem:ident;)*) => {$(
         impl LieGroupFamily<$d> for $group {
             type ElementAt<S: Scalar> = $elem<S>;
             fn lift_at<S: Scalar>(&self, g: &$elem<f64>) -> $elem<S> {
                 g.map(S::from)
             }
+            #[inline]
+            fn translation_jet(&self, g: &$elem<f64>, x: &SVector<f64, $d>, side: Side) -> Option<$elem<Dual64>> {
+                Some(matrix_translation_jet(g, &LieGroup::<f64, $d>::hat(self, x), side))
+            }
         }
     )*};
 }
-family! {
+matrix_family! {
     So2 => 1, Matrix2;
     So3 => 3, Matrix3;
-    Su2 => 3, Vector4;
     Se2 => 3, Matrix3;
     Se3 => 6, Matrix4;
+}
+
+/// SU(2) as unit quaternions: no closed-form jet (the default, through the chart at `Dual64`).
+impl LieGroupFamily<3> for Su2 {
+    type ElementAt<S: Scalar> = Vector4<S>;
+    fn lift_at<S: Scalar>(&self, g: &Vector4<f64>) -> Vector4<S> {
+        g.map(S::from)
+    }
 }
 
 impl<const N: usize> LieGroupFamily<N> for Rn<N> {
@@ -63,12 +123,26 @@ impl<const N: usize> LieGroupFamily<N> for Rn<N> {
     fn lift_at<S: Scalar>(&self, g: &SVector<f64, N>) -> SVector<S, N> {
         g.map(S::from)
     }
+    /// `g + εx` on either side (the group is additive).
+    #[inline]
+    fn translation_jet(&self, g: &SVector<f64, N>, x: &SVector<f64, N>, _: Side) -> Option<SVector<Dual64, N>> {
+        Some(g.zip_map(x, Dual64::new))
+    }
 }
 
 impl<const N: usize, const D: usize> LieGroupFamily<D> for Gl<N, D> {
     type ElementAt<S: Scalar> = SMatrix<S, N, N>;
     fn lift_at<S: Scalar>(&self, g: &SMatrix<f64, N, N>) -> SMatrix<S, N, N> {
         g.map(S::from)
+    }
+    #[inline]
+    fn translation_jet(
+        &self,
+        g: &SMatrix<f64, N, N>,
+        x: &SVector<f64, D>,
+        side: Side,
+    ) -> Option<SMatrix<Dual64, N, N>> {
+        Some(matrix_translation_jet(g, &LieGroup::<f64, D>::hat(self, x), side))
     }
 }
 
@@ -82,6 +156,18 @@ where
     fn lift_at<S: Scalar>(&self, g: &Self::ElementAt<f64>) -> Self::ElementAt<S> {
         (self.0.lift_at(&g.0), self.1.lift_at(&g.1))
     }
+    /// The factors' jets, `x = (x_A, x_B)`, when both have one.
+    #[inline]
+    fn translation_jet(
+        &self,
+        g: &Self::ElementAt<f64>,
+        x: &SVector<f64, D>,
+        side: Side,
+    ) -> Option<Self::ElementAt<Dual64>> {
+        let xa = SVector::<f64, DA>::from_fn(|i, _| x[i]);
+        let xb = SVector::<f64, DB>::from_fn(|i, _| x[DA + i]);
+        Some((self.0.translation_jet(&g.0, &xa, side)?, self.1.translation_jet(&g.1, &xb, side)?))
+    }
 }
 
 impl<G, const DG: usize, const K: usize, const D: usize> LieGroupFamily<D> for Power<G, DG, K>
@@ -92,5 +178,61 @@ where
     type ElementAt<S: Scalar> = [G::ElementAt<S>; K];
     fn lift_at<S: Scalar>(&self, g: &Self::ElementAt<f64>) -> Self::ElementAt<S> {
         core::array::from_fn(|i| self.0.lift_at(&g[i]))
+    }
+    /// The factors' jets, `x = (x_1, …, x_K)`, when the factor group has one.
+    fn translation_jet(
+        &self,
+        g: &Self::ElementAt<f64>,
+        x: &SVector<f64, D>,
+        side: Side,
+    ) -> Option<Self::ElementAt<Dual64>> {
+        let mut complete = true;
+        let jets = core::array::from_fn(|i| {
+            let xi = SVector::<f64, DG>::from_fn(|j, _| x[i * DG + j]);
+            self.0.translation_jet(&g[i], &xi, side).unwrap_or_else(|| {
+                complete = false;
+                self.0.lift_at(&g[i])
+            })
+        });
+        complete.then_some(jets)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lie::testing::check_translation_jet;
+
+    fn points<const D: usize>() -> Vec<SVector<f64, D>> {
+        let dir = SVector::<f64, D>::from_fn(|i, _| 1.0 + 0.37 * i as f64).normalize();
+        let dir2 = SVector::<f64, D>::from_fn(|i, _| ((i * 7 + 3) % 5) as f64 - 2.1).normalize();
+        vec![SVector::zeros(), dir * 1e-9, dir2 * 1e-4, dir * 0.3, dir2 * 1.1, dir * 2.0]
+    }
+
+    #[test]
+    fn translation_jets_are_the_curves_velocities() {
+        check_translation_jet(&So2, &points::<1>(), 1e-14);
+        check_translation_jet(&So3, &points::<3>(), 1e-14);
+        check_translation_jet(&Se2, &points::<3>(), 1e-14);
+        check_translation_jet(&Se3, &points::<6>(), 1e-14);
+        check_translation_jet(&Su2, &points::<3>(), 1e-14);
+        check_translation_jet(&Rn::<4>, &points::<4>(), 1e-14);
+        check_translation_jet(&Gl::<2, 4>, &points::<4>().iter().map(|x| x * 0.5).collect::<Vec<_>>(), 1e-13);
+        check_translation_jet(&Product::<So3, Rn<3>, 3, 3>(So3, Rn::<3>), &points::<6>(), 1e-14);
+        check_translation_jet(&Power::<Se2, 3, 2>(Se2), &points::<6>(), 1e-14);
+    }
+
+    #[test]
+    fn jets_exist_where_promised_and_sides_differ_off_the_identity() {
+        let g = crate::lie::so3::exp(&SVector::<f64, 3>::new(0.4, -1.0, 0.2));
+        let y = SVector::<f64, 3>::new(0.3, 0.1, -0.7);
+        let left = So3.translation_jet(&g, &y, Side::Left).unwrap().map(|v| v.eps);
+        let right = So3.translation_jet(&g, &y, Side::Right).unwrap().map(|v| v.eps);
+        // g ŷ and ŷ g: a swapped side would pass a check at the identity only
+        assert!((left - right).amax() > 0.1, "left {left} right {right}");
+        assert!(Su2.translation_jet(&Vector4::new(1.0, 0.0, 0.0, 0.0), &y, Side::Left).is_none());
+        let p = Power::<Su2, 3, 2>(Su2);
+        let e = [Vector4::new(1.0, 0.0, 0.0, 0.0); 2];
+        assert!(p.translation_jet(&e, &SVector::<f64, 6>::zeros(), Side::Left).is_none());
     }
 }

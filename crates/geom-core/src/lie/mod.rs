@@ -41,7 +41,7 @@ pub mod su2;
 pub mod testing;
 
 pub use chart::{CHART_DERIVATIVE_TOL, CHART_IDENTITY_TOL, ChartReport, GroupChart, check_chart};
-pub use family::LieGroupFamily;
+pub use family::{LieGroupFamily, Side};
 pub use gl::Gl;
 pub use lift::{LiftElement, MapScalar};
 pub use power::Power;

@@ -12,7 +12,11 @@
 //!   `exp = expm ∘ hat`, `Ad_g = g hat(·) g^{-1}`, the columns of `dexp`/`dcay` by AD of the
 //!   matrix, the Cayley and `dcay^{-1}` matrix formulas.
 //!
-//! Both panic with a message naming the group, the point and the failed identity (they are meant
+//! * [`check_translation_jet`]: a group's closed-form first-order jets
+//!   ([`LieGroupFamily::translation_jet`](crate::lie::LieGroupFamily::translation_jet)) against
+//!   the curves `g · τ(εy)` and `τ(εy) · g` evaluated at `Dual64`, both charts.
+//!
+//! They panic with a message naming the group, the point and the failed identity (they are meant
 //! to be called from `#[test]` functions).
 //!
 //! ```
@@ -24,9 +28,9 @@
 //! check_matrix_group(&So3, &xs, 1e-12);
 //! ```
 use crate::lie::series::dexp_inv_default;
-use crate::lie::{Chart, LieGroup, dexp_series};
+use crate::lie::{Chart, LieGroup, LieGroupFamily, MapScalar, Side, dexp_series};
 use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{DualSVec64, jacobian};
+use num_dual::{Dual64, DualSVec64, jacobian};
 
 /// The AD scalar of the checks.
 pub type Dv<const D: usize> = DualSVec64<D>;
@@ -117,6 +121,51 @@ macro_rules! d {
 fn close<const R: usize, const C: usize>(a: &SMatrix<f64, R, C>, b: &SMatrix<f64, R, C>, tol: f64, what: &str) {
     let err = (a - b).amax();
     assert!(err <= tol, "{what}: error {err:.3e} > {tol:.3e}\n{a}\n{b}");
+}
+
+/// [`LieGroupFamily::translation_jet`] against the curves it stands for: at `g = exp(x)` for each
+/// `x` of `xs`, along `y` (the next point of `xs`), on both sides and for both charts, the jet's
+/// real part is `g` and its `ε` part is that of `compose(g, τ(εy))` (`Left`) or
+/// `compose(τ(εy), g)` (`Right`), the chart and the product evaluated at `Dual64`. A group
+/// without a closed-form jet (`None`) passes. Tolerance `tol` relative to `|x| + |y|`.
+pub fn check_translation_jet<G, const D: usize>(g: &G, xs: &[SVector<f64, D>], tol: f64)
+where
+    G: LieGroupFamily<D>
+        + LieGroup<f64, D, Element = <G as LieGroupFamily<D>>::ElementAt<f64>>
+        + LieGroup<Dual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<Dual64>>
+        + MapScalar<Dual64, f64, D>,
+    <G as LieGroupFamily<D>>::ElementAt<f64>: Flat,
+{
+    let name = f!(g, name);
+    for (k, x) in xs.iter().enumerate() {
+        let y = xs[(k + 1) % xs.len()] * 0.7 + SVector::from_fn(|i, _| 0.05 * (i as f64 + 1.0));
+        let t = tol * (1.0 + x.norm() + y.norm()).powi(2);
+        let e = f!(g, exp, x);
+        let ed = g.lift_at::<Dual64>(&e);
+        let yd = y.map(|v| Dual64::new(0.0, v));
+        for side in [Side::Left, Side::Right] {
+            let Some(jet) = g.translation_jet(&e, &y, side) else { continue };
+            let re = g.map_scalar(&jet, &|v: Dual64| v.re);
+            let err = dist(&re, &e);
+            assert!(err <= t, "{name}: {side:?} jet at x = {:?}: real part off g by {err:.3e}", x.as_slice());
+            let eps = g.map_scalar(&jet, &|v: Dual64| v.eps);
+            for chart in [Chart::Exp, Chart::Cayley] {
+                let step = <G as LieGroup<Dual64, D>>::tau(g, chart, &yd)
+                    .unwrap_or_else(|e| panic!("{name}: tau({chart:?}) at an infinitesimal: {e}"));
+                let curve = match side {
+                    Side::Left => <G as LieGroup<Dual64, D>>::compose(g, &ed, &step),
+                    Side::Right => <G as LieGroup<Dual64, D>>::compose(g, &step, &ed),
+                };
+                let err = dist(&eps, &g.map_scalar(&curve, &|v: Dual64| v.eps));
+                assert!(
+                    err <= t,
+                    "{name}: {side:?} jet at x = {:?} along y = {:?}: velocity off the {chart:?} curve by {err:.3e}",
+                    x.as_slice(),
+                    y.as_slice()
+                );
+            }
+        }
+    }
 }
 
 /// Every convention of `crate::lie` that can be stated with group operations only, at each
