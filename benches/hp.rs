@@ -74,6 +74,101 @@ fn hand_solve(inertia: &Matrix3<f64>, inertia_inv: &Matrix3<f64>, mu: &Vector3<f
     xi
 }
 
+/// `(d(t), d'(t))`, `d(t) = (1 − (θ/2) cot(θ/2))/θ²`, `t = θ²`: six terms of its series
+/// `1/12 + t/720 + t²/30240 + …` below `t = 1/64` (every step here), the closed form above.
+#[inline]
+fn hand_dexp_d(t: f64) -> (f64, f64) {
+    if t < 1.0 / 64.0 {
+        const C: [f64; 6] =
+            [1.0 / 12.0, 1.0 / 720.0, 1.0 / 30240.0, 1.0 / 1209600.0, 1.0 / 47900160.0, 691.0 / 1307674368000.0];
+        let (mut d, mut dd) = (C[5], 0.0);
+        for c in C[..5].iter().rev() {
+            dd = dd * t + d;
+            d = d * t + c;
+        }
+        (d, dd)
+    } else {
+        let theta = t.sqrt();
+        let (s, c) = (0.5 * theta).sin_cos();
+        let g = 1.0 - 0.5 * theta * c / s;
+        let g1 = -0.5 * c / s + 0.25 * theta / (s * s);
+        (g / t, g1 / (2.0 * theta * t) - g / (t * t))
+    }
+}
+
+/// `(sin θ/θ, (1 − cos θ)/θ²)`, `t = θ²`: series below `t = 1/64`, closed form above.
+#[inline]
+fn hand_rodrigues(t: f64) -> (f64, f64) {
+    if t < 1.0 / 64.0 {
+        let a = 1.0 - t / 6.0 * (1.0 - t / 20.0 * (1.0 - t / 42.0 * (1.0 - t / 72.0 * (1.0 - t / 110.0))));
+        let b = 0.5 * (1.0 - t / 12.0 * (1.0 - t / 30.0 * (1.0 - t / 56.0 * (1.0 - t / 90.0 * (1.0 - t / 132.0)))));
+        (a, b)
+    } else {
+        let theta = t.sqrt();
+        let half = (0.5 * theta).sin();
+        (theta.sin() / theta, 2.0 * half * half / t)
+    }
+}
+
+/// The hand-written reference of the **exp** chart: one SO(3)/exp Störmer–Verlet step of the free
+/// body, `x = hξ`, `t = |x|²`, `(dexp⁻¹_x)ᵀ μ = μ + ½ x×μ + d(t)(x(x·μ) − tμ)`:
+///
+/// ```text
+///   solve  Π_k = (dexp⁻¹_{hξ})ᵀ P,  P = Iξ,
+///   R_{k+1} = R_k exp(hξ),   Π_{k+1} = (dexp⁻¹_{−hξ})ᵀ P = P − ½ x×P + d(t)(x(x·P) − tP),
+/// ```
+///
+/// Newton with the Jacobian `[I + ½ x̂ + d(xxᵀ − tI)] I + h D_x[(dexp⁻¹_x)ᵀ P]`,
+/// `D_x[(dexp⁻¹_x)ᵀ P] = −½ P̂ + d(xPᵀ + (x·P) I − 2Pxᵀ) + 2d'(t)(x(x·P) − tP)xᵀ`, and the tests of
+/// [`hand_solve`].
+fn hand_step_exp(
+    inertia: &Matrix3<f64>,
+    inertia_inv: &Matrix3<f64>,
+    r: &mut Matrix3<f64>,
+    pi: &mut Vector3<f64>,
+    h: f64,
+) {
+    let tol = DEFAULT_NEWTON_TOL;
+    let mu = *pi;
+    let scale = mu.amax();
+    let mut xi = inertia_inv * mu;
+    let mut previous: Option<f64> = None;
+    for _ in 0..50 {
+        let p = inertia * xi;
+        let x = xi * h;
+        let (t, xp) = (x.norm_squared(), x.dot(&p));
+        let (d, dd) = hand_dexp_d(t);
+        let w = x * xp - p * t;
+        let f = p + x.cross(&p) * 0.5 + w * d - mu;
+        if f.amax() <= tol * scale {
+            break;
+        }
+        let m = Matrix3::identity() + skew(&x) * 0.5 + (x * x.transpose() - Matrix3::from_diagonal_element(t)) * d;
+        let dx_chart = skew(&p) * (-0.5)
+            + (x * p.transpose() + Matrix3::from_diagonal_element(xp) - p * x.transpose() * 2.0) * d
+            + w * x.transpose() * (2.0 * dd);
+        let j = m * inertia + dx_chart * h;
+        let dx = -(j.try_inverse().expect("nonsingular") * f);
+        xi += dx;
+        let s = dx.amax();
+        if let Some(prev) = previous {
+            let theta = s / prev;
+            if theta < 1.0 && (theta / (1.0 - theta)).max(1.0) * s <= tol * (1.0 + xi.amax()) {
+                break;
+            }
+        }
+        previous = Some(s);
+    }
+    let p = inertia * xi;
+    let x = xi * h;
+    let t = x.norm_squared();
+    let (d, _) = hand_dexp_d(t);
+    let (a, b) = hand_rodrigues(t);
+    let sx = skew(&x);
+    *r *= Matrix3::identity() + sx * a + sx * sx * b;
+    *pi = p - x.cross(&p) * 0.5 + (x * x.dot(&p) - p * t) * d;
+}
+
 /// The hand-written heavy top, SO(3)/Cayley Störmer–Verlet (docs/math.md §D.5, "simplest
 /// members"): kick `μ = Π_k + (h/2) f(R_k)`, the free-body solve of [`hand_solve`] with `μ`
 /// in place of `Π_k`, `R_{k+1} = R_k C`, `C = cay(hξ)`, `Π_{k+1} = Cᵀμ + (h/2) f(R_{k+1})`.
@@ -230,6 +325,29 @@ fn ratios() {
         |n| {
             for _ in 0..n {
                 hand_step(&inertia, &inertia_inv, black_box(&mut r), black_box(&mut pi), H);
+            }
+        },
+    );
+    // the exp chart against a hand-written loop of the same equations (exp chart)
+    let (mut a, mut r, mut pi) = (s0, s0.g, s0.pi);
+    for _ in 0..1000 {
+        sv_exp.step(&mut a, H).unwrap();
+        hand_step_exp(&inertia, &inertia_inv, &mut r, &mut pi, H);
+    }
+    let diff = (a.g - r).amax().max((a.pi - pi).amax());
+    assert!(diff < 1e-10, "exp chart: generic vs hand-written after 1000 steps {diff:e}");
+    report.case(
+        "rigid_body_hp_sv_exp_vs_hand_exp",
+        1.25,
+        5000,
+        |n| {
+            for _ in 0..n {
+                sv_exp.step(black_box(&mut a), H).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hand_step_exp(&inertia, &inertia_inv, black_box(&mut r), black_box(&mut pi), H);
             }
         },
     );

@@ -165,7 +165,7 @@ pub trait LieGroup<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
         }
     }
     /// The chart `tau(x)`: `exp` or `cay`.
-    #[inline]
+    #[inline(always)]
     fn tau(&self, chart: Chart, x: &SVector<S, D>) -> Result<Self::Element> {
         match chart {
             Chart::Exp => Ok(self.exp(x)),

@@ -29,7 +29,7 @@
 
 use geom_core::lie::so3::DEXP_INV_D;
 use geom_core::lie::{Chart, Gl, GroupChart, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2, se3, so3};
-use geom_core::{GeomError, Result};
+use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{Const, Matrix3, Matrix6, SMatrix, SVector, U1, Vector3, Vector6};
 use num_dual::DualSVec64;
 
@@ -75,6 +75,46 @@ pub trait ChartDerivative<const D: usize>: LieGroup<f64, D> + LieGroup<DualSVec6
             Some(m) => Ok(m),
             None => ad_dtau_inv_transpose_derivative(self, chart, x, mu),
         }
+    }
+}
+
+/// A shipped chart as a type, `ShippedChart<true>` = [`Chart::Exp`], `ShippedChart<false>` =
+/// [`Chart::Cayley`]: the step is compiled once per shipped chart with the chart a constant
+/// (`HpIntegrator`'s reduced solve), so that neither chart's formulas sit in the other's loop.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ShippedChart<const EXP: bool>;
+
+impl<const EXP: bool> ShippedChart<EXP> {
+    const CHART: Chart = if EXP { Chart::Exp } else { Chart::Cayley };
+}
+
+impl<S: Scalar, G: LieGroup<S, D> + ?Sized, const D: usize, const EXP: bool> GroupChart<S, G, D> for ShippedChart<EXP> {
+    fn name(&self) -> String {
+        Self::CHART.name().to_string()
+    }
+    #[inline(always)]
+    fn tau(&self, group: &G, x: &SVector<S, D>) -> Result<G::Element> {
+        group.tau(Self::CHART, x)
+    }
+    #[inline(always)]
+    fn tau_inv(&self, group: &G, g: &G::Element) -> Result<SVector<S, D>> {
+        group.tau_inv(Self::CHART, g)
+    }
+    #[inline(always)]
+    fn dtau(&self, group: &G, x: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
+        group.dtau(Self::CHART, x)
+    }
+    #[inline(always)]
+    fn dtau_inv(&self, group: &G, x: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
+        group.dtau_inv(Self::CHART, x)
+    }
+    #[inline(always)]
+    fn compose_tau(&self, group: &G, g: &G::Element, x: &SVector<S, D>) -> Result<G::Element> {
+        group.compose_tau(Self::CHART, g, x)
+    }
+    #[inline(always)]
+    fn builtin(&self) -> Option<Chart> {
+        Some(Self::CHART)
     }
 }
 
@@ -267,7 +307,7 @@ impl ChartDerivative<3> for So3 {
 }
 
 /// `(dexp^{-1}_x)ᵀ μ = μ + ½ x×μ + d(t) (x (x·μ) - t μ)` on SO(3).
-#[inline(never)]
+#[inline(always)]
 fn so3_dexp_inv_transpose(x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Vector3<f64>> {
     let t = x.norm_squared();
     let (d, _, _) = dexp_inv_coefficients(t)?;
@@ -281,7 +321,7 @@ fn so3_dexp_inv_transpose_with(x: &Vector3<f64>, mu: &Vector3<f64>, t: f64, d: f
 }
 
 /// [`so3_dexp_inv_transpose`] applied to the columns of `m`, `d(t)` computed once.
-#[inline(never)]
+#[inline(always)]
 fn so3_dexp_inv_transpose_matrix(x: &Vector3<f64>, m: &Matrix3<f64>) -> Result<Matrix3<f64>> {
     let t = x.norm_squared();
     let (d, _, _) = dexp_inv_coefficients(t)?;
@@ -293,7 +333,7 @@ fn so3_dexp_inv_transpose_matrix(x: &Vector3<f64>, m: &Matrix3<f64>) -> Result<M
 }
 
 /// `D_x[(dexp^{-1}_x)ᵀ μ] = -½ μ̂ + d (x μᵀ + (x·μ) I - 2 μ xᵀ) + 2 d'(t) (x (x·μ) - t μ) xᵀ`.
-#[inline(never)]
+#[inline(always)]
 fn so3_dexp_inv_transpose_derivative(x: &Vector3<f64>, mu: &Vector3<f64>) -> Result<Matrix3<f64>> {
     let xm = x.dot(mu);
     let t = x.norm_squared();

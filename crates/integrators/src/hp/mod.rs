@@ -88,7 +88,9 @@ mod scalar;
 mod truncation;
 
 pub use chart::{ChartDerivative, HpChart, ad_dtau_inv_transpose_derivative};
-use chart::{chart_dtau_inv_transpose, chart_dtau_inv_transpose_derivative, chart_dtau_inv_transpose_matrix};
+use chart::{
+    ShippedChart, chart_dtau_inv_transpose, chart_dtau_inv_transpose_derivative, chart_dtau_inv_transpose_matrix,
+};
 pub(crate) use lagrangian::check_inertia;
 pub use lagrangian::{
     AutoDiff, KineticPotential, Lagrangian, LeftLagrangian, Potential, PotentialGradient, ZeroPotential,
@@ -427,9 +429,20 @@ where
         let (next, report) = if let (q @ 1.., Some(builtin)) = (self.truncation, builtin) {
             self.step_truncated(state, h, inv_scale, xi0, builtin, q)?
         } else if <L as LeftLagrangian<f64, G, D>>::LEFT_INVARIANT {
-            self.step_left_invariant(state, h, inv_scale, xi0)?
+            // a shipped chart as a type (`ShippedChart`): each chart's step is compiled alone,
+            // so that the exp chart's series and the Cayley closed forms inline into loops of
+            // their own instead of one loop carrying both
+            match builtin {
+                Some(Chart::Cayley) => self.step_left_invariant(&ShippedChart::<false>, state, h, inv_scale, xi0)?,
+                Some(Chart::Exp) => self.step_left_invariant(&ShippedChart::<true>, state, h, inv_scale, xi0)?,
+                None => self.step_left_invariant(&chart, state, h, inv_scale, xi0)?,
+            }
         } else if let (true, Some(kicks)) = (<L as LeftLagrangian<f64, G, D>>::SEPARABLE, self.kicks) {
-            self.step_separable(state, h, inv_scale, xi0, kicks)?
+            match builtin {
+                Some(Chart::Cayley) => self.step_separable(&ShippedChart::<false>, state, h, inv_scale, xi0, kicks)?,
+                Some(Chart::Exp) => self.step_separable(&ShippedChart::<true>, state, h, inv_scale, xi0, kicks)?,
+                None => self.step_separable(&chart, state, h, inv_scale, xi0, kicks)?,
+            }
         } else {
             self.step_general(state, h, inv_scale, xi0)?
         };
@@ -442,22 +455,27 @@ where
     /// The step of a left-invariant `ℓ`: the reduced solve, `g_{k+1} = g_k τ(hξ)`,
     /// `Π_{k+1} = Ad*_{τ(hξ)} Π_k`. Out of line, as [`Self::step_separable`].
     #[inline(never)]
-    fn step_left_invariant(
+    fn step_left_invariant<K: HpChart<G, D>>(
         &self,
+        chart: &K,
         state: &LieState<ElementOf<G, D>, D>,
         h: f64,
         inv_scale: f64,
         xi0: SVector<f64, D>,
     ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
-        let (next, _, report) = self.solve_and_translate(&state.g, &state.pi, h, inv_scale, xi0)?;
+        let (next, _, report) = self.solve_and_translate(chart, &state.g, &state.pi, h, inv_scale, xi0)?;
         Ok((next, report))
     }
 
     /// The reduced solve for `ξ` at momentum `μ`, then `g_{k+1} = g τ(hξ)` and
     /// `Ad*_{τ(hξ)} μ`: the common part of the left-invariant and the kick–solve–kick steps.
+    /// The reduced solve for `ξ` at momentum `μ`, then `g_{k+1} = g τ(hξ)` and
+    /// `Ad*_{τ(hξ)} μ`: the common part of the left-invariant and the kick–solve–kick steps.
     #[inline(always)]
-    fn solve_and_translate(
+    #[allow(clippy::type_complexity)]
+    fn solve_and_translate<K: HpChart<G, D>>(
         &self,
+        chart: &K,
         g: &ElementOf<G, D>,
         mu: &SVector<f64, D>,
         h: f64,
@@ -465,8 +483,8 @@ where
         xi0: SVector<f64, D>,
     ) -> Result<(LieState<ElementOf<G, D>, D>, SVector<f64, D>, NewtonReport)> {
         let group = &self.group;
-        let (xi, report) = self.solve_reduced(g, mu, h, inv_scale, xi0)?;
-        let t = GroupChart::<f64, G, D>::tau(&self.chart, group, &(xi * h))?;
+        let (xi, report) = self.solve_reduced(chart, g, mu, h, inv_scale, xi0)?;
+        let t = GroupChart::<f64, G, D>::tau(chart, group, &(xi * h))?;
         let next =
             LieState { g: LieGroup::<f64, D>::compose(group, g, &t), pi: LieGroup::<f64, D>::coadjoint(group, &t, mu) };
         Ok((next, xi, report))
@@ -476,8 +494,9 @@ where
     /// the kick weights `(before, after)`. Its own function, out of line: each step path then
     /// inlines the chart, the group product and the Newton loop it uses.
     #[inline(never)]
-    fn step_separable(
+    fn step_separable<K: HpChart<G, D>>(
         &self,
+        chart: &K,
         state: &LieState<ElementOf<G, D>, D>,
         h: f64,
         inv_scale: f64,
@@ -490,7 +509,7 @@ where
         if before != 0.0 {
             mu += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &state.g, &xi0)? * (h * before);
         }
-        let (mut next, xi, report) = self.solve_and_translate(&state.g, &mu, h, inv_scale, xi0)?;
+        let (mut next, xi, report) = self.solve_and_translate(chart, &state.g, &mu, h, inv_scale, xi0)?;
         if after != 0.0 {
             next.pi += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &next.g, &xi)? * (h * after);
         }
@@ -579,20 +598,22 @@ where
     /// Solve `(dτ^{-1}_{hξ})* ∂ℓ/∂ξ(g, ξ) = μ` for `ξ` (the step of a left-invariant `ℓ`, and
     /// the middle of the kick–solve–kick step of a separable one), the residual scaled by
     /// `inv_scale`, from `xi0`.
-    fn solve_reduced(
+    #[inline(always)]
+    fn solve_reduced<K: HpChart<G, D>>(
         &self,
+        chart: &K,
         g: &ElementOf<G, D>,
         mu: &SVector<f64, D>,
         h: f64,
         inv_scale: f64,
         xi0: SVector<f64, D>,
     ) -> Result<(SVector<f64, D>, NewtonReport)> {
-        let (group, lagrangian, chart) = (&self.group, &self.lagrangian, self.chart);
+        let (group, lagrangian) = (&self.group, &self.lagrangian);
         // R(ξ) = (dτ^{-1}_{hξ})* m(ξ) - μ, DR = (dτ^{-1}_{hξ})* Dm + h D_x[(dτ^{-1}_x)* m]
         newton_split(
             |x| {
                 let m = LeftLagrangian::<f64, G, D>::momentum(lagrangian, group, g, x)?;
-                Ok((chart_dtau_inv_transpose(group, &chart, &(x * h), &m)? - mu) * inv_scale)
+                Ok((chart_dtau_inv_transpose(group, chart, &(x * h), &m)? - mu) * inv_scale)
             },
             |x| {
                 let hx = x * h;
@@ -601,8 +622,8 @@ where
                     Some(dm) => dm,
                     None => self.ad_momentum_jacobian(g, x)?,
                 };
-                let dchart_dx = chart_dtau_inv_transpose_derivative(group, &chart, &hx, &m)?;
-                let adm = chart_dtau_inv_transpose_matrix(group, &chart, &hx, &dm)?;
+                let dchart_dx = chart_dtau_inv_transpose_derivative(group, chart, &hx, &m)?;
+                let adm = chart_dtau_inv_transpose_matrix(group, chart, &hx, &dm)?;
                 Ok((adm + dchart_dx * h) * inv_scale)
             },
             &xi0,
