@@ -245,11 +245,12 @@ pub(crate) mod tests {
 
     #[test]
     fn general_path_equals_reduced_theta_path() {
-        let opts = integrator_newton_options();
         for theta in [0.0, 0.3, 0.5, 1.0] {
             let reduced = ThetaMap::<2>::new(theta).unwrap();
             let hidden = Hidden(reduced);
             let general = CotangentLiftIntegrator::new(hidden, AutoDiff(Mixed));
+            // the integrator's own Newton options (simplified Newton by default)
+            let opts = *general.newton();
             let mut s = PhaseState::new(Vector2::new(0.3, -0.8), Vector2::new(1.1, 0.4));
             for k in 0..50 {
                 let h = if k % 2 == 0 { 0.1 } else { -0.07 };
