@@ -43,6 +43,22 @@ pub trait GroupoidFamily<const R: usize>: Send + Sync {
         let _ = (g, xi, side);
         None
     }
+    /// The same jets one derivative up: `g = g₀ + δ g₁` given at [`Dual64`] (a point moving
+    /// along a curve), the jet at [`HyperDual64`] with `ε₁ = δ`, `ε₂ = ε`. A mixed second
+    /// derivative of `L` along the curve and an invariant vector field is then
+    /// `L(jet).eps1eps2`: the Newton Jacobian of the DEL flow
+    /// (`∂/∂ξ_b F^-L(exp_x ξ)`) and the pairing matrix without the fibre chart and the product at
+    /// hyper-dual numbers. `None` (the default): they are taken along the curves at
+    /// `HyperDual64` (`geom_core::hyper_dual`), the same numbers.
+    fn invariant_jet_dual(
+        &self,
+        g: &Self::Element<Dual64>,
+        xi: &SVector<f64, R>,
+        side: Side,
+    ) -> Option<Self::Element<HyperDual64>> {
+        let _ = (g, xi, side);
+        None
+    }
 }
 
 /// A groupoid usable at `f64` and at `S`, with the conversion of elements and base points.
@@ -169,6 +185,21 @@ pub fn pairing_matrix<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: 
     lagrangian: &L,
     g: &Arrow<Gd, R>,
 ) -> SMatrix<f64, R, R> {
+    // by jets: the right jet along e_b (ε₁ = η_b), then its left jet along e_a (ε₂ = ξ_a)
+    let by_jets = || {
+        let mut p = SMatrix::<f64, R, R>::zeros();
+        for b in 0..R {
+            let right = groupoid.invariant_jet(g, &unit(b), Side::Right)?;
+            for a in 0..R {
+                let jet = groupoid.invariant_jet_dual(&right, &unit(a), Side::Left)?;
+                p[(a, b)] = lagrangian.eval::<HyperDual64>(groupoid, &jet).eps1eps2;
+            }
+        }
+        Some(p)
+    };
+    if let Some(p) = by_jets() {
+        return p;
+    }
     let gd = GroupoidLift::<HyperDual64, R>::lift(groupoid, g);
     let (_, _, _, mixed) = hyper_dual::partial_hessian(
         |xi, eta| {
@@ -180,6 +211,55 @@ pub fn pairing_matrix<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: 
         &SVector::zeros(),
     );
     mixed
+}
+
+/// `e_a`, the `a`-th basis vector of the fibre coordinates.
+#[inline]
+fn unit<const R: usize>(a: usize) -> SVector<f64, R> {
+    SVector::from_fn(|i, _| if i == a { 1.0 } else { 0.0 })
+}
+
+/// `F^-L(exp_x ξ)` and its derivative in the fibre coordinates, the Newton Jacobian of the DEL
+/// flow: `J_ab = ∂/∂ξ_b F^-L(exp_x ξ)_a = ∂²/∂ξ_b∂η_a L(i(exp(−η)) · exp_x(ξ))|_{η=0}`.
+/// With the groupoid's second-order jets ([`GroupoidFamily::invariant_jet_dual`]): for each `b`
+/// the arrow `exp_x(ξ + δe_b)` at `Dual64`, then its right jets along `e_a` at `HyperDual64`
+/// (`J_ab` the `ε₁ε₂` part, `F^-L_a` the `ε₂` part): `R` charts at `Dual64` and `R²` evaluations
+/// of `L`. Without jets: the `R²` one-direction hyper-dual passes of
+/// `geom_core::hyper_dual::partial_hessian` through the chart and the product.
+pub fn legendre_minus_derivative<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: usize>(
+    gd: &Gd,
+    lagrangian: &L,
+    x: &<Gd as GroupoidFamily<R>>::Base<f64>,
+    xi: &SVector<f64, R>,
+) -> (SVector<f64, R>, SMatrix<f64, R, R>) {
+    let by_jets = || {
+        let xd = GroupoidLift::<Dual64, R>::lift_base(gd, x);
+        let (mut minus, mut jacobian) = (SVector::<f64, R>::zeros(), SMatrix::<f64, R, R>::zeros());
+        for b in 0..R {
+            let seeded = SVector::<Dual64, R>::from_fn(|i, _| Dual64::new(xi[i], if i == b { 1.0 } else { 0.0 }));
+            let next = LieGroupoid::<Dual64, R>::fibre_exp(gd, &xd, &seeded);
+            for a in 0..R {
+                let v = lagrangian.eval::<HyperDual64>(gd, &gd.invariant_jet_dual(&next, &unit(a), Side::Right)?);
+                jacobian[(a, b)] = v.eps1eps2;
+                minus[a] = v.eps2;
+            }
+        }
+        Some((minus, jacobian))
+    };
+    if let Some(done) = by_jets() {
+        return done;
+    }
+    let xh = GroupoidLift::<HyperDual64, R>::lift_base(gd, x);
+    let (_, _, grad_eta, mixed) = hyper_dual::partial_hessian(
+        |xi, eta| {
+            let next = LieGroupoid::<HyperDual64, R>::fibre_exp(gd, &xh, xi);
+            let moved = LieGroupoid::<HyperDual64, R>::right_curve(gd, &next, eta);
+            lagrangian.eval::<HyperDual64>(gd, &moved)
+        },
+        xi,
+        &SVector::zeros(),
+    );
+    (grad_eta, mixed.transpose())
 }
 
 /// Regularity of `L` at `g` (docs/math.md §C.3): the pairing matrix and its condition number.
@@ -411,7 +491,6 @@ fn solve_legendre_minus<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R
     newton: &NewtonOptions,
     carried: &mut CarriedJacobian<R, 1>,
 ) -> Result<(Arrow<Gd, R>, SVector<f64, R>, NewtonReport)> {
-    let xh = GroupoidLift::<HyperDual64, R>::lift_base(gd, x);
     let target = *mu;
     // Block Newton with one block, so that evaluations without a Jacobian cost first-derivative
     // passes of F^-L(exp_x ξ) only, not the hyper-dual passes that give the Jacobian
@@ -419,17 +498,9 @@ fn solve_legendre_minus<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R
     let ([xi], report) = newton_blocks_carried::<R, 1>(
         |u: &[SVector<f64, R>; 1], jac: Option<&mut [[SMatrix<f64, R, R>; 1]; 1]>| match jac {
             Some(j) => {
-                let (_, _, grad_eta, mixed) = hyper_dual::partial_hessian(
-                    |xi, eta| {
-                        let next = LieGroupoid::<HyperDual64, R>::fibre_exp(gd, &xh, xi);
-                        let moved = LieGroupoid::<HyperDual64, R>::right_curve(gd, &next, eta);
-                        lagrangian.eval::<HyperDual64>(gd, &moved)
-                    },
-                    &u[0],
-                    &SVector::zeros(),
-                );
-                j[0][0] = mixed.transpose();
-                Ok([grad_eta - target])
+                let (minus, jacobian) = legendre_minus_derivative(gd, lagrangian, x, &u[0]);
+                j[0][0] = jacobian;
+                Ok([minus - target])
             }
             None => {
                 let next = LieGroupoid::<f64, R>::fibre_exp(gd, x, &u[0]);

@@ -81,6 +81,16 @@ impl<G: LieGroupFamily<D>, const D: usize> crate::lagrangian::GroupoidFamily<D> 
     ) -> Option<G::ElementAt<num_dual::Dual64>> {
         self.group.translation_jet(g, xi, side)
     }
+    /// The group's second-order jets ([`LieGroupFamily::translation_jet_dual`]).
+    #[inline]
+    fn invariant_jet_dual(
+        &self,
+        g: &G::ElementAt<num_dual::Dual64>,
+        xi: &SVector<f64, D>,
+        side: geom_core::lie::Side,
+    ) -> Option<G::ElementAt<num_dual::HyperDual64>> {
+        self.group.translation_jet_dual(g, xi, side)
+    }
 }
 
 impl<S: Scalar, G, const D: usize> crate::lagrangian::GroupoidLift<S, D> for GroupAsGroupoid<G>

@@ -73,6 +73,23 @@ impl<const N: usize> crate::lagrangian::GroupoidFamily<N> for PairGroupoid<N> {
             geom_core::lie::Side::Right => (g.0.zip_map(v, |x, d| Dual64::new(x, -d)), g.1.map(Dual64::from_re)),
         })
     }
+    /// `(x, y + εv)` and `(x − εv, y)` at `HyperDual64`.
+    #[inline]
+    fn invariant_jet_dual(
+        &self,
+        g: &(SVector<num_dual::Dual64, N>, SVector<num_dual::Dual64, N>),
+        v: &SVector<f64, N>,
+        side: geom_core::lie::Side,
+    ) -> Option<(SVector<num_dual::HyperDual64, N>, SVector<num_dual::HyperDual64, N>)> {
+        use num_dual::HyperDual64;
+        let lift = |x: &SVector<num_dual::Dual64, N>| x.map(|a| HyperDual64::new(a.re, a.eps, 0.0, 0.0));
+        let moved =
+            |x: &SVector<num_dual::Dual64, N>, s: f64| x.zip_map(v, |a, d| HyperDual64::new(a.re, a.eps, s * d, 0.0));
+        Some(match side {
+            geom_core::lie::Side::Left => (lift(&g.0), moved(&g.1, 1.0)),
+            geom_core::lie::Side::Right => (moved(&g.0, -1.0), lift(&g.1)),
+        })
+    }
 }
 
 impl<S: Scalar, const N: usize> crate::lagrangian::GroupoidLift<S, N> for PairGroupoid<N> {

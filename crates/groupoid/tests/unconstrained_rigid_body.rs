@@ -208,3 +208,90 @@ fn legendre_transforms_by_jets_are_the_curves_derivatives() {
         assert!((p - m).amax() > 1e-3, "{p} {m}");
     }
 }
+
+/// The second-order jets (`GroupoidFamily::invariant_jet_dual`) behind `legendre_minus_derivative`
+/// (the DEL Newton Jacobian) and `pairing_matrix`, against the mixed derivatives along the curves
+/// at `HyperDual64` (fibre chart and product at hyper-dual numbers) and against central
+/// differences of `legendre_minus`; SO(3) with both charts, and the pair groupoid.
+#[test]
+fn second_order_jets_give_the_del_jacobian_and_the_pairing_matrix() {
+    use geom_core::hyper_dual::partial_hessian;
+    use groupoid::{LieGroupoid, PairGroupoid, legendre_minus_derivative, pairing_matrix};
+    use nalgebra::{SVector, Vector3};
+    use num_dual::HyperDual64;
+    let mv = MoserVeselov::new(0.1, Vector3::new(1.0, 2.0, 2.5));
+    let w = so3::exp(&Vector3::new(0.4, -0.9, 0.3));
+    let xi = Vector3::new(0.12, -0.05, 0.08);
+    for chart in [Chart::Exp, Chart::Cayley] {
+        let gd = GroupAsGroupoid::new(So3, chart);
+        let (minus, jac) = legendre_minus_derivative(&gd, &mv, &(), &xi);
+        let (_, _, grad_eta, mixed) = partial_hessian(
+            |a, b| {
+                let next = LieGroupoid::<HyperDual64, 3>::fibre_exp(&gd, &(), a);
+                mv.eval::<HyperDual64>(&gd, &LieGroupoid::<HyperDual64, 3>::right_curve(&gd, &next, b))
+            },
+            &xi,
+            &SVector::zeros(),
+        );
+        assert!((minus - grad_eta).amax() < 1e-13 && (jac - mixed.transpose()).amax() < 1e-12, "{chart:?}");
+        assert!((minus - legendre_minus(&gd, &mv, &LieGroupoid::<f64, 3>::fibre_exp(&gd, &(), &xi))).amax() < 1e-13);
+        // column b is ∂/∂ξ_b of F^-L(exp ξ) (central differences)
+        let eps = 1e-6;
+        for b in 0..3 {
+            let e = Vector3::from_fn(|i, _| if i == b { eps } else { 0.0 });
+            let f = |x: &Vector3<f64>| legendre_minus(&gd, &mv, &LieGroupoid::<f64, 3>::fibre_exp(&gd, &(), x));
+            let fd = (f(&(xi + e)) - f(&(xi - e))) / (2.0 * eps);
+            assert!((jac.column(b) - fd).amax() < 1e-7, "{chart:?}, column {b}: {} vs {fd}", jac.column(b));
+        }
+        // not symmetric here: a transposed Jacobian fails the checks above
+        assert!((jac - jac.transpose()).amax() > 1e-3);
+        let wh = w.map(HyperDual64::from_re);
+        let (_, _, _, p) = partial_hessian(
+            |a, b| {
+                let left = LieGroupoid::<HyperDual64, 3>::left_curve(&gd, &wh, a);
+                mv.eval::<HyperDual64>(&gd, &LieGroupoid::<HyperDual64, 3>::right_curve(&gd, &left, b))
+            },
+            &SVector::zeros(),
+            &SVector::zeros(),
+        );
+        assert!((pairing_matrix(&gd, &mv, &w) - p).amax() < 1e-12, "{chart:?} pairing");
+    }
+    // the pair groupoid: L(q0, q1) = |q1 − q0|²/(2h) − h cos(q0_0 q1_1)
+    struct Ld;
+    impl DiscreteLagrangian<PairGroupoid<2>, 2> for Ld {
+        fn eval<S: Scalar>(&self, _: &PairGroupoid<2>, g: &(SVector<S, 2>, SVector<S, 2>)) -> S {
+            let v = g.1 - g.0;
+            v.norm_squared() * S::from(5.0) - (g.0[0] * g.1[1]).cos() * S::from(0.1)
+        }
+    }
+    let x = SVector::<f64, 2>::new(0.3, -0.7);
+    let xi = SVector::<f64, 2>::new(0.05, 0.02);
+    let (minus, jac) = legendre_minus_derivative(&PairGroupoid::<2>, &Ld, &x, &xi);
+    let xh = x.map(HyperDual64::from_re);
+    let (_, _, grad_eta, mixed) = partial_hessian(
+        |a, b| {
+            let next = LieGroupoid::<HyperDual64, 2>::fibre_exp(&PairGroupoid::<2>, &xh, a);
+            Ld.eval::<HyperDual64>(
+                &PairGroupoid::<2>,
+                &LieGroupoid::<HyperDual64, 2>::right_curve(&PairGroupoid::<2>, &next, b),
+            )
+        },
+        &xi,
+        &SVector::zeros(),
+    );
+    assert!((minus - grad_eta).amax() < 1e-13 && (jac - mixed.transpose()).amax() < 1e-12);
+    let g = (x, x + xi);
+    let gh = (g.0.map(HyperDual64::from_re), g.1.map(HyperDual64::from_re));
+    let (_, _, _, p) = partial_hessian(
+        |a, b| {
+            let left = LieGroupoid::<HyperDual64, 2>::left_curve(&PairGroupoid::<2>, &gh, a);
+            Ld.eval::<HyperDual64>(
+                &PairGroupoid::<2>,
+                &LieGroupoid::<HyperDual64, 2>::right_curve(&PairGroupoid::<2>, &left, b),
+            )
+        },
+        &SVector::zeros(),
+        &SVector::zeros(),
+    );
+    assert!((pairing_matrix(&PairGroupoid::<2>, &Ld, &g) - p).amax() < 1e-12);
+}

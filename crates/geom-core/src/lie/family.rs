@@ -31,7 +31,7 @@ use super::{Gl, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2};
 use crate::Scalar;
 use core::fmt;
 use nalgebra::{Matrix2, Matrix3, Matrix4, SMatrix, SVector, Vector4};
-use num_dual::Dual64;
+use num_dual::{Dual64, HyperDual64};
 
 /// The element type of a `D`-dimensional Lie group at every scalar (module documentation).
 pub trait LieGroupFamily<const D: usize>: LieGroup<f64, D> {
@@ -57,6 +57,21 @@ pub trait LieGroupFamily<const D: usize>: LieGroup<f64, D> {
         let _ = (g, x, side);
         None
     }
+    /// The same jet one derivative up: `g = g₀ + δ g₁` given at [`Dual64`], the jet at
+    /// [`HyperDual64`] with `ε₁ = δ` and `ε₂ = ε`: `g + ε g x̂` (`Left`) or `g + ε x̂ g` (`Right`),
+    /// whose `ε₁ε₂` part is `g₁ x̂` (or `x̂ g₁`). A mixed second derivative of `f` along a curve
+    /// `δ ↦ g(δ)` and a translation is then `f(jet).eps1eps2` (the terms of second order in `ε`
+    /// alone do not enter it). `None` by default, as [`Self::translation_jet`]; matrix groups,
+    /// `R^n` and products give it (powers of groups do not yet).
+    fn translation_jet_dual(
+        &self,
+        g: &Self::ElementAt<Dual64>,
+        x: &SVector<f64, D>,
+        side: Side,
+    ) -> Option<Self::ElementAt<HyperDual64>> {
+        let _ = (g, x, side);
+        None
+    }
 }
 
 /// Which side a translation acts on: `Left` is `g · h`, `Right` is `h · g` (for
@@ -73,6 +88,22 @@ pub enum Side {
 #[inline]
 fn matrix_jet<const N: usize>(g: &SMatrix<f64, N, N>, t: &SMatrix<f64, N, N>) -> SMatrix<Dual64, N, N> {
     g.zip_map(t, Dual64::new)
+}
+
+/// The jet of [`LieGroupFamily::translation_jet_dual`] for a matrix group: entries
+/// `(g₀, g₁, g₀x̂, g₁x̂)` (left) or `(g₀, g₁, x̂g₀, x̂g₁)` (right).
+#[inline]
+fn matrix_translation_jet_dual<const N: usize>(
+    g: &SMatrix<Dual64, N, N>,
+    hat: &SMatrix<f64, N, N>,
+    side: Side,
+) -> SMatrix<HyperDual64, N, N> {
+    let (g0, g1) = (g.map(|v| v.re), g.map(|v| v.eps));
+    let (t0, t1) = match side {
+        Side::Left => (g0 * hat, g1 * hat),
+        Side::Right => (hat * g0, hat * g1),
+    };
+    SMatrix::from_fn(|i, j| HyperDual64::new(g0[(i, j)], g1[(i, j)], t0[(i, j)], t1[(i, j)]))
 }
 
 /// The jet `g + ε (g x̂ or x̂ g)` of a matrix group whose elements and algebra are `N × N`
@@ -99,6 +130,10 @@ macro_rules! matrix_family {
             #[inline]
             fn translation_jet(&self, g: &$elem<f64>, x: &SVector<f64, $d>, side: Side) -> Option<$elem<Dual64>> {
                 Some(matrix_translation_jet(g, &LieGroup::<f64, $d>::hat(self, x), side))
+            }
+            #[inline]
+            fn translation_jet_dual(&self, g: &$elem<Dual64>, x: &SVector<f64, $d>, side: Side) -> Option<$elem<HyperDual64>> {
+                Some(matrix_translation_jet_dual(g, &LieGroup::<f64, $d>::hat(self, x), side))
             }
         }
     )*};
@@ -128,6 +163,16 @@ impl<const N: usize> LieGroupFamily<N> for Rn<N> {
     fn translation_jet(&self, g: &SVector<f64, N>, x: &SVector<f64, N>, _: Side) -> Option<SVector<Dual64, N>> {
         Some(g.zip_map(x, Dual64::new))
     }
+    /// `g + εx` at `HyperDual64`: entries `(g₀, g₁, x, 0)`.
+    #[inline]
+    fn translation_jet_dual(
+        &self,
+        g: &SVector<Dual64, N>,
+        x: &SVector<f64, N>,
+        _: Side,
+    ) -> Option<SVector<HyperDual64, N>> {
+        Some(g.zip_map(x, |v, d| HyperDual64::new(v.re, v.eps, d, 0.0)))
+    }
 }
 
 impl<const N: usize, const D: usize> LieGroupFamily<D> for Gl<N, D> {
@@ -143,6 +188,15 @@ impl<const N: usize, const D: usize> LieGroupFamily<D> for Gl<N, D> {
         side: Side,
     ) -> Option<SMatrix<Dual64, N, N>> {
         Some(matrix_translation_jet(g, &LieGroup::<f64, D>::hat(self, x), side))
+    }
+    #[inline]
+    fn translation_jet_dual(
+        &self,
+        g: &SMatrix<Dual64, N, N>,
+        x: &SVector<f64, D>,
+        side: Side,
+    ) -> Option<SMatrix<HyperDual64, N, N>> {
+        Some(matrix_translation_jet_dual(g, &LieGroup::<f64, D>::hat(self, x), side))
     }
 }
 
@@ -167,6 +221,18 @@ where
         let xa = SVector::<f64, DA>::from_fn(|i, _| x[i]);
         let xb = SVector::<f64, DB>::from_fn(|i, _| x[DA + i]);
         Some((self.0.translation_jet(&g.0, &xa, side)?, self.1.translation_jet(&g.1, &xb, side)?))
+    }
+    /// The factors' jets, when both have one.
+    #[inline]
+    fn translation_jet_dual(
+        &self,
+        g: &Self::ElementAt<Dual64>,
+        x: &SVector<f64, D>,
+        side: Side,
+    ) -> Option<Self::ElementAt<HyperDual64>> {
+        let xa = SVector::<f64, DA>::from_fn(|i, _| x[i]);
+        let xb = SVector::<f64, DB>::from_fn(|i, _| x[DA + i]);
+        Some((self.0.translation_jet_dual(&g.0, &xa, side)?, self.1.translation_jet_dual(&g.1, &xb, side)?))
     }
 }
 
@@ -231,6 +297,9 @@ mod tests {
         // g ŷ and ŷ g: a swapped side would pass a check at the identity only
         assert!((left - right).amax() > 0.1, "left {left} right {right}");
         assert!(Su2.translation_jet(&Vector4::new(1.0, 0.0, 0.0, 0.0), &y, Side::Left).is_none());
+        let gd = g.map(|v| Dual64::new(v, 0.5 * v));
+        let second = So3.translation_jet_dual(&gd, &y, Side::Left).unwrap();
+        assert!((second.map(|v| v.eps1eps2) - (g * 0.5) * crate::lie::so3::hat(&y)).amax() < 1e-15);
         let p = Power::<Su2, 3, 2>(Su2);
         let e = [Vector4::new(1.0, 0.0, 0.0, 0.0); 2];
         assert!(p.translation_jet(&e, &SVector::<f64, 6>::zeros(), Side::Left).is_none());

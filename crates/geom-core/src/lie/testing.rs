@@ -14,7 +14,8 @@
 //!
 //! * [`check_translation_jet`]: a group's closed-form first-order jets
 //!   ([`LieGroupFamily::translation_jet`](crate::lie::LieGroupFamily::translation_jet)) against
-//!   the curves `g · τ(εy)` and `τ(εy) · g` evaluated at `Dual64`, both charts.
+//!   the curves `g · τ(εy)` and `τ(εy) · g` evaluated at `Dual64`, both charts, and the
+//!   second-order ones (`translation_jet_dual`) against the same curves at `HyperDual64`.
 //!
 //! They panic with a message naming the group, the point and the failed identity (they are meant
 //! to be called from `#[test]` functions).
@@ -30,7 +31,7 @@
 use crate::lie::series::dexp_inv_default;
 use crate::lie::{Chart, LieGroup, LieGroupFamily, MapScalar, Side, dexp_series};
 use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Dual64, DualSVec64, jacobian};
+use num_dual::{Dual64, DualSVec64, HyperDual64, jacobian};
 
 /// The AD scalar of the checks.
 pub type Dv<const D: usize> = DualSVec64<D>;
@@ -133,9 +134,12 @@ where
     G: LieGroupFamily<D>
         + LieGroup<f64, D, Element = <G as LieGroupFamily<D>>::ElementAt<f64>>
         + LieGroup<Dual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<Dual64>>
-        + MapScalar<Dual64, f64, D>,
+        + LieGroup<HyperDual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<HyperDual64>>
+        + MapScalar<Dual64, f64, D>
+        + MapScalar<HyperDual64, f64, D>,
     <G as LieGroupFamily<D>>::ElementAt<f64>: Flat,
 {
+    check_translation_jet_dual(g, xs, tol);
     let name = f!(g, name);
     for (k, x) in xs.iter().enumerate() {
         let y = xs[(k + 1) % xs.len()] * 0.7 + SVector::from_fn(|i, _| 0.05 * (i as f64 + 1.0));
@@ -163,6 +167,51 @@ where
                     x.as_slice(),
                     y.as_slice()
                 );
+            }
+        }
+    }
+}
+
+/// [`LieGroupFamily::translation_jet_dual`] against the hyper-dual curves: along
+/// `g(δ) = exp(x + δw)` (given at `Dual64`), the jet's four parts are those of
+/// `exp(x + ε₁w) · τ(ε₂y)` (`Left`) or `τ(ε₂y) · exp(x + ε₁w)` (`Right`) at `HyperDual64`, for
+/// both charts. Part of [`check_translation_jet`].
+fn check_translation_jet_dual<G, const D: usize>(g: &G, xs: &[SVector<f64, D>], tol: f64)
+where
+    G: LieGroupFamily<D>
+        + LieGroup<f64, D, Element = <G as LieGroupFamily<D>>::ElementAt<f64>>
+        + LieGroup<Dual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<Dual64>>
+        + LieGroup<HyperDual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<HyperDual64>>
+        + MapScalar<HyperDual64, f64, D>,
+    <G as LieGroupFamily<D>>::ElementAt<f64>: Flat,
+{
+    let name = f!(g, name);
+    let w = SVector::<f64, D>::from_fn(|i, _| 0.3 - 0.17 * i as f64);
+    for (k, x) in xs.iter().enumerate() {
+        let y = xs[(k + 1) % xs.len()] * 0.7 + SVector::from_fn(|i, _| 0.05 * (i as f64 + 1.0));
+        let t = tol * (1.0 + x.norm() + y.norm() + w.norm()).powi(3);
+        let gd = <G as LieGroup<Dual64, D>>::exp(g, &x.zip_map(&w, Dual64::new));
+        let gh = <G as LieGroup<HyperDual64, D>>::exp(g, &x.zip_map(&w, |a, b| HyperDual64::new(a, b, 0.0, 0.0)));
+        let yh = y.map(|v| HyperDual64::new(0.0, 0.0, v, 0.0));
+        for side in [Side::Left, Side::Right] {
+            let Some(jet) = g.translation_jet_dual(&gd, &y, side) else { continue };
+            for chart in [Chart::Exp, Chart::Cayley] {
+                let step = <G as LieGroup<HyperDual64, D>>::tau(g, chart, &yh)
+                    .unwrap_or_else(|e| panic!("{name}: tau({chart:?}) at an infinitesimal: {e}"));
+                let curve = match side {
+                    Side::Left => <G as LieGroup<HyperDual64, D>>::compose(g, &gh, &step),
+                    Side::Right => <G as LieGroup<HyperDual64, D>>::compose(g, &step, &gh),
+                };
+                let parts: [fn(HyperDual64) -> f64; 4] = [|v| v.re, |v| v.eps1, |v| v.eps2, |v| v.eps1eps2];
+                for (p, part) in parts.iter().enumerate() {
+                    let err = dist(&g.map_scalar(&jet, part), &g.map_scalar(&curve, part));
+                    assert!(
+                        err <= t,
+                        "{name}: {side:?} second-order jet at x = {:?} along y = {:?}: part {p} off the {chart:?} curve by {err:.3e}",
+                        x.as_slice(),
+                        y.as_slice()
+                    );
+                }
             }
         }
     }
