@@ -144,7 +144,7 @@ fn gradient_by_jets<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: us
 ) -> Option<SVector<f64, R>> {
     let mut grad = SVector::<f64, R>::zeros();
     for a in 0..R {
-        let jet = groupoid.invariant_jet(g, &SVector::from_fn(|i, _| if i == a { 1.0 } else { 0.0 }), side)?;
+        let jet = groupoid.invariant_jet(g, &unit(a), side)?;
         grad[a] = lagrangian.eval::<Dual64>(groupoid, &jet).eps;
     }
     Some(grad)

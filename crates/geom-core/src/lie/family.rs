@@ -218,8 +218,7 @@ where
         x: &SVector<f64, D>,
         side: Side,
     ) -> Option<Self::ElementAt<Dual64>> {
-        let xa = SVector::<f64, DA>::from_fn(|i, _| x[i]);
-        let xb = SVector::<f64, DB>::from_fn(|i, _| x[DA + i]);
+        let (xa, xb) = split::<DA, DB, D>(x);
         Some((self.0.translation_jet(&g.0, &xa, side)?, self.1.translation_jet(&g.1, &xb, side)?))
     }
     /// The factors' jets, when both have one.
@@ -230,10 +229,17 @@ where
         x: &SVector<f64, D>,
         side: Side,
     ) -> Option<Self::ElementAt<HyperDual64>> {
-        let xa = SVector::<f64, DA>::from_fn(|i, _| x[i]);
-        let xb = SVector::<f64, DB>::from_fn(|i, _| x[DA + i]);
+        let (xa, xb) = split::<DA, DB, D>(x);
         Some((self.0.translation_jet_dual(&g.0, &xa, side)?, self.1.translation_jet_dual(&g.1, &xb, side)?))
     }
+}
+
+/// `x = (x_A, x_B)` of a product's algebra.
+#[inline]
+fn split<const DA: usize, const DB: usize, const D: usize>(
+    x: &SVector<f64, D>,
+) -> (SVector<f64, DA>, SVector<f64, DB>) {
+    (SVector::from_fn(|i, _| x[i]), SVector::from_fn(|i, _| x[DA + i]))
 }
 
 impl<G, const DG: usize, const K: usize, const D: usize> LieGroupFamily<D> for Power<G, DG, K>
