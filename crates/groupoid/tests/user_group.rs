@@ -7,18 +7,24 @@ use discretization::lie_function::{LieAutoDiff, LieFunction};
 use discretization::{LieCotangentLiftIntegrator, LieGroupState, LieGroupThetaMap, OneStep};
 use geom_core::action::LeftMultiplication;
 use geom_core::lie::testing::{check_group, check_matrix_group};
-use geom_core::lie::{Chart, Gl, LieGroup, LieGroupFamily, MapScalar, matrix_group};
+use geom_core::lie::{Chart, Gl, LieGroup, LieGroupFamily, MapScalar, Side, matrix_group};
 use geom_core::{GeomError, Result, Scalar};
 use groupoid::{
     ActionGroupoid, DiscreteFlow, DiscreteLagrangian, GroupAsGroupoid, LieGroupoid, PairOfGroup, TrivialAtiyah,
     legendre_minus, legendre_plus,
 };
 use nalgebra::{Matrix2, SMatrix, SVector, Vector1, Vector3};
+use num_dual::{Dual64, HyperDual64};
 
 /// SL(2, R): `X = [[a, b], [c, -a]]` for `x = (a, b, c)`. `flip_ad` makes `ad` wrong by a sign.
+/// `jets` gives the closed-form translation jets (`LieGroupFamily::translation_jet` and
+/// `translation_jet_dual`, the fast path of the groupoid's Legendre transforms and DEL Jacobian);
+/// `swap_jets` gives them with the sides swapped (wrong).
 #[derive(Debug, Clone, Copy, Default)]
 struct Sl2 {
     flip_ad: bool,
+    jets: bool,
+    swap_jets: bool,
 }
 
 impl<S: Scalar> LieGroup<S, 3> for Sl2 {
@@ -80,6 +86,30 @@ impl LieGroupFamily<3> for Sl2 {
     fn lift_at<S: Scalar>(&self, g: &Matrix2<f64>) -> Matrix2<S> {
         g.map(S::from)
     }
+    /// `g + ε g x̂` (left) or `g + ε x̂ g` (right).
+    fn translation_jet(&self, g: &Matrix2<f64>, x: &SVector<f64, 3>, side: Side) -> Option<Matrix2<Dual64>> {
+        let t = self.translated(g, x, side)?;
+        Some(g.zip_map(&t, Dual64::new))
+    }
+    /// `g₀ + δ g₁` moved the same way: entries `(g₀, g₁, g₀x̂ or x̂g₀, g₁x̂ or x̂g₁)`.
+    fn translation_jet_dual(
+        &self,
+        g: &Matrix2<Dual64>,
+        x: &SVector<f64, 3>,
+        side: Side,
+    ) -> Option<Matrix2<HyperDual64>> {
+        let (g0, g1) = (g.map(|v| v.re), g.map(|v| v.eps));
+        let (t0, t1) = (self.translated(&g0, x, side)?, self.translated(&g1, x, side)?);
+        Some(Matrix2::from_fn(|i, j| HyperDual64::new(g0[(i, j)], g1[(i, j)], t0[(i, j)], t1[(i, j)])))
+    }
+}
+
+impl Sl2 {
+    /// `g x̂` or `x̂ g` (sides swapped with `swap_jets`), `None` without `jets`.
+    fn translated(&self, g: &Matrix2<f64>, x: &SVector<f64, 3>, side: Side) -> Option<Matrix2<f64>> {
+        let xh = LieGroup::<f64, 3>::hat(self, x);
+        self.jets.then(|| if (side == Side::Left) != self.swap_jets { g * xh } else { xh * g })
+    }
 }
 
 /// Entrywise scalar maps (what the discretization layer's AD needs).
@@ -89,7 +119,7 @@ impl<A: Scalar, B: Scalar> MapScalar<A, B, 3> for Sl2 {
     }
 }
 
-const SL2: Sl2 = Sl2 { flip_ad: false };
+const SL2: Sl2 = Sl2 { flip_ad: false, jets: false, swap_jets: false };
 
 fn samples() -> Vec<SVector<f64, 3>> {
     vec![Vector3::new(0.3, -0.2, 0.5), Vector3::new(-0.4, 0.7, 0.1), Vector3::new(0.1, 0.2, -0.6)]
@@ -103,7 +133,7 @@ fn sl2_passes_the_public_group_suite() {
 
 #[test]
 fn a_wrong_ad_fails_the_suite() {
-    let wrong = Sl2 { flip_ad: true };
+    let wrong = Sl2 { flip_ad: true, ..SL2 };
     let result = std::panic::catch_unwind(|| check_group(&wrong, &samples(), 1e-11));
     assert!(result.is_err(), "a sign error in ad must fail the suite");
 }
@@ -221,5 +251,40 @@ fn sl2_drives_the_induced_integrator_on_t_star_g() -> std::result::Result<(), Ge
     assert!(s.g.amax() < 3.0, "{}", s.g);
     assert!(LieGroup::<f64, 3>::defect(&SL2, &s.g) < 1e-12);
     assert!((e(&s) - e0).abs() < 1e-3, "energy bounded: {:e}", (e(&s) - e0).abs());
+    Ok(())
+}
+
+/// A user's group with closed-form jets (outside the crates): it passes the public jet check, a
+/// jet with its sides swapped fails it, and the groupoid layer takes the jets with no wrapper,
+/// landing on the same Legendre transforms, pairing matrix and DEL arrows as without them.
+#[test]
+fn a_users_translation_jets_reach_the_groupoid_layer() -> Result<()> {
+    use geom_core::lie::testing::check_translation_jet;
+    use groupoid::pairing_matrix;
+    let with = Sl2 { jets: true, ..SL2 };
+    check_translation_jet(&with, &samples(), 1e-12);
+    let swapped = Sl2 { jets: true, swap_jets: true, ..SL2 };
+    let result = std::panic::catch_unwind(|| check_translation_jet(&swapped, &samples(), 1e-12));
+    assert!(result.is_err(), "jets with the sides swapped must fail the check");
+    let h = 0.1;
+    let w0 = SL2.exp(&Vector3::new(0.05, 0.1, -0.08));
+    for chart in [Chart::Exp, Chart::Cayley] {
+        let (fast, plain) = (GroupAsGroupoid::new(with, chart), GroupAsGroupoid::new(SL2, chart));
+        let l = OnGroup(h);
+        let d_plus = (legendre_plus(&fast, &l, &w0) - legendre_plus(&plain, &l, &w0)).amax();
+        let d_minus = (legendre_minus(&fast, &l, &w0) - legendre_minus(&plain, &l, &w0)).amax();
+        let d_pair = (pairing_matrix(&fast, &l, &w0) - pairing_matrix(&plain, &l, &w0)).amax();
+        assert!(d_plus < 1e-13 && d_minus < 1e-13 && d_pair < 1e-11, "{chart:?}: {d_plus:e} {d_minus:e} {d_pair:e}");
+        // the layer does take the user's jets: swapped ones change the transform
+        let wrong = GroupAsGroupoid::new(swapped, chart);
+        assert!((legendre_plus(&wrong, &l, &w0) - legendre_plus(&plain, &l, &w0)).amax() > 1e-4);
+        let (ff, fp) = (DiscreteFlow::new(fast, OnGroup(h)), DiscreteFlow::new(plain, OnGroup(h)));
+        let (mut a, mut b) = (w0, w0);
+        for _ in 0..100 {
+            a = ff.step(&a)?.0;
+            b = fp.step(&b)?.0;
+        }
+        assert!((a - b).amax() < 1e-12, "{chart:?}: jets and curves give different arrows");
+    }
     Ok(())
 }
