@@ -62,14 +62,9 @@ fn hand_solve(inertia: &Matrix3<f64>, inertia_inv: &Matrix3<f64>, mu: &Vector3<f
             + (xi * p.transpose() + xi * (xi.transpose() * inertia) + Matrix3::identity() * xp) * (0.25 * h * h);
         let dx = -(j.try_inverse().expect("nonsingular") * f);
         xi += dx;
-        let s = dx.amax();
-        if let Some(prev) = previous {
-            let theta = s / prev;
-            if theta < 1.0 && (theta / (1.0 - theta)).max(1.0) * s <= tol * (1.0 + xi.amax()) {
-                break;
-            }
+        if common::step_accepted(&mut previous, dx.amax(), xi.amax(), tol) {
+            break;
         }
-        previous = Some(s);
     }
     xi
 }
@@ -160,14 +155,9 @@ fn hand_step_exp(
         let j = m * inertia + dx_chart * h;
         let dx = -(j.try_inverse().expect("nonsingular") * f);
         xi += dx;
-        let s = dx.amax();
-        if let Some(prev) = previous {
-            let theta = s / prev;
-            if theta < 1.0 && (theta / (1.0 - theta)).max(1.0) * s <= tol * (1.0 + xi.amax()) {
-                break;
-            }
+        if common::step_accepted(&mut previous, dx.amax(), xi.amax(), tol) {
+            break;
         }
-        previous = Some(s);
     }
     let p = inertia * xi;
     let x = xi * h;

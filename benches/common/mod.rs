@@ -9,6 +9,18 @@ pub mod rigid;
 
 use std::path::PathBuf;
 
+/// The contraction-checked step test of `geom_core::newton`, for the hand-written references:
+/// after a Newton step of size `step` (max norm), with `previous` the size of the step before
+/// (updated here), accept when `θ = step/previous < 1` and `max(1, θ/(1−θ)) step <= tol (1 + |x|)`.
+pub fn step_accepted(previous: &mut Option<f64>, step: f64, x_amax: f64, tol: f64) -> bool {
+    let accepted = previous.is_some_and(|prev| {
+        let theta = step / prev;
+        theta < 1.0 && (theta / (1.0 - theta)).max(1.0) * step <= tol * (1.0 + x_amax)
+    });
+    *previous = Some(step);
+    accepted
+}
+
 /// Mean time in ns of a finished criterion benchmark `group/id`, read from
 /// `target/criterion/<group>/<id>/new/estimates.json`.
 pub fn mean_ns(group: &str, id: &str) -> Option<f64> {

@@ -45,14 +45,9 @@ pub fn hand_lgvi(
         let j = gh + Matrix3::from_diagonal_element(gf) + f * g.transpose() - inertia * 2.0;
         let dx = -(j.try_inverse().expect("nonsingular") * phi);
         f += dx;
-        let s = dx.amax();
-        if let Some(prev) = previous {
-            let theta = s / prev;
-            if theta < 1.0 && (theta / (1.0 - theta)).max(1.0) * s <= tol * (1.0 + f.amax()) {
-                break;
-            }
+        if super::step_accepted(&mut previous, dx.amax(), f.amax(), tol) {
+            break;
         }
-        previous = Some(s);
     }
     let k = 1.0 / (1.0 + f.norm_squared());
     let sf = skew(&f);

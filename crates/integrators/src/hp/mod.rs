@@ -469,8 +469,6 @@ where
 
     /// The reduced solve for `ξ` at momentum `μ`, then `g_{k+1} = g τ(hξ)` and
     /// `Ad*_{τ(hξ)} μ`: the common part of the left-invariant and the kick–solve–kick steps.
-    /// The reduced solve for `ξ` at momentum `μ`, then `g_{k+1} = g τ(hξ)` and
-    /// `Ad*_{τ(hξ)} μ`: the common part of the left-invariant and the kick–solve–kick steps.
     #[inline(always)]
     #[allow(clippy::type_complexity)]
     fn solve_and_translate<K: HpChart<G, D>>(
