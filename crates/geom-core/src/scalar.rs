@@ -40,16 +40,11 @@ pub fn series<S: Scalar>(t: S, coeffs: &[f64]) -> S {
 /// the chain of dependent operations is `O(log n)` long instead of Horner's `n` (a multiply and an
 /// add each, on targets without fused multiply–add): for the short series of the small-angle
 /// branches on the critical path of a Newton iteration. The rounding differs from Horner's in
-/// the last bits. At most 16 coefficients.
+/// the last bits. [`head`] takes the first terms of a longer table as an array.
 #[inline(always)]
-pub fn estrin<S: Scalar>(t: S, coeffs: &[f64]) -> S {
-    debug_assert!(coeffs.len() <= 16, "estrin: at most 16 coefficients");
-    let mut v = [S::from(0.0); 16];
-    let mut n = coeffs.len().min(16);
-    for (slot, &c) in v.iter_mut().zip(coeffs) {
-        *slot = S::from(c);
-    }
-    let mut x = t;
+pub fn estrin<S: Scalar, const N: usize>(t: S, coeffs: &[f64; N]) -> S {
+    let mut v = coeffs.map(S::from);
+    let (mut n, mut x) = (N, t);
     while n > 1 {
         let half = n.div_ceil(2);
         for i in 0..half {
@@ -58,7 +53,18 @@ pub fn estrin<S: Scalar>(t: S, coeffs: &[f64]) -> S {
         n = half;
         x = x * x;
     }
-    v[0]
+    if N == 0 { S::from(0.0) } else { v[0] }
+}
+
+/// The first `N` entries of `c` (at compile time: a shorter `c` fails the build).
+pub const fn head<const N: usize>(c: &[f64]) -> [f64; N] {
+    let mut out = [0.0; N];
+    let mut k = 0;
+    while k < N {
+        out[k] = c[k];
+        k += 1;
+    }
+    out
 }
 
 /// A scalar `S` together with a scalar type `Up` that carries `D` more infinitesimal
@@ -121,16 +127,27 @@ mod tests {
     #[test]
     fn estrin_is_horner_to_round_off_with_its_derivative() {
         let c: Vec<f64> = (0..12).map(|k| if k % 2 == 0 { 1.0 } else { -1.0 } / (k as f64 + 2.0).powi(3)).collect();
-        for n in 0..=12 {
+        fn check<const N: usize>(c: &[f64]) {
             for t in [0.0, 1e-3, 0.015, 0.2, -0.7, 3.0] {
-                let (a, b) = (estrin(t, &c[..n]), series(t, &c[..n]));
-                let scale: f64 = c[..n].iter().enumerate().map(|(k, v)| (v * t.powi(k as i32)).abs()).sum();
+                let (a, b) = (estrin(t, &head::<N>(c)), series(t, &c[..N]));
+                let n = N;
+                let scale: f64 = c[..N].iter().enumerate().map(|(k, v)| (v * t.powi(k as i32)).abs()).sum();
                 assert!((a - b).abs() <= 4.0 * f64::EPSILON * scale.max(1e-300), "n = {n}, t = {t}: {a} vs {b}");
             }
         }
+        check::<0>(&c);
+        check::<1>(&c);
+        check::<2>(&c);
+        check::<3>(&c);
+        check::<4>(&c);
+        check::<5>(&c);
+        check::<6>(&c);
+        check::<7>(&c);
+        check::<9>(&c);
+        check::<12>(&c);
         // at dual numbers the derivative part is the derivative polynomial's value
         let t = num_dual::Dual64::new(0.3, 1.0);
-        let d = estrin(t, &c[..7]);
+        let d = estrin(t, &head::<7>(&c));
         let dc: Vec<f64> = (1..7).map(|k| k as f64 * c[k]).collect();
         assert!((d.eps - series(0.3, &dc)).abs() < 1e-15);
     }

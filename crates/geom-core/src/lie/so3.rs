@@ -14,7 +14,7 @@
 
 use super::series::inv_factorial;
 use super::{Chart, LieGroup, MEMBERSHIP_TOLERANCE};
-use crate::scalar::{estrin, series};
+use crate::scalar::{estrin, head, series};
 use crate::{GeomError, Result, Scalar};
 use nalgebra::{Matrix3, Vector3, Vector4};
 
@@ -82,7 +82,11 @@ pub fn rodrigues_coefficients<S: Scalar>(t: S) -> (S, S, S) {
         // `θ < 1/8` (the steps of a run): the first omitted terms are below 1e-24 relative, and
         // below 1e-19 in the second derivative in `t`
         // (Estrin's scheme: this sits on the critical path of a step)
-        (estrin(t, &SIN_OVER[..7]), estrin(t, &ONE_MINUS_COS[..7]), estrin(t, &THETA_MINUS_SIN[..7]))
+        (
+            estrin(t, &head::<7>(&SIN_OVER)),
+            estrin(t, &head::<7>(&ONE_MINUS_COS)),
+            estrin(t, &head::<7>(&THETA_MINUS_SIN)),
+        )
     } else if t.re() < SERIES_T {
         (series(t, &SIN_OVER), series(t, &ONE_MINUS_COS), series(t, &THETA_MINUS_SIN))
     } else {

@@ -29,7 +29,7 @@
 
 use geom_core::lie::so3::DEXP_INV_D;
 use geom_core::lie::{Chart, Gl, GroupChart, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2, se3, so3};
-use geom_core::scalar::estrin;
+use geom_core::scalar::{estrin, head};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{Const, Matrix3, Matrix6, SMatrix, SVector, U1, Vector3, Vector6};
 use num_dual::DualSVec64;
@@ -348,7 +348,8 @@ fn so3_dexp_inv_transpose_derivative(x: &Vector3<f64>, mu: &Vector3<f64>) -> Res
 /// Below this `t = |ω|²` (`θ < 2`) [`dexp_inv_coefficients`] sums power series.
 const DEXP_INV_SERIES_T: f64 = 4.0;
 
-/// The coefficients of `d'(t)` and `d''(t)` from the first six of `d(t)`, `DEXP_INV_D`.
+/// The first six coefficients of `d(t)` (`DEXP_INV_D`), and those of `d'(t)` and `d''(t)` from them.
+const DEXP_INV_D0: [f64; 6] = head::<6>(&DEXP_INV_D);
 const DEXP_INV_D1: [f64; 5] = derivative_coefficients::<5>(&DEXP_INV_D, 1);
 const DEXP_INV_D2: [f64; 4] = derivative_coefficients::<4>(&DEXP_INV_D, 2);
 
@@ -399,7 +400,7 @@ fn dexp_inv_coefficients(t: f64) -> Result<(f64, f64, f64)> {
         // the steps of a run (`|hξ| < 1/8`): the terms fall by `t/(4π²) < 4e-4` each, and the
         // first omitted one is below 1e-19 relative in `d`, 1e-16 in `d'`
         // (Estrin's scheme: `d` is on the critical path of every Newton iteration)
-        Ok((estrin(t, &DEXP_INV_D[..6]), estrin(t, &DEXP_INV_D1), estrin(t, &DEXP_INV_D2)))
+        Ok((estrin(t, &DEXP_INV_D0), estrin(t, &DEXP_INV_D1), estrin(t, &DEXP_INV_D2)))
     } else if t < 0.25 {
         Ok(horner2(&DEXP_INV_D[..9], t))
     } else if t < DEXP_INV_SERIES_T {
