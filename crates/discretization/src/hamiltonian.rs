@@ -116,9 +116,11 @@ impl<R, H> CotangentLiftIntegrator<R, H> {
         check_step(h)?;
         let next = match self.map.theta() {
             Some(theta) if self.hamiltonian.is_separable() && (theta == 0.0 || theta == 1.0) => {
-                theta_solve(&self.hamiltonian, theta, state, h, &self.newton)?.1
+                explicit_theta(&self.hamiltonian, theta == 0.0, state, h).1
             }
-            _ => self.implicit_advance(state, h)?,
+            // (a copy: the out-of-line call sees its address, not the caller's state, which then
+            // stays in registers across the stages of a composition)
+            _ => self.implicit_advance(&std::hint::black_box(*state), h)?,
         };
         if next.is_finite() { Ok(next) } else { Err(GeomError::NonFinite { what: "state after step" }) }
     }
@@ -266,20 +268,34 @@ fn theta_solve<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
     h: f64,
     newton: &NewtonOptions,
 ) -> Result<(BlockVector<f64, N, 2>, PhaseState<N>), GeomError> {
-    let (qk, pk) = (state.q, state.p);
     // Separable H = T(p) + V(q): θ = 0 (symplectic Euler) and θ = 1 (its adjoint) are explicit.
     if hamiltonian.is_separable() && (theta == 0.0 || theta == 1.0) {
-        return Ok(if theta == 0.0 {
-            let pbar = pk - hamiltonian.gradient_q(&qk, &pk) * h;
-            let q1 = qk + hamiltonian.gradient_p(&qk, &pbar) * h;
-            ([qk, pbar], PhaseState::new(q1, pbar))
-        } else {
-            let q1 = qk + hamiltonian.gradient_p(&qk, &pk) * h;
-            let p1 = pk - hamiltonian.gradient_q(&q1, &pk) * h;
-            ([q1, pk], PhaseState::new(q1, p1))
-        });
+        return Ok(explicit_theta(hamiltonian, theta == 0.0, state, h));
     }
     theta_newton(hamiltonian, theta, state, h, newton)
+}
+
+/// The θ = 0 (`kick_first`) and θ = 1 steps of a separable `H = T(p) + V(q)`, which solve
+/// nothing: `p̄ = p_k - h ∂V/∂q(q_k)`, `q_{k+1} = q_k + h ∂T/∂p(p̄)` (θ = 0) and
+/// `q_{k+1} = q_k + h ∂T/∂p(p_k)`, `p_{k+1} = p_k - h ∂V/∂q(q_{k+1})` (θ = 1). Returns the stages
+/// `[q̄, p̄]` and the new state.
+#[inline(always)]
+fn explicit_theta<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
+    hamiltonian: &H,
+    kick_first: bool,
+    state: &PhaseState<N>,
+    h: f64,
+) -> (BlockVector<f64, N, 2>, PhaseState<N>) {
+    let (qk, pk) = (state.q, state.p);
+    if kick_first {
+        let pbar = pk - hamiltonian.gradient_q(&qk, &pk) * h;
+        let q1 = qk + hamiltonian.gradient_p(&qk, &pbar) * h;
+        ([qk, pbar], PhaseState::new(q1, pbar))
+    } else {
+        let q1 = qk + hamiltonian.gradient_p(&qk, &pk) * h;
+        let p1 = pk - hamiltonian.gradient_q(&q1, &pk) * h;
+        ([q1, pk], PhaseState::new(q1, p1))
+    }
 }
 
 /// The implicit θ step: Newton on `(q̄, p̄)` (kept out of line, so that the explicit cases above
