@@ -375,12 +375,23 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Auto
     }
 }
 
+/// The coordinates of the point `q* = (φ⁻¹, …, φ⁻¹)` at which [`SeparableAutoDiff`] evaluates
+/// `V`'s constant terms (`φ⁻¹ = 0.618…`, chosen to be unlikely a singular point of a model).
+const PROBE: f64 = 0.618_033_988_749_894_8;
+
 /// A model `H(q, p)` declared separable, `H = T(p) + V(q)`, with AD derivatives; built by
 /// [`AutoDiff::separable`]. Derivatives as [`AutoDiff`], except that
 /// `∂H/∂q` (seeded in `q`, `p` held constant) and `∂H/∂p` (seeded in `p`) are taken
 /// separately (as [`AutoDiff`]'s, see [`DIRECTIONAL_GRADIENT_MAX`]), the mixed block
 /// `∂²H/∂q∂p` is zero, and
 /// [`PhaseSpaceDerivatives::is_separable`] is `true`.
+///
+/// Because `∂H/∂q = ∇V(q)` does not depend on `p`, nor `∂H/∂p = ∇T(p)` on `q`, the passes hold
+/// the other half at a constant point, `p = 0` and `q = q*`
+/// ([`regular_at_rest`](SeparableAutoDiff::regular_at_rest)): its terms then fold to constants,
+/// with exactly zero derivative parts, instead of products `x · 0` that IEEE arithmetic must
+/// keep (they were half the cost of an AD Störmer–Verlet step). The declaration is the user's:
+/// for a model that is not separable these are the derivatives at `(q, 0)` and `(q*, p)`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct SeparableAutoDiff<F>(pub F);
 
@@ -388,6 +399,21 @@ impl<F> SeparableAutoDiff<F> {
     /// The wrapped model.
     pub fn model(&self) -> &F {
         &self.0
+    }
+
+    /// Whether the model's derivative parts are finite at `(q*, p = 0)`, `q* = (φ⁻¹, …, φ⁻¹)`
+    /// (`φ⁻¹ = 0.618…`, a point unlikely to be singular), with every seed zero: then each is
+    /// exactly `0`, and `T`'s terms contribute exactly zero to `∂H/∂q` at `p = 0`; a `T` with an
+    /// infinite derivative at rest (`T = |p|`) gives NaN there. `V` singular at `q*` also gives
+    /// `false`, which only costs the faster path. For a model without runtime parameters in `T`
+    /// the compiler evaluates this once, at compile time.
+    #[inline]
+    pub fn regular_at_rest<const N: usize>(&self) -> bool
+    where
+        F: PhaseSpaceFunction<N>,
+    {
+        let q = SVector::<Dual64, N>::from_element(Dual64::from_re(PROBE));
+        self.0.eval(&q, &SVector::from_element(Dual64::from_re(0.0))).eps == 0.0
     }
 }
 
@@ -402,14 +428,24 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Sepa
         (self.gradient_q(q, p), self.gradient_p(q, p))
     }
 
+    /// `∂H/∂q(q, p) = ∇V(q) = ∂H/∂q(q, 0)` for the declared `H = T(p) + V(q)`: when `T` is
+    /// regular at rest ([`SeparableAutoDiff::regular_at_rest`]) the passes hold `p = 0`, so that
+    /// `T`'s terms are constants the compiler folds (their derivative parts are exactly zero)
+    /// instead of products `p_j · 0` on the kick's chain; otherwise (e.g. `T = |p|`) they are
+    /// taken at `p`.
     #[inline]
     fn gradient_q(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
-        PhaseSpaceDerivatives::gradient_q(&AutoDiff(&self.0), q, p)
+        let at = if self.regular_at_rest::<N>() { SVector::zeros() } else { *p };
+        PhaseSpaceDerivatives::gradient_q(&AutoDiff(&self.0), q, &at)
     }
 
+    /// `∂H/∂p(q, p) = ∇T(p) = ∂H/∂p(q*, p)`: when the model is regular at the probe point
+    /// ([`SeparableAutoDiff::regular_at_rest`]) the passes hold `q = q*`, whose `V` terms are
+    /// constants (exactly zero derivative parts); otherwise they are taken at `q`.
     #[inline]
     fn gradient_p(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
-        PhaseSpaceDerivatives::gradient_p(&AutoDiff(&self.0), q, p)
+        let at = if self.regular_at_rest::<N>() { SVector::from_element(PROBE) } else { *q };
+        PhaseSpaceDerivatives::gradient_p(&AutoDiff(&self.0), &at, p)
     }
 
     fn is_separable(&self) -> bool {
@@ -1036,6 +1072,47 @@ mod separable_tests {
         let ((gq, gp), hs) = h.gradient_and_hessian(&q, &p);
         assert!((gq - h.gradient_q(&q, &p)).norm() < 1e-14 && (gp - h.gradient_p(&q, &p)).norm() < 1e-14);
         assert_eq!(hs, h.hessian(&q, &p));
+    }
+
+    /// `H = |p| + V(q)`: `T` has an infinite derivative at rest.
+    struct Optical;
+    impl PhaseSpaceFunction<2> for Optical {
+        fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
+            p.norm() + V2.eval(q)
+        }
+    }
+    /// `H = T(p) + 1/(q₀ − φ⁻¹)`: `V` singular at the probe point.
+    struct SingularAtProbe;
+    impl PhaseSpaceFunction<2> for SingularAtProbe {
+        fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
+            T2.eval(p) + (q[0] - S::from(PROBE)).recip() + q[1].sin()
+        }
+    }
+
+    #[test]
+    fn separable_autodiff_gradients_equal_the_full_passes_on_and_off_the_fast_path() {
+        let (q, p) = (SVector::from([0.7, -0.4]), SVector::from([0.3, 1.1]));
+        // regular model: the passes at p = 0 and q = q* give the derivatives at (q, p)
+        assert!(AutoDiff::separable(Sum).regular_at_rest());
+        // a model regular at rest whose every term in the probe is irrelevant: the same bits
+        for (q, p) in [(q, p), (SVector::from([-1.3, 0.2]), SVector::from([0.0, -2.5]))] {
+            assert_eq!(AutoDiff::separable(Sum).gradient_q(&q, &p), AutoDiff(Sum).gradient_q(&q, &p));
+            assert_eq!(AutoDiff::separable(Sum).gradient_p(&q, &p), AutoDiff(Sum).gradient_p(&q, &p));
+        }
+        // T = |p| has no derivative at p = 0: the passes are taken at (q, p) (the rest point
+        // would give NaN)
+        let optical = AutoDiff::separable(Optical);
+        assert!(!optical.regular_at_rest());
+        assert!(AutoDiff(Optical).gradient_q(&q, &SVector::zeros()).iter().any(|g| g.is_nan()));
+        assert_eq!(optical.gradient_q(&q, &p), AutoDiff(Optical).gradient_q(&q, &p));
+        assert_eq!(optical.gradient_p(&q, &p), AutoDiff(Optical).gradient_p(&q, &p));
+        assert!((optical.gradient_p(&q, &p) - p / p.norm()).amax() < 1e-15);
+        // V singular at q*: likewise
+        let singular = AutoDiff::separable(SingularAtProbe);
+        assert!(!singular.regular_at_rest());
+        let gp = singular.gradient_p(&q, &p);
+        assert!(gp.iter().all(|g| g.is_finite()) && gp == AutoDiff(SingularAtProbe).gradient_p(&q, &p));
+        assert_eq!(singular.gradient_q(&q, &p), AutoDiff(SingularAtProbe).gradient_q(&q, &p));
     }
 
     #[test]
