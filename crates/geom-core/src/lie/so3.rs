@@ -90,11 +90,19 @@ pub fn rodrigues_coefficients<S: Scalar>(t: S) -> (S, S, S) {
     } else if t.re() < SERIES_T {
         (series(t, &SIN_OVER), series(t, &ONE_MINUS_COS), series(t, &THETA_MINUS_SIN))
     } else {
-        let theta = t.sqrt();
-        let s = theta.sin();
-        let half = (theta * S::from(0.5)).sin();
-        (s / theta, half * half * S::from(2.0) / t, (theta - s) / (t * theta))
+        rodrigues_closed_form(t)
     }
+}
+
+/// The closed forms of [`rodrigues_coefficients`], out of line: their `sin` calls would make the
+/// loops that inline the series keep their values on the stack around the calls.
+#[cold]
+#[inline(never)]
+fn rodrigues_closed_form<S: Scalar>(t: S) -> (S, S, S) {
+    let theta = t.sqrt();
+    let s = theta.sin();
+    let half = (theta * S::from(0.5)).sin();
+    (s / theta, half * half * S::from(2.0) / t, (theta - s) / (t * theta))
 }
 
 /// `x̂^2 = x xᵀ - |x|^2 I`, written out entry by entry (no generic matrix product: at dual
@@ -115,7 +123,7 @@ pub fn mul3<S: Scalar>(a: &Matrix3<S>, b: &Matrix3<S>) -> Matrix3<S> {
 }
 
 /// Rodrigues' formula `exp(x)`.
-#[inline]
+#[inline(always)]
 pub fn exp<S: Scalar>(x: &Vector3<S>) -> Matrix3<S> {
     let (a, b, _) = rodrigues_coefficients(x.norm_squared());
     Matrix3::identity() + hat(x) * a + hat_sq(x) * b
@@ -345,7 +353,7 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
     fn inverse(&self, a: &Matrix3<S>) -> Matrix3<S> {
         a.transpose()
     }
-    #[inline]
+    #[inline(always)]
     fn exp(&self, x: &Vector3<S>) -> Matrix3<S> {
         exp(x)
     }

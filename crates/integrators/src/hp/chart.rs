@@ -406,24 +406,29 @@ fn dexp_inv_coefficients(t: f64) -> Result<(f64, f64, f64)> {
     } else if t < DEXP_INV_SERIES_T {
         Ok(horner2(&DEXP_INV_D, t))
     } else {
-        let theta = t.sqrt();
-        let (s, c) = (0.5 * theta).sin_cos();
-        if s.abs() < 1e-8 {
-            return Err(GeomError::OutsideDomain {
-                map: "dexp^-1 on SO(3)",
-                reason: "|x| is a nonzero multiple of 2 pi",
-            });
-        }
-        let cot = c / s;
-        let csc2 = 1.0 / (s * s);
-        let g = 1.0 - 0.5 * theta * cot;
-        let g1 = -0.5 * cot + 0.25 * theta * csc2;
-        let g2 = (0.5 - 0.25 * theta * cot) * csc2;
-        let gp = g1 / (2.0 * theta);
-        let gpp = (g2 - g1 / theta) / (4.0 * t);
-        let t2 = t * t;
-        Ok((g / t, gp / t - g / t2, gpp / t - 2.0 * gp / t2 + 2.0 * g / (t2 * t)))
+        dexp_inv_closed_form(t)
     }
+}
+
+/// The closed form of [`dexp_inv_coefficients`] for `t >= 4`, out of line (its `sin`/`cos` calls
+/// would make the Newton loops that inline the series keep their values on the stack).
+#[cold]
+#[inline(never)]
+fn dexp_inv_closed_form(t: f64) -> Result<(f64, f64, f64)> {
+    let theta = t.sqrt();
+    let (s, c) = (0.5 * theta).sin_cos();
+    if s.abs() < 1e-8 {
+        return Err(GeomError::OutsideDomain { map: "dexp^-1 on SO(3)", reason: "|x| is a nonzero multiple of 2 pi" });
+    }
+    let cot = c / s;
+    let csc2 = 1.0 / (s * s);
+    let g = 1.0 - 0.5 * theta * cot;
+    let g1 = -0.5 * cot + 0.25 * theta * csc2;
+    let g2 = (0.5 - 0.25 * theta * cot) * csc2;
+    let gp = g1 / (2.0 * theta);
+    let gpp = (g2 - g1 / theta) / (4.0 * t);
+    let t2 = t * t;
+    Ok((g / t, gp / t - g / t2, gpp / t - 2.0 * gp / t2 + 2.0 * g / (t2 * t)))
 }
 
 /// `(dexp^{-1}_x)ᵀ μ` on SE(3), `x = (ω, v)`, `μ = (π, p)`, without the 6×6 matrix (see the
