@@ -76,7 +76,7 @@ pub fn vee<S: Scalar>(m: &Matrix3<S>) -> Vector3<S> {
 }
 
 /// `(sin θ/θ, (1 - cos θ)/θ^2, (θ - sin θ)/θ^3)` as functions of `t = θ^2`.
-#[inline]
+#[inline(always)]
 pub fn rodrigues_coefficients<S: Scalar>(t: S) -> (S, S, S) {
     if t.re() < 1.0 / 64.0 {
         // `θ < 1/8` (the steps of a run): the first omitted terms are below 1e-24 relative, and

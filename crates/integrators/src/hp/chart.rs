@@ -135,7 +135,7 @@ where
 
 /// `(dτ^{-1}_x)ᵀ μ` for any chart: the group's closed form for a shipped chart, else the
 /// chart's `dτ^{-1}` matrix.
-#[inline]
+#[inline(always)]
 pub(crate) fn chart_dtau_inv_transpose<G: ChartDerivative<D>, C: HpChart<G, D>, const D: usize>(
     group: &G,
     chart: &C,
