@@ -59,6 +59,19 @@ pub trait GroupoidFamily<const R: usize>: Send + Sync {
         let _ = (g, xi, side);
         None
     }
+    /// Optional closed form of the fibre chart's first-order jets: `(C, side)` with
+    /// `exp_x(ξ + δv) = exp_x(ξ) + δ ·` (the `side` jet of [`invariant_jet`](Self::invariant_jet)
+    /// at `exp_x(ξ)` along `C v`) to first order in `δ`, `C` the chart's differential at `ξ`
+    /// trivialized by the invariant fields. The DEL Newton Jacobian `∂/∂ξ_b F^-L(exp_x ξ)` then
+    /// takes the arrow `exp_x(ξ)` at `f64` and `R` jets along the columns `C e_b`, instead of `R`
+    /// fibre charts at [`Dual64`] (the same numbers to round-off). On a Lie group with chart `τ`,
+    /// `C = dτ_ξ` right-trivialized (`τ(ξ + δv) = τ(δ dτ_ξ v) τ(ξ)`, the `Right` jet); on the pair
+    /// groupoid, `exp_x(ξ) = (x, x + ξ)`: `C = I`, the `Left` jet. `None` (the default): charts at
+    /// `Dual64`.
+    fn fibre_differential(&self, x: &Self::Base<f64>, xi: &SVector<f64, R>) -> Option<(SMatrix<f64, R, R>, Side)> {
+        let _ = (x, xi);
+        None
+    }
 }
 
 /// A groupoid usable at `f64` and at `S`, with the conversion of elements and base points.
@@ -233,11 +246,23 @@ pub fn legendre_minus_derivative<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>
     xi: &SVector<f64, R>,
 ) -> (SVector<f64, R>, SMatrix<f64, R, R>) {
     let by_jets = || {
-        let xd = GroupoidLift::<Dual64, R>::lift_base(gd, x);
         let (mut minus, mut jacobian) = (SVector::<f64, R>::zeros(), SMatrix::<f64, R, R>::zeros());
+        let differential = gd.fibre_differential(x, xi);
+        let (arrow, xd) = match differential {
+            Some(_) => (Some(LieGroupoid::<f64, R>::fibre_exp(gd, x, xi)), None),
+            None => (None, Some(GroupoidLift::<Dual64, R>::lift_base(gd, x))),
+        };
         for b in 0..R {
-            let seeded = SVector::<Dual64, R>::from_fn(|i, _| Dual64::new(xi[i], if i == b { 1.0 } else { 0.0 }));
-            let next = LieGroupoid::<Dual64, R>::fibre_exp(gd, &xd, &seeded);
+            // `exp_x(ξ + δe_b)` at `Dual64`: by the chart's differential, else by the chart
+            let next = match (&differential, &arrow, &xd) {
+                (Some((c, side)), Some(g), _) => gd.invariant_jet(g, &c.column(b).into_owned(), *side)?,
+                (_, _, Some(xd)) => {
+                    let seeded =
+                        SVector::<Dual64, R>::from_fn(|i, _| Dual64::new(xi[i], if i == b { 1.0 } else { 0.0 }));
+                    LieGroupoid::<Dual64, R>::fibre_exp(gd, xd, &seeded)
+                }
+                _ => return None,
+            };
             for a in 0..R {
                 let v = lagrangian.eval::<HyperDual64>(gd, &gd.invariant_jet_dual(&next, &unit(a), Side::Right)?);
                 jacobian[(a, b)] = v.eps1eps2;

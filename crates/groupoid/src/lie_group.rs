@@ -7,7 +7,7 @@
 use crate::groupoid::LieGroupoid;
 use geom_core::lie::{Chart, LieGroup, LieGroupFamily};
 use geom_core::{Result, Scalar};
-use nalgebra::SVector;
+use nalgebra::{SMatrix, SVector};
 
 /// The Lie group `G` (any `geom-core` group) as a groupoid over a point, with fibre chart `τ`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +80,12 @@ impl<G: LieGroupFamily<D>, const D: usize> crate::lagrangian::GroupoidFamily<D> 
         side: geom_core::lie::Side,
     ) -> Option<G::ElementAt<num_dual::Dual64>> {
         self.group.translation_jet(g, xi, side)
+    }
+    /// `C = dτ_ξ` (right-trivialized, [`LieGroup::dtau`]) with the `Right` jet:
+    /// `τ(ξ + δv) = τ(ξ) + δ (dτ_ξ v)^ τ(ξ)` to first order. `None` where `dτ` is undefined.
+    #[inline]
+    fn fibre_differential(&self, _x: &(), xi: &SVector<f64, D>) -> Option<(SMatrix<f64, D, D>, geom_core::lie::Side)> {
+        LieGroup::<f64, D>::dtau(&self.group, self.chart, xi).ok().map(|c| (c, geom_core::lie::Side::Right))
     }
     /// The group's second-order jets ([`LieGroupFamily::translation_jet_dual`]).
     #[inline]

@@ -73,6 +73,15 @@ impl<const N: usize> crate::lagrangian::GroupoidFamily<N> for PairGroupoid<N> {
             geom_core::lie::Side::Right => (g.0.zip_map(v, |x, d| Dual64::new(x, -d)), g.1.map(Dual64::from_re)),
         })
     }
+    /// `exp_x(ξ) = (x, x + ξ)`: `C = I` with the `Left` jet `(x, y + δv)`.
+    #[inline]
+    fn fibre_differential(
+        &self,
+        _x: &SVector<f64, N>,
+        _xi: &SVector<f64, N>,
+    ) -> Option<(nalgebra::SMatrix<f64, N, N>, geom_core::lie::Side)> {
+        Some((nalgebra::SMatrix::identity(), geom_core::lie::Side::Left))
+    }
     /// `(x, y + εv)` and `(x − εv, y)` at `HyperDual64`.
     #[inline]
     fn invariant_jet_dual(

@@ -295,3 +295,52 @@ fn second_order_jets_give_the_del_jacobian_and_the_pairing_matrix() {
     );
     assert!((pairing_matrix(&PairGroupoid::<2>, &Ld, &g) - p).amax() < 1e-12);
 }
+
+/// `GroupoidFamily::fibre_differential`: the jet of `exp_x(ξ)` along `C e_b` on the returned side
+/// is `exp_x(ξ + δe_b)` at `Dual64` (the fibre chart at dual numbers), on SO(3) and SE(3) with
+/// both charts and on the pair groupoid; the other side is not (the test tells them apart).
+#[test]
+fn fibre_differential_jets_are_the_fibre_chart_at_dual_numbers() {
+    use geom_core::lie::{Se3, Side};
+    use groupoid::lagrangian::GroupoidFamily;
+    use groupoid::{GroupoidLift, LieGroupoid, PairGroupoid};
+    use nalgebra::{SVector, Vector6};
+    use num_dual::Dual64;
+    type At<Gd, const R: usize> = <Gd as GroupoidFamily<R>>::Element<Dual64>;
+    fn check<Gd: GroupoidLift<Dual64, R>, const R: usize>(
+        gd: &Gd,
+        x: &<Gd as GroupoidFamily<R>>::Base<f64>,
+        xi: &SVector<f64, R>,
+        dist: impl Fn(&At<Gd, R>, &At<Gd, R>) -> f64,
+    ) {
+        let (c, side) = gd.fibre_differential(x, xi).expect("a closed form");
+        let g = LieGroupoid::<f64, R>::fibre_exp(gd, x, xi);
+        let other = if side == Side::Left { Side::Right } else { Side::Left };
+        let mut wrong_side = 0.0f64;
+        for b in 0..R {
+            let seeded = SVector::<Dual64, R>::from_fn(|i, _| Dual64::new(xi[i], if i == b { 1.0 } else { 0.0 }));
+            let chart = LieGroupoid::<Dual64, R>::fibre_exp(gd, &gd.lift_base(x), &seeded);
+            let jet = gd.invariant_jet(&g, &c.column(b).into_owned(), side).unwrap();
+            assert!(dist(&jet, &chart) < 1e-14, "column {b}: {}", dist(&jet, &chart));
+            wrong_side = wrong_side.max(dist(&gd.invariant_jet(&g, &c.column(b).into_owned(), other).unwrap(), &chart));
+        }
+        assert!(wrong_side > 1e-3, "the other side gives the same jets: {wrong_side}");
+    }
+    let mat = |a: &Matrix3<Dual64>, b: &Matrix3<Dual64>| {
+        a.zip_map(b, |u, v| (u.re - v.re).abs().max((u.eps - v.eps).abs())).max()
+    };
+    let mat4 = |a: &nalgebra::Matrix4<Dual64>, b: &nalgebra::Matrix4<Dual64>| {
+        a.zip_map(b, |u, v| (u.re - v.re).abs().max((u.eps - v.eps).abs())).max()
+    };
+    for chart in [Chart::Exp, Chart::Cayley] {
+        check(&GroupAsGroupoid::new(So3, chart), &(), &Vector3::new(0.4, -0.9, 0.3), mat);
+        check(&GroupAsGroupoid::new(Se3, chart), &(), &Vector6::new(0.4, -0.9, 0.3, 1.0, 0.2, -0.5), mat4);
+    }
+    let pair = |a: &(SVector<Dual64, 2>, SVector<Dual64, 2>), b: &(SVector<Dual64, 2>, SVector<Dual64, 2>)| {
+        let d = |u: &SVector<Dual64, 2>, v: &SVector<Dual64, 2>| {
+            u.zip_map(v, |p, q| (p.re - q.re).abs().max((p.eps - q.eps).abs())).max()
+        };
+        d(&a.0, &b.0).max(d(&a.1, &b.1))
+    };
+    check(&PairGroupoid::<2>, &SVector::<f64, 2>::new(0.3, -0.7), &SVector::<f64, 2>::new(0.05, 0.02), pair);
+}
