@@ -173,6 +173,7 @@ pub trait LieGroup<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
         }
     }
     /// The inverse chart `tau^{-1}(g)`: `log` or `cay^{-1}`.
+    #[inline]
     fn tau_inv(&self, chart: Chart, g: &Self::Element) -> Result<SVector<S, D>> {
         match chart {
             Chart::Exp => self.log(g),
@@ -180,6 +181,7 @@ pub trait LieGroup<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
         }
     }
     /// Right-trivialized `dtau_x`.
+    #[inline]
     fn dtau(&self, chart: Chart, x: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
         match chart {
             Chart::Exp => Ok(self.dexp(x)),
