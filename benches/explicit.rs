@@ -52,6 +52,18 @@ fn run_method<M: OneStep<PhaseState<2>> + ?Sized>(m: &M, s: &mut PhaseState<2>, 
     }
 }
 
+/// Kepler with the gravitational parameter `μ` as a runtime field, `H = |p|²/2 − μ/|q|`.
+struct KeplerModelMu {
+    mu: f64,
+}
+
+impl geom_core::function::PhaseSpaceFunction<2> for KeplerModelMu {
+    #[inline]
+    fn eval<S: geom_core::Scalar>(&self, q: &nalgebra::SVector<S, 2>, p: &nalgebra::SVector<S, 2>) -> S {
+        p.norm_squared() * S::from(0.5) - q.norm().recip() * S::from(self.mu)
+    }
+}
+
 fn main() {
     let mut report = Report::new();
     let sv = StormerVerlet::new(Kepler);
@@ -169,6 +181,29 @@ fn main() {
     assert!(ad.name().contains("explicit"));
     let (mut s1, mut s2) = (initial(), initial());
     report.case("kepler_sv_autodiff_separable", 1.5, STEPS, |n| run_method(&ad, &mut s1, n), |n| hand(n, &mut s2));
+    // the same model with a runtime parameter (`μ`, here 1), against the leapfrog with the same
+    // runtime `μ` (the force `μ q/|q|³`)
+    let mu = black_box(1.0);
+    let ad_mu = StormerVerlet::new(AutoDiff::separable(KeplerModelMu { mu }));
+    let force = |q: &Vector2<f64>| {
+        let r2 = q.norm_squared();
+        q * (mu / (r2 * r2.sqrt()))
+    };
+    let (mut s1, mut s2) = (initial(), initial());
+    report.case(
+        "kepler_sv_autodiff_separable_runtime_parameter",
+        1.5,
+        STEPS,
+        |n| run_method(&ad_mu, &mut s1, n),
+        |n| {
+            for _ in 0..n {
+                let (s, h) = (black_box(&mut s2), black_box(H));
+                let p_half = s.p - force(&s.q) * (0.5 * h);
+                let q1 = s.q + p_half * h;
+                *s = PhaseState::new(q1, p_half - force(&q1) * (0.5 * h));
+            }
+        },
+    );
     let split = StormerVerlet::new(Separable::new(KeplerKinetic, KeplerPotential));
     assert!(split.name().contains("explicit"));
     let (mut s1, mut s2) = (initial(), initial());

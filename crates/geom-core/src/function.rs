@@ -322,8 +322,12 @@ impl<F> AutoDiff<F> {
     /// assert!((h.gradient_q(&q, &p)[0] - 0.5f64.sin()).abs() < 1e-16);
     /// assert_eq!(separability_defect(&Pendulum, &q, &p), 0.0);
     /// ```
-    pub fn separable(f: F) -> SeparableAutoDiff<F> {
-        SeparableAutoDiff(f)
+    pub fn separable<const N: usize>(f: F) -> SeparableAutoDiff<F, N>
+    where
+        F: PhaseSpaceFunction<N>,
+    {
+        let regular = regular_at_rest::<F, N>(&f);
+        SeparableAutoDiff(f, regular)
     }
 
     /// The wrapped model.
@@ -392,10 +396,13 @@ const PROBE: f64 = 0.618_033_988_749_894_8;
 /// with exactly zero derivative parts, instead of products `x · 0` that IEEE arithmetic must
 /// keep (they were half the cost of an AD Störmer–Verlet step). The declaration is the user's:
 /// for a model that is not separable these are the derivatives at `(q, 0)` and `(q*, p)`.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct SeparableAutoDiff<F>(pub F);
+///
+/// The dimension `N` is part of the type (inferred from the integrator's state), so that
+/// [`regular_at_rest`](SeparableAutoDiff::regular_at_rest) is decided once, when it is built.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeparableAutoDiff<F, const N: usize>(pub F, bool);
 
-impl<F> SeparableAutoDiff<F> {
+impl<F: PhaseSpaceFunction<N>, const N: usize> SeparableAutoDiff<F, N> {
     /// The wrapped model.
     pub fn model(&self) -> &F {
         &self.0
@@ -405,19 +412,31 @@ impl<F> SeparableAutoDiff<F> {
     /// (`φ⁻¹ = 0.618…`, a point unlikely to be singular), with every seed zero: then each is
     /// exactly `0`, and `T`'s terms contribute exactly zero to `∂H/∂q` at `p = 0`; a `T` with an
     /// infinite derivative at rest (`T = |p|`) gives NaN there. `V` singular at `q*` also gives
-    /// `false`, which only costs the faster path. For a model without runtime parameters in `T`
-    /// the compiler evaluates this once, at compile time.
-    #[inline]
-    pub fn regular_at_rest<const N: usize>(&self) -> bool
-    where
-        F: PhaseSpaceFunction<N>,
-    {
-        let q = SVector::<Dual64, N>::from_element(Dual64::from_re(PROBE));
-        self.0.eval(&q, &SVector::from_element(Dual64::from_re(0.0))).eps == 0.0
+    /// `false`, which only costs the faster path. Decided when the model is wrapped.
+    pub fn regular_at_rest(&self) -> bool {
+        self.1
+    }
+
+    /// The gradients at `(q, p)` itself (a model not regular at rest), out of line.
+    #[cold]
+    #[inline(never)]
+    fn gradient_q_at(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
+        PhaseSpaceDerivatives::gradient_q(&AutoDiff(&self.0), q, p)
+    }
+    #[cold]
+    #[inline(never)]
+    fn gradient_p_at(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
+        PhaseSpaceDerivatives::gradient_p(&AutoDiff(&self.0), q, p)
     }
 }
 
-impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for SeparableAutoDiff<F> {
+/// [`SeparableAutoDiff::regular_at_rest`]: `H` at `(q*, 0)` with every seed zero.
+fn regular_at_rest<F: PhaseSpaceFunction<N>, const N: usize>(f: &F) -> bool {
+    let q = SVector::<Dual64, N>::from_element(Dual64::from_re(PROBE));
+    f.eval(&q, &SVector::from_element(Dual64::from_re(0.0))).eps == 0.0
+}
+
+impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for SeparableAutoDiff<F, N> {
     #[inline]
     fn value(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> f64 {
         self.0.eval::<f64>(q, p)
@@ -435,8 +454,11 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Sepa
     /// taken at `p`.
     #[inline]
     fn gradient_q(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
-        let at = if self.regular_at_rest::<N>() { SVector::zeros() } else { *p };
-        PhaseSpaceDerivatives::gradient_q(&AutoDiff(&self.0), q, &at)
+        if self.1 {
+            PhaseSpaceDerivatives::gradient_q(&AutoDiff(&self.0), q, &SVector::zeros())
+        } else {
+            self.gradient_q_at(q, p)
+        }
     }
 
     /// `∂H/∂p(q, p) = ∇T(p) = ∂H/∂p(q*, p)`: when the model is regular at the probe point
@@ -444,8 +466,11 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Sepa
     /// constants (exactly zero derivative parts); otherwise they are taken at `q`.
     #[inline]
     fn gradient_p(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
-        let at = if self.regular_at_rest::<N>() { SVector::from_element(PROBE) } else { *q };
-        PhaseSpaceDerivatives::gradient_p(&AutoDiff(&self.0), &at, p)
+        if self.1 {
+            PhaseSpaceDerivatives::gradient_p(&AutoDiff(&self.0), &SVector::from_element(PROBE), p)
+        } else {
+            self.gradient_p_at(q, p)
+        }
     }
 
     fn is_separable(&self) -> bool {
