@@ -247,21 +247,19 @@ pub fn legendre_minus_derivative<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>
 ) -> (SVector<f64, R>, SMatrix<f64, R, R>) {
     let by_jets = || {
         let (mut minus, mut jacobian) = (SVector::<f64, R>::zeros(), SMatrix::<f64, R, R>::zeros());
-        let differential = gd.fibre_differential(x, xi);
-        let (arrow, xd) = match differential {
-            Some(_) => (Some(LieGroupoid::<f64, R>::fibre_exp(gd, x, xi)), None),
-            None => (None, Some(GroupoidLift::<Dual64, R>::lift_base(gd, x))),
-        };
+        // the chart's differential with the arrow `exp_x(ξ)`, where the groupoid gives it
+        let differential =
+            gd.fibre_differential(x, xi).map(|(c, side)| (c, side, LieGroupoid::<f64, R>::fibre_exp(gd, x, xi)));
+        let xd = GroupoidLift::<Dual64, R>::lift_base(gd, x);
         for b in 0..R {
             // `exp_x(ξ + δe_b)` at `Dual64`: by the chart's differential, else by the chart
-            let next = match (&differential, &arrow, &xd) {
-                (Some((c, side)), Some(g), _) => gd.invariant_jet(g, &c.column(b).into_owned(), *side)?,
-                (_, _, Some(xd)) => {
+            let next = match &differential {
+                Some((c, side, g)) => gd.invariant_jet(g, &c.column(b).into_owned(), *side)?,
+                None => {
                     let seeded =
                         SVector::<Dual64, R>::from_fn(|i, _| Dual64::new(xi[i], if i == b { 1.0 } else { 0.0 }));
-                    LieGroupoid::<Dual64, R>::fibre_exp(gd, xd, &seeded)
+                    LieGroupoid::<Dual64, R>::fibre_exp(gd, &xd, &seeded)
                 }
-                _ => return None,
             };
             for a in 0..R {
                 let v = lagrangian.eval::<HyperDual64>(gd, &gd.invariant_jet_dual(&next, &unit(a), Side::Right)?);
