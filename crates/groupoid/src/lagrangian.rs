@@ -285,6 +285,32 @@ pub fn legendre_minus_derivative<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>
     (grad_eta, mixed.transpose())
 }
 
+/// Check a groupoid's [`GroupoidFamily::fibre_differential`] at `(x, ξ)`: the largest
+/// `distance` between the jet of `exp_x(ξ)` along `C e_b` (on the returned side) and the fibre
+/// chart at [`Dual64`], `exp_x(ξ + δe_b)`, over `b`; `distance` compares two elements at `Dual64`
+/// (value and derivative parts). `None` if the groupoid gives no differential (or no jet). A
+/// correct closed form gives round-off; a wrong matrix or side gives the size of the derivative.
+pub fn check_fibre_differential<Gd: GroupoidLift<Dual64, R>, const R: usize>(
+    gd: &Gd,
+    x: &<Gd as GroupoidFamily<R>>::Base<f64>,
+    xi: &SVector<f64, R>,
+    distance: impl Fn(&<Gd as GroupoidFamily<R>>::Element<Dual64>, &<Gd as GroupoidFamily<R>>::Element<Dual64>) -> f64,
+) -> Option<f64> {
+    let (c, side) = gd.fibre_differential(x, xi)?;
+    let g = LieGroupoid::<f64, R>::fibre_exp(gd, x, xi);
+    let xd = gd.lift_base(x);
+    let mut worst = 0.0f64;
+    for b in 0..R {
+        let seeded = SVector::<Dual64, R>::from_fn(|i, _| Dual64::new(xi[i], if i == b { 1.0 } else { 0.0 }));
+        let chart = LieGroupoid::<Dual64, R>::fibre_exp(gd, &xd, &seeded);
+        let jet = gd.invariant_jet(&g, &c.column(b).into_owned(), side)?;
+        let d = distance(&jet, &chart);
+        // NaN stays NaN (`f64::max` would drop it)
+        worst = if d.is_nan() || worst.is_nan() { f64::NAN } else { worst.max(d) };
+    }
+    Some(worst)
+}
+
 /// Regularity of `L` at `g` (docs/math.md §C.3): the pairing matrix and its condition number.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Regularity<const R: usize> {
