@@ -20,8 +20,9 @@ use common::rigid::{hand_lgvi, top_torque};
 use criterion::{Criterion, criterion_group};
 use discretization::OneStep;
 use geom_core::lie::{Chart, LieGroup, So3};
+use geom_core::newton::INTEGRATOR_TOL;
 use geom_core::newton::{NewtonOptions, newton_split};
-use integrators::hp::{self, DEFAULT_NEWTON_TOL, LieState};
+use integrators::hp::{self, LieState};
 use integrators::lgvi::Lgvi;
 use integrators::models::{FreeRigidBody, HeavyTop};
 use nalgebra::{Matrix3, Vector3};
@@ -46,7 +47,7 @@ fn hand_step(inertia: &Matrix3<f64>, inertia_inv: &Matrix3<f64>, r: &mut Matrix3
 
 /// Newton on `μ = P + (h/2) ξ×P + (h²/4)(ξ·P) ξ`, `P = Iξ` (Jacobian of docs/math.md §D.5).
 fn hand_solve(inertia: &Matrix3<f64>, inertia_inv: &Matrix3<f64>, mu: &Vector3<f64>, h: f64) -> Vector3<f64> {
-    let tol = DEFAULT_NEWTON_TOL;
+    let tol = INTEGRATOR_TOL;
     let scale = mu.amax();
     let mut xi = inertia_inv * *mu;
     let mut previous: Option<f64> = None;
@@ -133,7 +134,7 @@ fn hand_step_exp(
     pi: &mut Vector3<f64>,
     h: f64,
 ) {
-    let tol = DEFAULT_NEWTON_TOL;
+    let tol = INTEGRATOR_TOL;
     let mu = *pi;
     let scale = mu.amax();
     let mut xi = inertia_inv * mu;
@@ -237,12 +238,12 @@ fn bench(c: &mut Criterion) {
     // 1e-14, and the generic code moves Π by Ad*_{cay(hξ)} (on the orbit exactly) while the
     // formula uses P - (h/2)ξ×P + ...; the ≤ 1e-14 per-step differences accumulate (mostly as
     // a phase, linearly) to ~1e-11 over 1000 steps
-    let (mut a, mut r, mut pi) = (s0, s0.g, s0.pi);
+    let (mut a, mut r, mut pi) = (s0, s0.g, s0.mu);
     for _ in 0..1000 {
         sv.step(&mut a, H).unwrap();
         hand_step(&inertia, &inertia_inv, &mut r, &mut pi, H);
     }
-    let diff = (a.g - r).norm() + (a.pi - pi).norm();
+    let diff = (a.g - r).norm() + (a.mu - pi).norm();
     println!("generic vs hand-written after 1000 steps: {diff:.2e}");
     assert!(diff < 1e-10, "{diff:.3e}");
 
@@ -251,11 +252,11 @@ fn bench(c: &mut Criterion) {
         let mut s = s0;
         b.iter(|| {
             sv.step(black_box(&mut s), black_box(H)).unwrap();
-            s.pi[0]
+            s.mu[0]
         })
     });
     g.bench_function("hand_written", |b| {
-        let (mut r, mut pi) = (s0.g, s0.pi);
+        let (mut r, mut pi) = (s0.g, s0.mu);
         b.iter(|| {
             hand_step(&inertia, &inertia_inv, black_box(&mut r), black_box(&mut pi), black_box(H));
             pi[0]
@@ -263,7 +264,7 @@ fn bench(c: &mut Criterion) {
     });
     let opts = *sv.newton_options();
     g.bench_function("hand_equations_geom_core_newton", |b| {
-        let (mut r, mut pi) = (s0.g, s0.pi);
+        let (mut r, mut pi) = (s0.g, s0.mu);
         b.iter(|| {
             hand_step_geom_core_newton(
                 &inertia,
@@ -293,7 +294,7 @@ fn ratios() {
     let inertia_inv = inertia.try_inverse().unwrap();
     let sv = hp::stormer_verlet(So3, body, Chart::Cayley).unwrap();
     let s0 = LieState::new(Matrix3::identity(), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
-    let (mut a, mut r, mut pi) = (s0, s0.g, s0.pi);
+    let (mut a, mut r, mut pi) = (s0, s0.g, s0.mu);
     report.case(
         "rigid_body_hp_sv_cayley",
         1.25,
@@ -313,7 +314,7 @@ fn ratios() {
     // hand-written figure for both charts, but it solves other equations (the hand-written exp
     // loop below, the reference of the same equations, costs 1.26x it); kept for that reading
     let sv_exp = hp::stormer_verlet(So3, body, Chart::Exp).unwrap();
-    let (mut a, mut r, mut pi) = (s0, s0.g, s0.pi);
+    let (mut a, mut r, mut pi) = (s0, s0.g, s0.mu);
     report.case(
         "rigid_body_hp_sv_exp_vs_hand_cayley",
         1.25,
@@ -330,12 +331,12 @@ fn ratios() {
         },
     );
     // the exp chart against a hand-written loop of the same equations (exp chart)
-    let (mut a, mut r, mut pi) = (s0, s0.g, s0.pi);
+    let (mut a, mut r, mut pi) = (s0, s0.g, s0.mu);
     for _ in 0..1000 {
         sv_exp.step(&mut a, H).unwrap();
         hand_step_exp(&inertia, &inertia_inv, &mut r, &mut pi, H);
     }
-    let diff = (a.g - r).amax().max((a.pi - pi).amax());
+    let diff = (a.g - r).amax().max((a.mu - pi).amax());
     assert!(diff < 1e-10, "exp chart: generic vs hand-written after 1000 steps {diff:e}");
     report.case(
         "rigid_body_hp_sv_exp_vs_hand_exp",
@@ -353,8 +354,8 @@ fn ratios() {
         },
     );
     let opts = *sv.newton_options();
-    let (mut r2, mut pi2) = (s0.g, s0.pi);
-    let (mut r3, mut pi3) = (s0.g, s0.pi);
+    let (mut r2, mut pi2) = (s0.g, s0.mu);
+    let (mut r3, mut pi3) = (s0.g, s0.mu);
     report.case(
         "rigid_body_hand_equations_geom_core_newton_info",
         1.25,
@@ -377,12 +378,12 @@ fn ratios() {
     let (ti, ti_inv, mgl, chi) = (*top.inertia(), top.inertia().try_inverse().unwrap(), top.mgl(), *top.chi());
     let top_sv = hp::stormer_verlet(So3, top, Chart::Cayley).unwrap();
     let t0 = LieState::new(So3.exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.3, -0.4, 2.0));
-    let (mut a, mut r, mut pi) = (t0, t0.g, t0.pi);
+    let (mut a, mut r, mut pi) = (t0, t0.g, t0.mu);
     for _ in 0..1000 {
         top_sv.step(&mut a, H).unwrap();
         hand_step_top(&ti, &ti_inv, (mgl, &chi), &mut r, &mut pi, H);
     }
-    let diff = (a.g - r).amax().max((a.pi - pi).amax());
+    let diff = (a.g - r).amax().max((a.mu - pi).amax());
     assert!(diff < 1e-12, "heavy top: generic vs hand-written after 1000 steps {diff:e}");
     report.case(
         "heavy_top_hp_sv_cayley",
@@ -402,12 +403,12 @@ fn ratios() {
 
     // the Lee–Leok–McClamroch integrator: against its hand-written loop, and against HP-SV
     let lgvi = Lgvi::new(body).unwrap();
-    let (mut a, mut r, mut pi) = (s0, s0.g, s0.pi);
+    let (mut a, mut r, mut pi) = (s0, s0.g, s0.mu);
     for _ in 0..1000 {
         lgvi.step(&mut a, H).unwrap();
         hand_lgvi(&inertia, &inertia_inv, None, &mut r, &mut pi, H);
     }
-    let diff = (a.g - r).amax().max((a.pi - pi).amax());
+    let diff = (a.g - r).amax().max((a.mu - pi).amax());
     assert!(diff < 1e-12, "LGVI vs hand-written after 1000 steps {diff:e}");
     report.case(
         "rigid_body_lgvi_vs_hand_lgvi",
@@ -441,12 +442,12 @@ fn ratios() {
         },
     );
     let top_lgvi = Lgvi::new(top).unwrap();
-    let (mut a, mut r, mut pi) = (t0, t0.g, t0.pi);
+    let (mut a, mut r, mut pi) = (t0, t0.g, t0.mu);
     for _ in 0..1000 {
         top_lgvi.step(&mut a, H).unwrap();
         hand_lgvi(&ti, &ti_inv, Some((mgl, &chi)), &mut r, &mut pi, H);
     }
-    let diff = (a.g - r).amax().max((a.pi - pi).amax());
+    let diff = (a.g - r).amax().max((a.mu - pi).amax());
     assert!(diff < 1e-12, "heavy top LGVI vs hand-written after 1000 steps {diff:e}");
     report.case(
         "heavy_top_lgvi_vs_hand_lgvi",
@@ -530,7 +531,7 @@ fn ratios() {
     let reference = run(&tj, 10.0 / 20000.0, 20000);
     for (name, m) in [("Gauss-2 q=2", &g2q2 as &dyn OneStep<_>), ("SV triple jump", &tj as &dyn OneStep<_>)] {
         let s = run(m, H, 200);
-        let err = (s.g - reference.g).amax().max((s.pi - reference.pi).amax());
+        let err = (s.g - reference.g).amax().max((s.mu - reference.mu).amax());
         println!("heavy top, {name}, h = {H}, t = 10: error {err:.2e}");
     }
     report.print("HP on Lie groups: ratio case project_ns reference_ns ratio target");

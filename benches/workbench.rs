@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
         sv.step(&mut s, h).unwrap();
     }
     let pi = sim.state();
-    assert!((Vector3::new(pi[9], pi[10], pi[11]) - s.pi).norm() == 0.0, "the seam changes the arithmetic");
+    assert!((Vector3::new(pi[9], pi[10], pi[11]) - s.mu).norm() == 0.0, "the seam changes the arithmetic");
 
     let mut g = c.benchmark_group("workbench_rigid_body_hp_sv");
     g.bench_function("workbench", |b| {

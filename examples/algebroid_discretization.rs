@@ -11,7 +11,8 @@
 //!
 //! Run: `cargo run --release --example algebroid_discretization`.
 
-use discretization::lagrangian::{DiscreteEulerLagrange, LieGroupDiscreteEulerLagrange, LieGroupState};
+use discretization::LieState;
+use discretization::lagrangian::{DiscreteEulerLagrange, LieGroupDiscreteEulerLagrange};
 use discretization::{PhaseState, ThetaMap};
 use geom_core::action::SphereRotation;
 use geom_core::function::{PhaseSpaceFunction, ScalarFunction};
@@ -121,7 +122,7 @@ fn main() -> Result<(), GeomError> {
     let (h, steps) = (0.05, 1000);
     let flow = InducedFlow::new(so3_gd, FibreThetaMap::midpoint(), ReducedLagrangian(Body), h)?;
     let reference = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(So3, Chart::Exp, Body);
-    let mut state = LieGroupState::new(Matrix3::identity(), Vector3::new(1.0, 0.6, -0.4));
+    let mut state = LieState::new(Matrix3::identity(), Vector3::new(1.0, 0.6, -0.4));
     let mut w = flow.first_arrow(&(), &Vector3::new(1.0, 0.3, -0.1))?;
     state.mu = legendre_minus(&so3_gd, flow.lagrangian(), &w);
     let (c0, s0, e0) = (state.mu.norm(), state.mu, kinetic(&state.mu));

@@ -22,7 +22,7 @@ fn main() -> Result<(), GeomError> {
     println!("max errors over the run (energy relative, e3·RΠ relative to |Π0|):");
     println!("{:<32} {:>11} {:>11} {:>11}", "method", "energy", "e3·RΠ", "|RᵀR - I|");
     let (e0, j0) = (top.energy(&s0), HeavyTop::vertical_momentum(&s0));
-    let scale = s0.pi.norm();
+    let scale = s0.mu.norm();
     let report = |name: &str, states: &mut dyn FnMut() -> Result<LieState<Matrix3<f64>, 3>, GeomError>| {
         let (mut de, mut dj, mut defect) = (0.0f64, 0.0f64, 0.0f64);
         for _ in 0..n {
@@ -43,7 +43,7 @@ fn main() -> Result<(), GeomError> {
         report(se.name(), &mut || se.step(&mut s, h).map(|_| s))?;
     }
     let rk = rkmk::rkmk4(So3xR3::default(), top)?;
-    let mut s = GroupState::new(0.0, (s0.g, s0.pi));
+    let mut s = GroupState::new(0.0, (s0.g, s0.mu));
     report(&rk.name(), &mut || rk.step(&mut s, h).map(|_| LieState::new(s.g.0, s.g.1)))?;
     Ok(())
 }

@@ -13,7 +13,7 @@
 
 use discretization::lie_function::{LieAutoDiff, LieFunction};
 use discretization::{
-    LieAutoDiffMap, LieCotangentLiftIntegrator, LieGroupState, LieGroupThetaMap, LieLagrangianIntegrator, LieMapModel,
+    LieAutoDiffMap, LieCotangentLiftIntegrator, LieGroupThetaMap, LieLagrangianIntegrator, LieMapModel, LieState,
     OneStep,
 };
 use geom_core::lie::{Chart, LieGroup, So3};
@@ -56,11 +56,11 @@ impl<S: Scalar> LieMapModel<S, So3, 3> for Tilted {
     }
 }
 
-type State = LieGroupState<Matrix3<f64>, 3>;
+type State = LieState<Matrix3<f64>, 3>;
 
 fn main() -> Result<(), GeomError> {
     let (h, n) = (0.01, 20_000);
-    let s0: State = LieGroupState::new(So3.exp(&Vector3::new(0.4, -0.2, 0.1)), Vector3::new(0.6, 1.5, 2.5));
+    let s0: State = LieState::new(So3.exp(&Vector3::new(0.4, -0.2, 0.1)), Vector3::new(0.6, 1.5, 2.5));
     let energy = |s: &State| LieFunction::<f64, So3, 3>::eval(&Top, &So3, &s.g, &s.mu);
     let vertical = |s: &State| (s.g * s.mu)[2];
     let (e0, j0) = (energy(&s0), vertical(&s0));
@@ -93,7 +93,7 @@ fn main() -> Result<(), GeomError> {
     report("HP Störmer–Verlet (exp), integrators crate", &|s| {
         let mut st = hp::LieState::new(s.g, s.mu);
         sv.step(&mut st, h)?;
-        *s = LieGroupState::new(st.g, st.pi);
+        *s = LieState::new(st.g, st.mu);
         Ok(())
     })?;
     println!("every left-equivariant map keeps e3·RΠ at round-off (Theorem 2); the tilted map does not");

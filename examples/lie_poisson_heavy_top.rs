@@ -10,8 +10,8 @@
 
 use discretization::lie_function::{LieAutoDiff, LieFunction};
 use discretization::{
-    AdvectedFunction, AdvectedLiePoissonIntegrator, AdvectedState, LieCotangentLiftIntegrator, LieGroupState,
-    LieGroupThetaMap, OneStep,
+    AdvectedFunction, AdvectedLiePoissonIntegrator, AdvectedState, LieCotangentLiftIntegrator, LieGroupThetaMap,
+    LieState, OneStep,
 };
 use geom_core::action::SphereRotation;
 use geom_core::lie::{Chart, LieGroup, So3};
@@ -62,7 +62,7 @@ fn main() -> Result<(), GeomError> {
     }
     let ns = start.elapsed().as_nanos() as f64 / n as f64;
     let full = LieCotangentLiftIntegrator::new(map, LieAutoDiff(TopOnGroup));
-    let mut s = LieGroupState::new(r0, pi0);
+    let mut s = LieState::new(r0, pi0);
     for _ in 0..1000 {
         full.step(&mut s, h)?;
     }

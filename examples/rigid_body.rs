@@ -32,8 +32,8 @@ fn main() -> Result<(), GeomError> {
         let (mut de, mut dc, mut dm, mut defect) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for _ in 0..n {
             sv.step(&mut s, h)?;
-            de = de.max((body.energy(&s.pi) - e0).abs() / e0);
-            dc = dc.max((FreeRigidBody::casimir(&s.pi) - c0).abs() / c0);
+            de = de.max((body.energy(&s.mu) - e0).abs() / e0);
+            dc = dc.max((FreeRigidBody::casimir(&s.mu) - c0).abs() / c0);
             dm = dm.max((FreeRigidBody::spatial_momentum(&s) - m0).norm() / m0.norm());
             defect = defect.max((s.g.transpose() * s.g - nalgebra::Matrix3::identity()).norm());
         }

@@ -35,7 +35,7 @@ fn run(method: &dyn OneStep<State>, s0: State, n: usize, invariant: &dyn Fn(&Sta
 }
 
 fn distance(a: &State, b: &State) -> f64 {
-    (a.g - b.g).amax().max((a.pi - b.pi).amax())
+    (a.g - b.g).amax().max((a.mu - b.mu).amax())
 }
 
 fn table<L>(title: &str, lagrangian: L, lgvi: &dyn OneStep<State>, s0: State, invariant: &dyn Fn(&State) -> f64)
@@ -78,7 +78,7 @@ fn main() {
     let body = FreeRigidBody::principal(1.0, 2.0, 3.0).expect("inertia");
     let s0 = LieState::new(so3::exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(0.8, -0.5, 1.2));
     let spatial =
-        move |s: &State| (s.g * s.pi - s0.g * s0.pi).norm() + (s.pi.norm_squared() - s0.pi.norm_squared()).abs();
+        move |s: &State| (s.g * s.mu - s0.g * s0.mu).norm() + (s.mu.norm_squared() - s0.mu.norm_squared()).abs();
     let lgvi = Lgvi::new(body).expect("LGVI");
     table("free rigid body, I = diag(1, 2, 3); invariant column: |Δ(RΠ)| + |Δ|Π|²|", body, &lgvi, s0, &spatial);
 

@@ -122,13 +122,13 @@ fn main() -> Result<(), GeomError> {
     let sv = hp::stormer_verlet(So3, body, Chart::Cayley)?;
     let s = LieState::new(So3.exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
     let (h, n) = (0.05, 20_000);
-    let (e0, c0, m0) = (body.energy(&s.pi), FreeRigidBody::casimir(&s.pi), s.spatial_momentum(&So3));
+    let (e0, c0, m0) = (body.energy(&s.mu), FreeRigidBody::casimir(&s.mu), s.spatial_momentum(&So3));
     let mut state = s;
     let (mut de, mut dc, mut dm) = (0.0f64, 0.0f64, 0.0f64);
     for _ in 0..n {
         sv.step(&mut state, h)?;
-        de = de.max((body.energy(&state.pi) - e0).abs() / e0);
-        dc = dc.max((FreeRigidBody::casimir(&state.pi) - c0).abs() / c0);
+        de = de.max((body.energy(&state.mu) - e0).abs() / e0);
+        dc = dc.max((FreeRigidBody::casimir(&state.mu) - c0).abs() / c0);
         dm = dm.max((state.spatial_momentum(&So3) - m0).norm() / m0.norm());
     }
     println!("\nfree rigid body on SO(3), I = diag(2, 1, 2/3), h = {h}, {n} steps: {}", sv.name());
@@ -139,8 +139,8 @@ fn main() -> Result<(), GeomError> {
     let flow = DiscreteFlow::new(gd, RigidBodyStep { h, inertia });
     let lagrangian = flow.lagrangian();
     // the first arrow W_0 = R_0^{-1} R_1 solves F^-L(W_0) = Π_0 (discrete Legendre transform)
-    let guess = s.pi.component_div(&inertia) * h;
-    let (mut w, _) = invert_legendre_minus(&gd, lagrangian, &(), &s.pi, &guess, &NewtonOptions::integrator())?;
+    let guess = s.mu.component_div(&inertia) * h;
+    let (mut w, _) = invert_legendre_minus(&gd, lagrangian, &(), &s.mu, &guess, &NewtonOptions::integrator())?;
     let (mut node, mut hp_run) = (s, s);
     let (mut one_step, mut dc) = (0.0f64, 0.0f64);
     for _ in 0..n {
@@ -148,13 +148,13 @@ fn main() -> Result<(), GeomError> {
         let next = LieState::new(node.g * w, legendre_plus(&gd, lagrangian, &w));
         let mut one = node; // one HP step from the same node
         sv.step(&mut one, h)?;
-        one_step = one_step.max((one.g - next.g).amax()).max((one.pi - next.pi).amax());
-        dc = dc.max((FreeRigidBody::casimir(&next.pi) - c0).abs() / c0);
+        one_step = one_step.max((one.g - next.g).amax()).max((one.mu - next.mu).amax());
+        dc = dc.max((FreeRigidBody::casimir(&next.mu) - c0).abs() / c0);
         sv.step(&mut hp_run, h)?;
         node = next;
         w = flow.step(&w)?.0;
     }
-    let run_gap = (node.g - hp_run.g).amax().max((node.pi - hp_run.pi).amax());
+    let run_gap = (node.g - hp_run.g).amax().max((node.mu - hp_run.mu).amax());
     println!("\nthe same body as a DiscreteLagrangian on the groupoid SO(3) => {{e}} (Cayley), L(W) = ξᵀIξ/(2h):");
     println!("  DiscreteFlow vs HP Störmer–Verlet: one step from the same node {one_step:.1e} (max over {n} steps),");
     println!("  whole trajectories {run_gap:.1e} apart after {n} steps (round-off); Casimir |Π|² error {dc:.2e}");

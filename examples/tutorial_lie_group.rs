@@ -20,15 +20,16 @@
 //!
 //! Run: `cargo run --release --example tutorial_lie_group`.
 
+use discretization::LieState;
 use discretization::checks::{LieChart, check_discretization_map, check_symmetry_preservation, sample_algebra};
-use discretization::lagrangian::{LieGroupDiscreteEulerLagrange, LieGroupState};
+use discretization::lagrangian::LieGroupDiscreteEulerLagrange;
 use discretization::{LieGroupThetaMap, OneStep};
 use geom_core::action::LeftMultiplication;
 use geom_core::function::ScalarFunction;
 use geom_core::lie::{Chart, LieGroup, LieGroupFamily, MapScalar, dexp_series};
 use geom_core::{GeomError, Result, Scalar};
 use groupoid::{DiscreteFlow, DiscreteLagrangian, GroupAsGroupoid, legendre_plus};
-use integrators::hp::{self, ChartDerivative, KineticPotential, Lagrangian, LeftLagrangian, LieState, Potential};
+use integrators::hp::{self, ChartDerivative, KineticPotential, Lagrangian, LeftLagrangian, Potential};
 use nalgebra::{Matrix3, SVector, Vector3};
 use num_dual::Dual64;
 
@@ -292,7 +293,7 @@ fn energy(inertia: &Vector3<f64>, trap: Option<Trap>, s: &LieState<Matrix3<f64>,
         Some(t) => t.value(&Heisenberg, &s.g)?,
         None => 0.0,
     };
-    Ok(0.5 * s.pi.component_div(inertia).dot(&s.pi) + v)
+    Ok(0.5 * s.mu.component_div(inertia).dot(&s.mu) + v)
 }
 
 /// Drifts of `(Π_3, spatial momentum, energy)` over `n` steps of `h`.
@@ -305,11 +306,11 @@ fn run(
     n: usize,
 ) -> Result<(f64, f64, f64, LieState<Matrix3<f64>, 3>)> {
     let mut s = s0;
-    let (c0, m0, e0) = (s.pi[2], s.spatial_momentum(&Heisenberg), energy(inertia, trap, &s)?);
+    let (c0, m0, e0) = (s.mu[2], s.spatial_momentum(&Heisenberg), energy(inertia, trap, &s)?);
     let (mut dc, mut dm, mut de) = (0.0f64, 0.0f64, 0.0f64);
     for _ in 0..n {
         method.step(&mut s, h)?;
-        dc = dc.max((s.pi[2] - c0).abs());
+        dc = dc.max((s.mu[2] - c0).abs());
         dm = dm.max((s.spatial_momentum(&Heisenberg) - m0).amax());
         de = de.max((energy(inertia, trap, &s)? - e0).abs() / e0.abs());
     }
@@ -361,14 +362,14 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
 
     // the same free particle through the Lie-group midpoint discrete Lagrangian (docs/math.md §B.2)
     let dep = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(Heisenberg, Chart::Exp, ReducedLagrangian { inertia });
-    let mut a = LieState::new(s0.g, s0.pi);
-    let mut b = LieGroupState::new(s0.g, s0.pi);
+    let mut a = LieState::new(s0.g, s0.mu);
+    let mut b = LieState::new(s0.g, s0.mu);
     let sv = hp::stormer_verlet(Heisenberg, free, Chart::Exp)?;
     let mut gap = 0.0f64;
     for _ in 0..2_000 {
         sv.step(&mut a, h)?;
         dep.step(&mut b, h)?;
-        gap = gap.max((a.g - b.g).amax()).max((a.pi - b.mu).amax());
+        gap = gap.max((a.g - b.g).amax()).max((a.mu - b.mu).amax());
     }
     println!("   HP Störmer–Verlet (exp) vs {}: max |Δ(g, Π)| = {gap:.2e} over 2000 steps", dep.name());
 

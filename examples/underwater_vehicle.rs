@@ -44,8 +44,8 @@ fn main() -> Result<(), GeomError> {
         let (mut de, mut d1, mut d2, mut dj) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for _ in 0..n {
             sv.step(&mut s, h)?;
-            let (a, b) = UnderwaterVehicle::casimirs(&s.pi);
-            de = de.max((veh.energy(&s.pi) - e0).abs() / e0);
+            let (a, b) = UnderwaterVehicle::casimirs(&s.mu);
+            de = de.max((veh.energy(&s.mu) - e0).abs() / e0);
             d1 = d1.max((a - c1).abs() / c1);
             d2 = d2.max((b - c2).abs() / (pi_n * p_n));
             let x = s.g.fixed_view::<3, 1>(0, 3).norm();

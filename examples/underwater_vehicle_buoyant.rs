@@ -63,19 +63,19 @@ struct Summary {
 
 /// Reduced distance `|Γ_a - Γ_b| + |μ_a - μ_b| / scale`.
 fn reduced_distance(a: &State, b: &State, scale: f64) -> f64 {
-    (BuoyantVehicle::gamma(&a.g) - BuoyantVehicle::gamma(&b.g)).norm() + (a.pi - b.pi).norm() / scale
+    (BuoyantVehicle::gamma(&a.g) - BuoyantVehicle::gamma(&b.g)).norm() + (a.mu - b.mu).norm() / scale
 }
 
 fn run(veh: &BuoyantVehicle, sv: &dyn OneStep<State>, s0: State) -> Result<Summary, GeomError> {
     let n = (T / H).round() as usize;
     let per = (RENORMALISE / H).round() as usize;
-    let scale = s0.pi.norm();
+    let scale = s0.mu.norm();
     // the neighbour: μ moved by 1e-8 |μ| along a fixed direction
     let dir = Vector6::new(1.0, -0.7, 0.4, 0.3, 0.9, -0.5).normalize();
-    let mut b = LieState::new(s0.g, s0.pi + dir * (D0 * scale));
+    let mut b = LieState::new(s0.g, s0.mu + dir * (D0 * scale));
     let mut a = s0;
     let e0 = veh.energy(&a);
-    let e_scale = 0.5 * a.pi.dot(&veh.velocity(&a.pi)) + veh.weight() * veh.r_g().norm();
+    let e_scale = 0.5 * a.mu.dot(&veh.velocity(&a.mu)) + veh.weight() * veh.r_g().norm();
     let j0 = BuoyantVehicle::conserved_momenta(&a);
     let mut out = Summary {
         energy: 0.0,
@@ -100,7 +100,7 @@ fn run(veh: &BuoyantVehicle, sv: &dyn OneStep<State>, s0: State) -> Result<Summa
             out.energy_last = out.energy_last.max(de);
         }
         let j = BuoyantVehicle::conserved_momenta(&a);
-        let (pi, p) = (a.pi.fixed_rows::<3>(0).norm(), a.pi.fixed_rows::<3>(3).norm());
+        let (pi, p) = (a.mu.fixed_rows::<3>(0).norm(), a.mu.fixed_rows::<3>(3).norm());
         let pos = a.g.fixed_view::<3, 1>(0, 3).norm();
         out.angular = out.angular.max((j[0] - j0[0]).abs() / (pi + pos * p));
         out.linear = out.linear.max((j.fixed_rows::<2>(1) - j0.fixed_rows::<2>(1)).amax() / p);
@@ -110,7 +110,7 @@ fn run(veh: &BuoyantVehicle, sv: &dyn OneStep<State>, s0: State) -> Result<Summa
             log_sum += (d / D0).ln();
             let s = D0 / d;
             let rel = Se3.log(&(Se3.inverse(&a.g) * b.g))?;
-            b = LieState::new(a.g * Se3.exp(&(rel * s)), a.pi + (b.pi - a.pi) * s);
+            b = LieState::new(a.g * Se3.exp(&(rel * s)), a.mu + (b.mu - a.mu) * s);
             if k == n / 2 {
                 out.lyapunov_half = log_sum / (k as f64 * H);
             }
@@ -189,7 +189,7 @@ fn sinking(regime: &Regime) -> Result<(), GeomError> {
     let (mut dj, mut dv, mut de) = (0.0f64, 0.0f64, 0.0f64);
     for k in 1..=n {
         sv.step(&mut s, H)?;
-        let (pi, pn) = (s.pi.fixed_rows::<3>(0).norm(), s.pi.fixed_rows::<3>(3).norm());
+        let (pi, pn) = (s.mu.fixed_rows::<3>(0).norm(), s.mu.fixed_rows::<3>(3).norm());
         let pos = s.g.fixed_view::<3, 1>(0, 3).norm();
         let j = BuoyantVehicle::conserved_momenta(&s);
         dj = dj.max(
@@ -199,7 +199,7 @@ fn sinking(regime: &Regime) -> Result<(), GeomError> {
         dv = dv.max((BuoyantVehicle::spatial_momentum(&s)[5] - vertical).abs() / pn);
         de = de.max((veh.energy(&s) - e0).abs());
     }
-    let kinetic = 0.5 * s.pi.dot(&veh.velocity(&s.pi));
+    let kinetic = 0.5 * s.mu.dot(&veh.velocity(&s.mu));
     println!(
         "\nheavier than water (body mass {:.1} kg, W - B = {:.1} N), the chaotic regime's r_G and start, {n} steps (T = 100 s):",
         p.body_mass,

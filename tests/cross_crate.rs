@@ -138,7 +138,7 @@ fn lgvi_is_the_groupoid_moser_veselov_flow() {
         lgvi.step(&mut s, h).unwrap();
         w = flow.step(&w).unwrap().0;
         dw = dw.max((before.tr_mul(&s.g) - w).amax());
-        dpi = dpi.max((legendre_plus(&gd, flow.lagrangian(), &w) - s.pi).amax());
+        dpi = dpi.max((legendre_plus(&gd, flow.lagrangian(), &w) - s.mu).amax());
     }
     assert!(dw <= 1e-11 && dpi <= 1e-11, "W: {dw:e}, Π: {dpi:e}");
 }

@@ -74,8 +74,9 @@ fn integrator_steps_do_not_allocate() {
 /// workbench's `Simulation::advance` on the catalogue's Kepler and rigid body.
 #[test]
 fn explicit_lie_group_and_workbench_steps_do_not_allocate() {
+    use discretization::LieState;
     use discretization::composition::kahan_li8;
-    use discretization::lagrangian::{LieGroupDiscreteEulerLagrange, LieGroupState};
+    use discretization::lagrangian::LieGroupDiscreteEulerLagrange;
     use geom_core::function::ScalarFunction;
     use geom_core::lie::{Chart, So3};
     use geomint::workbench::{catalogue, problem};
@@ -99,7 +100,7 @@ fn explicit_lie_group_and_workbench_steps_do_not_allocate() {
         }
     }
     let dep = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(So3, Chart::Cayley, Body);
-    let mut s = LieGroupState::new(Matrix3::identity(), Vector3::new(0.4, 0.1, 0.9));
+    let mut s = LieState::new(Matrix3::identity(), Vector3::new(0.4, 0.1, 0.9));
     let n = count(|| dep.step(&mut s, 0.05).unwrap());
     assert_eq!(n, 0, "DEP: {n} heap allocations in one step");
 
@@ -130,11 +131,11 @@ impl PhaseSpaceFunction<3> for Pendulum {
 fn discretization_map_steps_on_groups_and_spheres_do_not_allocate() {
     use discretization::lie_function::LieAutoDiff;
     use discretization::{
-        LieCotangentLiftIntegrator, LieGroupState, LieGroupThetaMap, SphereCotangentLiftIntegrator, SphereThetaMap,
+        LieCotangentLiftIntegrator, LieGroupThetaMap, LieState, SphereCotangentLiftIntegrator, SphereThetaMap,
     };
     use geom_core::lie::{Chart, LieGroup, So3};
     let lie = LieCotangentLiftIntegrator::new(LieGroupThetaMap::midpoint(So3, Chart::Exp), LieAutoDiff(Top));
-    let mut s = LieGroupState::new(So3.exp(&SVector::from([0.3, -0.2, 0.1])), SVector::from([0.6, 1.5, 2.5]));
+    let mut s = LieState::new(So3.exp(&SVector::from([0.3, -0.2, 0.1])), SVector::from([0.6, 1.5, 2.5]));
     assert_eq!(count(|| lie.step(&mut s, 0.01).unwrap()), 0, "T*SO(3) cotangent-lift step");
     let lp = discretization::LiePoissonIntegrator::new(LieGroupThetaMap::midpoint(So3, Chart::Cayley), Body);
     let mut pi = SVector::from([0.6, 1.5, 2.5]);

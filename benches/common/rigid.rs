@@ -1,7 +1,7 @@
 //! Hand-written rigid-body references shared by the Lie-group benches: the heavy top's torque
 //! and the Lee–Leok–McClamroch step on plain f64 with `nalgebra` fixed-size types.
 
-use integrators::hp::DEFAULT_NEWTON_TOL;
+use integrators::geom_core::newton::INTEGRATOR_TOL;
 use nalgebra::{Matrix3, Vector3};
 
 fn skew(x: &Vector3<f64>) -> Matrix3<f64> {
@@ -25,7 +25,7 @@ pub fn hand_lgvi(
     pi: &mut Vector3<f64>,
     h: f64,
 ) {
-    let tol = DEFAULT_NEWTON_TOL;
+    let tol = INTEGRATOR_TOL;
     let moment = |r: &Matrix3<f64>| match top {
         Some((mgl, chi)) => top_torque(r, mgl, chi),
         None => Vector3::zeros(),

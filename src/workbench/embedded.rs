@@ -102,7 +102,7 @@ where
         if !(h.is_finite() && h != 0.0) {
             return Err(GeomError::InvalidStep { h });
         }
-        let (g0, m0) = (state.g, state.pi);
+        let (g0, m0) = (state.g, state.mu);
         let mut kg = [SMatrix::<f64, M, M>::zeros(); S];
         let mut km = [SVector::<f64, D>::zeros(); S];
         for i in 0..S {
@@ -149,7 +149,7 @@ impl<F: LieVectorField<So3xR3, 6>> OneStep<LieState<Matrix3<f64>, 3>> for Rkmk4S
         4
     }
     fn step(&self, state: &mut LieState<Matrix3<f64>, 3>, h: f64) -> Result<(), GeomError> {
-        let mut s = GroupState::new(0.0, (state.g, state.pi));
+        let mut s = GroupState::new(0.0, (state.g, state.mu));
         self.inner.step(&mut s, h)?;
         *state = LieState::new(s.g.0, s.g.1);
         Ok(())
@@ -174,12 +174,12 @@ mod tests {
             rk.step(&mut a, 0.005).unwrap();
             mk.step(&mut b, 0.005).unwrap();
         }
-        let (dpi, dg) = ((a.pi - b.pi).norm(), (a.g - b.g).norm());
+        let (dpi, dg) = ((a.mu - b.mu).norm(), (a.g - b.g).norm());
         // both are order 4: they differ by O(h⁴) in g (RK4 in the embedding against RKMK4 on
         // SO(3)) and agree to round-off in Π (RKMK4 is RK4 on the additive factor)
         assert!(dpi < 1e-12 && dg < 1e-8, "|ΔΠ| = {dpi:e}, |Δg| = {dg:e}");
         // the motion is not trivial: Π moved by O(1)
-        assert!((a.pi - s0.pi).norm() > 0.1);
+        assert!((a.mu - s0.mu).norm() > 0.1);
         // an implicit tableau is refused
         assert!(EmbeddedRk::<_, _, 2>::new(&integrators::tableau::gauss_legendre(2).unwrap(), So3, body).is_err());
     }

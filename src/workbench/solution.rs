@@ -1,7 +1,7 @@
 //! The solution error that `geomint run` reports: against the problem's exact solution where it
 //! has one (the largest error over the samples and the final one), else against a reference
 //! solution computed at the run's final time, as `convergence` and `compare` compute it
-//! ([`experiment::reference`](crate::workbench::experiment::reference)), when that reference
+//! ([`experiment::reference`]), when that reference
 //! costs at most [`methods::RUN_REFERENCE_MAX_STEPS`] DOP853 steps or
 //! [`methods::RUN_RICHARDSON_MAX_STEPS`] steps of the problem's reference method; else "not
 //! available", with the reason. Every case is named: the report never leaves the solution error

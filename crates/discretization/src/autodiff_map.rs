@@ -19,7 +19,6 @@
 //! `R_d^*` is again a discretization map, symmetry preserving whenever `R_d` is (§A.5); the
 //! adjoint of the θ-map is the `(1-θ)`-map, and `(R_d^*)^* = R_d`.
 
-use crate::hamiltonian::integrator_newton_options;
 use crate::map::{CovectorHessian, DiscretizationMap, EuclideanMap, MapJacobian};
 use geom_core::linalg::BlockVector;
 use geom_core::newton::{BlockResidual, newton_blocks_ad};
@@ -178,7 +177,7 @@ fn model_inverse<M: MapModel<N> + ?Sized, const N: usize>(
     geom_core::error::check_finite(q0.iter().chain(q1.iter()), "R_d^{-1} arguments")?;
     let res = InverseResidual { model, q0: *q0, q1: *q1 };
     let guess = [(q0 + q1) * 0.5, q1 - q0];
-    let ([x, v], _) = newton_blocks_ad(&res, &guess, &integrator_newton_options())?;
+    let ([x, v], _) = newton_blocks_ad(&res, &guess, &geom_core::newton::NewtonOptions::integrator())?;
     Ok((x, v))
 }
 

@@ -13,8 +13,8 @@
 // Coefficients are quoted with the digits of their published tables.
 #![allow(clippy::excessive_precision)]
 
-use crate::one_step::{OneStep, check_step};
 use geom_core::GeomError;
+use geom_core::step::{OneStep, check_step};
 
 /// Which method a stage applies.
 #[derive(Debug, Clone, Copy, PartialEq)]

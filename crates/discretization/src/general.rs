@@ -21,11 +21,11 @@
 //! `q = q_k`, `p = p_k`, `q_1 = q_k + h H_p(q_k, p_k)`, `p_1 = p_k - h H_q(q_k, p_k)`.
 
 use crate::map::EuclideanMap;
-use crate::one_step::PhaseState;
 use geom_core::GeomError;
 use geom_core::function::PhaseSpaceDerivatives;
 use geom_core::linalg::{BlockMatrix, BlockVector};
 use geom_core::newton::{NewtonOptions, newton_blocks};
+use geom_core::step::PhaseState;
 use nalgebra::{SMatrix, SVector};
 
 /// The residual `F(z)` of the 4-block system (module documentation) at `z = (q, p, q_1, p_1)` for
@@ -130,12 +130,13 @@ pub fn general_step<R: EuclideanMap<N> + ?Sized, H: PhaseSpaceDerivatives<N> + ?
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::hamiltonian::{integrator_newton_options, theta_step};
+    use crate::hamiltonian::theta_step;
     use crate::map::{CovectorHessian, DiscretizationMap, MapJacobian};
     use crate::theta::ThetaMap;
     use crate::{CotangentLiftIntegrator, OneStep};
     use geom_core::Scalar;
     use geom_core::function::{AutoDiff, PhaseSpaceFunction};
+    use geom_core::newton::NewtonOptions;
     use geom_core::newton::ad_block_jacobian;
     use nalgebra::Vector2;
 
@@ -266,7 +267,7 @@ pub(crate) mod tests {
 
     #[test]
     fn failed_general_step_reports_and_leaves_state() {
-        let opts = NewtonOptions { max_iterations: 1, ..integrator_newton_options() };
+        let opts = NewtonOptions { max_iterations: 1, ..NewtonOptions::integrator() };
         let integ = CotangentLiftIntegrator::new(Hidden(ThetaMap::<2>::midpoint()), AutoDiff(Mixed)).with_newton(opts);
         let s0 = PhaseState::new(Vector2::new(0.3, -0.8), Vector2::new(1.1, 0.4));
         let mut s = s0;

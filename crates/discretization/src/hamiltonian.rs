@@ -29,18 +29,12 @@
 //! a product of spheres [`crate::sphere_lift`] (§B.5).
 
 use crate::map::EuclideanMap;
-use crate::one_step::{OneStep, PhaseState, check_step};
 use geom_core::GeomError;
 use geom_core::function::{Hessian, PhaseSpaceDerivatives};
 use geom_core::linalg::{BlockLu, BlockMatrix, BlockVector};
 use geom_core::newton::{JacobianUpdate, NewtonOptions, newton_blocks};
+use geom_core::step::{OneStep, PhaseState, check_step};
 use nalgebra::{DMatrix, SMatrix, SVector};
-
-/// Newton options of the implicit integrators: residual `<= 1e-14`, step estimate
-/// `<= 1e-14 (1 + |x|)`, 50 iterations, so that conserved quantities hold to round-off.
-pub fn integrator_newton_options() -> NewtonOptions {
-    NewtonOptions::integrator()
-}
 
 /// `Ψ_h`, the integrator induced by the discretization map `R` for the Hamiltonian `H`.
 ///
@@ -73,16 +67,16 @@ pub struct CotangentLiftIntegrator<R, H> {
 }
 
 impl<R, H> CotangentLiftIntegrator<R, H> {
-    /// The integrator of `map` for `hamiltonian`, with [`integrator_newton_options`] and
+    /// The integrator of `map` for `hamiltonian`, with [`NewtonOptions::integrator`] and
     /// simplified Newton ([`JacobianUpdate::Frozen`]): the Jacobian (the Hessian of `H`, `N(2N+1)`
     /// hyper-dual passes for an AD model) is evaluated and factored at the first iterate and
     /// reused, re-evaluated only if the iteration contracts slowly. The steps land on the root of
     /// the same equations to the Newton tolerance (Kepler's implicit midpoint: `1e-13` from full
     /// Newton after 1000 steps) at 60% of the cost with AD derivatives, 80% with hand-written
     /// ones. [`Self::with_newton`] takes full Newton back
-    /// (`integrator_newton_options()`, [`JacobianUpdate::EveryIteration`]).
+    /// (`NewtonOptions::integrator()`, [`JacobianUpdate::EveryIteration`]).
     pub fn new(map: R, hamiltonian: H) -> Self {
-        Self { map, hamiltonian, newton: integrator_newton_options().with_jacobian(JacobianUpdate::Frozen) }
+        Self { map, hamiltonian, newton: NewtonOptions::integrator().with_jacobian(JacobianUpdate::Frozen) }
     }
     /// The same integrator with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {

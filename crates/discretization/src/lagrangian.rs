@@ -39,15 +39,14 @@
 //! for separable `H`; the tests check this to Newton accuracy over 100 steps, for separable and
 //! position-dependent-mass Hamiltonians and for a nonlinear map.
 
-use crate::hamiltonian::integrator_newton_options;
 use crate::map::EuclideanMap;
-use crate::one_step::{OneStep, PhaseState, check_step};
 use geom_core::function::{
     AutoDiff, PhaseSpaceDerivatives, PhaseSpaceFunction, ScalarDerivatives, ScalarFunction, ad_jacobian_of,
 };
 use geom_core::lie::{Chart, LieGroup};
 use geom_core::linalg::{BlockLu, BlockMatrix, BlockVector, Lu};
 use geom_core::newton::{NewtonOptions, newton, newton_blocks};
+use geom_core::step::{LieState, LieStateOf, OneStep, PhaseState, check_step};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{SMatrix, SVector};
 use num_dual::{Dual64, DualSVec64};
@@ -256,9 +255,9 @@ pub struct DiscreteEulerLagrange<R, L> {
 
 impl<R, L> DiscreteEulerLagrange<R, L> {
     /// The DEL step of `L_d` built from `map` and `lagrangian`, with
-    /// [`integrator_newton_options`].
+    /// [`NewtonOptions::integrator`].
     pub fn new(map: R, lagrangian: L) -> Self {
-        Self { discrete: DiscreteLagrangianOf::new(map, lagrangian), newton: integrator_newton_options() }
+        Self { discrete: DiscreteLagrangianOf::new(map, lagrangian), newton: NewtonOptions::integrator() }
     }
     /// The same step with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
@@ -403,23 +402,6 @@ impl<R: EuclideanMap<N>, L: PhaseSpaceFunction<N>, const N: usize> OneStep<Phase
 
 // ---------------------------------------------------------------------------------------------
 
-/// A state `(g, μ)` of a Lie-group discrete Euler–Poincaré step: the configuration `g` and the
-/// left-trivialized (body) momentum `μ ∈ g*` (`Π` for the rigid body).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LieGroupState<E, const D: usize> {
-    /// Configuration `g`.
-    pub g: E,
-    /// Body momentum `μ = g^{-1} p`.
-    pub mu: SVector<f64, D>,
-}
-
-impl<E, const D: usize> LieGroupState<E, D> {
-    /// The state `(g, μ)`.
-    pub fn new(g: E, mu: SVector<f64, D>) -> Self {
-        Self { g, mu }
-    }
-}
-
 /// The Lie-group midpoint discrete Lagrangian of a left-invariant `ℓ(ξ)` (docs/math.md §B.2, §C.3):
 /// `L_d(g_0, g_1) = h ℓ(τ^{-1}(g_0^{-1} g_1)/h)`, with `W = g_0^{-1} g_1 = τ(hξ)`. Its discrete
 /// Legendre transforms, left-trivialized at `g_0` and `g_1` (§C.3: `F^-L(W) = r*_W dL`,
@@ -500,7 +482,8 @@ impl<G: LieGroup<f64, D>, L: ScalarFunction<D>, const D: usize> LieGroupDiscrete
 /// `τ^{-1}(W^{-1}) = -τ^{-1}(W)`, so the method is symmetric, order 2.
 ///
 /// ```
-/// use discretization::lagrangian::{LieGroupDiscreteEulerLagrange, LieGroupState};
+/// use discretization::LieState;
+/// use discretization::lagrangian::{LieGroupDiscreteEulerLagrange};
 /// use discretization::OneStep;
 /// use geom_core::function::ScalarFunction;
 /// use geom_core::lie::{Chart, So3};
@@ -515,7 +498,7 @@ impl<G: LieGroup<f64, D>, L: ScalarFunction<D>, const D: usize> LieGroupDiscrete
 ///     }
 /// }
 /// let step = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(So3, Chart::Cayley, Body);
-/// let mut s = LieGroupState::new(Matrix3::identity(), Vector3::new(1.0, 0.5, -0.2));
+/// let mut s = LieState::new(Matrix3::identity(), Vector3::new(1.0, 0.5, -0.2));
 /// let spatial = s.g * s.mu;
 /// for _ in 0..100 {
 ///     step.step(&mut s, 0.1)?;
@@ -534,7 +517,7 @@ pub struct LieGroupDiscreteEulerLagrange<G, L, const D: usize> {
 
 impl<G, L: ScalarFunction<D>, const D: usize> LieGroupDiscreteEulerLagrange<G, L, D> {
     /// The DEP step of `L_d = h ℓ(τ^{-1}(g_0^{-1} g_1)/h)`, with
-    /// [`lie_newton_options`](crate::lie_hamiltonian::lie_newton_options): simplified Newton whose
+    /// [`NewtonOptions::lie_group`]: simplified Newton whose
     /// first Jacobian uses `D²ℓ(0)` (computed here, once), then gradient-only iterations to the
     /// same round-off tests.
     pub fn new(group: G, chart: Chart, lagrangian: L) -> Self {
@@ -542,7 +525,7 @@ impl<G, L: ScalarFunction<D>, const D: usize> LieGroupDiscreteEulerLagrange<G, L
         let lu = Lu::factor(&h0, "Hessian of the reduced Lagrangian at 0").ok();
         Self {
             discrete: LieGroupDiscreteLagrangian::new(group, chart, lagrangian),
-            newton: crate::lie_hamiltonian::lie_newton_options(),
+            newton: NewtonOptions::lie_group(),
             at_zero: (g0, h0, lu),
         }
     }
@@ -567,11 +550,7 @@ where
     /// One step from `state`, returning the new state (the state is not touched). Errors:
     /// [`GeomError::InvalidStep`], [`GeomError::NonFinite`], the Newton errors and those of the
     /// chart (`dexp^{-1}` far from the identity, Cayley singularities).
-    pub fn advance(
-        &self,
-        state: &LieGroupState<<G as LieGroup<f64, D>>::Element, D>,
-        h: f64,
-    ) -> Result<LieGroupState<<G as LieGroup<f64, D>>::Element, D>, GeomError> {
+    pub fn advance(&self, state: &LieStateOf<G, D>, h: f64) -> Result<LieStateOf<G, D>, GeomError> {
         check_step(h)?;
         geom_core::error::check_finite(state.mu.iter(), "body momentum")?;
         let (group, chart) = (&self.discrete.group, self.discrete.chart);
@@ -633,12 +612,11 @@ where
         let mu1 = LieGroup::<f64, D>::dtau_inv(group, chart, &(-y))?.tr_mul(&grad);
         let g1 = LieGroup::<f64, D>::compose_tau(group, chart, &state.g, &y)?;
         geom_core::error::check_finite(mu1.iter(), "body momentum after step")?;
-        Ok(LieGroupState::new(g1, mu1))
+        Ok(LieState::new(g1, mu1))
     }
 }
 
-impl<G, L, const D: usize> OneStep<LieGroupState<<G as LieGroup<f64, D>>::Element, D>>
-    for LieGroupDiscreteEulerLagrange<G, L, D>
+impl<G, L, const D: usize> OneStep<LieStateOf<G, D>> for LieGroupDiscreteEulerLagrange<G, L, D>
 where
     G: LieGroup<f64, D> + LieGroup<DualSVec64<D>, D> + LieGroup<Dual64, D>,
     L: ScalarFunction<D>,
@@ -656,7 +634,7 @@ where
     fn is_symmetric(&self) -> bool {
         true
     }
-    fn step(&self, state: &mut LieGroupState<<G as LieGroup<f64, D>>::Element, D>, h: f64) -> Result<(), GeomError> {
+    fn step(&self, state: &mut LieStateOf<G, D>, h: f64) -> Result<(), GeomError> {
         *state = self.advance(state, h)?;
         Ok(())
     }
@@ -820,7 +798,7 @@ mod tests {
         }
         // failures leave the state untouched
         let del = DiscreteEulerLagrange::new(ThetaMap::<2>::midpoint(), MassL)
-            .with_newton(NewtonOptions { max_iterations: 1, ..integrator_newton_options() });
+            .with_newton(NewtonOptions { max_iterations: 1, ..NewtonOptions::integrator() });
         let mut t = s;
         assert!(del.step(&mut t, 0.5).is_err());
         assert_eq!(t, s);
@@ -843,7 +821,7 @@ mod tests {
     fn free_rigid_body_conserves_casimir_and_spatial_momentum() {
         for chart in [Chart::Exp, Chart::Cayley] {
             let step = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(So3, chart, Body);
-            let mut s = LieGroupState::new(So3.exp(&Vector3::new(0.3, -0.5, 0.2)), Vector3::new(1.0, 0.6, -0.4));
+            let mut s = LieState::new(So3.exp(&Vector3::new(0.3, -0.5, 0.2)), Vector3::new(1.0, 0.6, -0.4));
             let (casimir, spatial) = (s.mu.norm(), s.g * s.mu);
             let energy = |mu: &Vector3<f64>| (0..3).map(|i| mu[i] * mu[i] / INERTIA[i]).sum::<f64>() * 0.5;
             let e0 = energy(&s.mu);
@@ -868,7 +846,7 @@ mod tests {
         // Π_{k+1} = P - (h/2) ξ×P + (h²/4)(ξ·P) ξ, R_{k+1} = R_k cay(hξ)
         let h = 0.1;
         let step = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(So3, Chart::Cayley, Body);
-        let s = LieGroupState::new(Matrix3::identity(), Vector3::new(1.0, 0.6, -0.4));
+        let s = LieState::new(Matrix3::identity(), Vector3::new(1.0, 0.6, -0.4));
         let next = step.advance(&s, h).unwrap();
         let xi = So3.cayley_inv(&next.g).unwrap() / h;
         let p = Vector3::new(xi[0], 2.0 * xi[1], 3.0 * xi[2]);
@@ -923,11 +901,11 @@ mod tests {
     fn se3_step_is_symmetric_and_conserves_spatial_momentum() {
         for chart in [Chart::Exp, Chart::Cayley] {
             let step = LieGroupDiscreteEulerLagrange::<_, _, 6>::new(Se3, chart, Vehicle);
-            let s0 = LieGroupState::new(
+            let s0 = LieState::new(
                 Se3.exp(&Vector6::new(0.1, 0.2, -0.3, 1.0, 0.0, 0.5)),
                 Vector6::new(0.5, -0.3, 0.8, 1.0, 0.4, -0.6),
             );
-            let spatial = |s: &LieGroupState<nalgebra::Matrix4<f64>, 6>| Se3.coadjoint(&Se3.inverse(&s.g), &s.mu);
+            let spatial = |s: &LieState<nalgebra::Matrix4<f64>, 6>| Se3.coadjoint(&Se3.inverse(&s.g), &s.mu);
             let j0 = spatial(&s0);
             let mut s = s0;
             for _ in 0..200 {
@@ -945,11 +923,11 @@ mod tests {
     #[test]
     fn lie_step_errors() {
         let step = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(So3, Chart::Exp, Body);
-        let s = LieGroupState::new(Matrix3::identity(), Vector3::new(f64::NAN, 0.0, 0.0));
+        let s = LieState::new(Matrix3::identity(), Vector3::new(f64::NAN, 0.0, 0.0));
         assert!(matches!(step.advance(&s, 0.1), Err(GeomError::NonFinite { .. })));
-        let s = LieGroupState::new(Matrix3::identity(), Vector3::new(1.0, 0.6, -0.4));
+        let s = LieState::new(Matrix3::identity(), Vector3::new(1.0, 0.6, -0.4));
         assert!(matches!(step.advance(&s, f64::INFINITY), Err(GeomError::InvalidStep { .. })));
-        let few = step.with_newton(NewtonOptions { max_iterations: 1, ..integrator_newton_options() });
+        let few = step.with_newton(NewtonOptions { max_iterations: 1, ..NewtonOptions::integrator() });
         let mut t = s;
         assert!(few.step(&mut t, 0.5).is_err());
         assert_eq!(t, s);

@@ -28,7 +28,8 @@
 //! * [`sphere_lift`]: the integrators a map on `(S^2)^K` induces on `T*(S^2)^K`
 //!   ([`SphereCotangentLiftIntegrator`], [`SphereDiscreteEulerLagrange`]; §B.5);
 //! * [`composition`]: composition methods (triple jump, Suzuki, Yoshida, Kahan–Li, McLachlan);
-//! * [`one_step`]: the [`OneStep`] trait every integrator of the workspace implements.
+//! * [`OneStep`], [`PhaseState`] and [`LieState`] (re-exported from [`geom_core::step`]): the
+//!   step trait and the states every integrator of the workspace shares.
 //!
 //! # Guided tour
 //!
@@ -48,7 +49,7 @@
 //!    $R\_d(T\Phi\_g v) = (\Phi\_g \times \Phi\_g) R\_d(v)$ ([`checks`]);
 //! 4. the integrator it induces, [`CotangentLiftIntegrator`] on `R^N` (a
 //!    [`OneStep<PhaseState<N>>`](OneStep)), [`LieCotangentLiftIntegrator`] on a Lie group (a
-//!    `OneStep` on [`LieGroupState`]) or [`SphereCotangentLiftIntegrator`] on `(S^2)^K`,
+//!    `OneStep` on [`LieState`]) or [`SphereCotangentLiftIntegrator`] on `(S^2)^K`,
 //!    symplectic for every map and momentum-preserving when the map is symmetry-preserving
 //!    (Barbero-Liñán et al. 2024, Thm 2);
 //! 5. [`Composition`] with a [`composition`] scheme for higher order.
@@ -111,7 +112,6 @@ pub mod lie_hamiltonian;
 pub mod lie_map;
 pub mod lie_poisson;
 pub mod map;
-pub mod one_step;
 pub mod retraction;
 pub mod sphere;
 pub mod sphere_lift;
@@ -126,18 +126,17 @@ pub use composition::{Composition, CompositionScheme, Stage};
 pub use error::DiscretizationError;
 pub use general::general_step;
 pub use geom_core;
+pub use geom_core::step::{LieState, LieStateOf, OneStep, PhaseState, check_step, step_repeatedly};
 pub use hamiltonian::CotangentLiftIntegrator;
 pub use lagrangian::{
     DiscreteEulerLagrange, DiscreteLagrangianOf, LieGroupDiscreteEulerLagrange, LieGroupDiscreteLagrangian,
-    LieGroupState,
 };
 pub use lie_function::{AdLieFunction, AdLieGroup, LieAutoDiff, LieFunction, LieFunctionDerivatives};
 pub use lie_group::LieGroupThetaMap;
-pub use lie_hamiltonian::{LieCotangentLiftIntegrator, LieLagrangianIntegrator, LieState};
+pub use lie_hamiltonian::{LieCotangentLiftIntegrator, LieLagrangianIntegrator};
 pub use lie_map::{LieAutoDiffMap, LieGroupMap, LieMapModel, LieRetractionModel};
 pub use lie_poisson::{AdvectedFunction, AdvectedLiePoissonIntegrator, AdvectedState, LiePoissonIntegrator};
 pub use map::{CovectorHessian, DiscretizationMap, EuclideanMap, MapJacobian};
-pub use one_step::{OneStep, PhaseState, check_step};
 pub use retraction::{
     EuclideanRetraction, EuclideanRetractionModel, LieGroupRetraction, ModelRetraction, Retraction, RetractionMap,
     RetractionOrderReport, RetractionReport, SphereExponential, SphereNormalization, check_retraction,

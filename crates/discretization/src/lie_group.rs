@@ -31,7 +31,6 @@
 //!
 //! Distance: `|log(a^{-1} b)|` (left-invariant; `+∞` where `log` is not defined).
 
-use crate::hamiltonian::integrator_newton_options;
 use crate::map::DiscretizationMap;
 use crate::retraction::lie_distance;
 use geom_core::GeomError;
@@ -110,7 +109,7 @@ impl<G: LieGroup<f64, D>, const D: usize> LieGroupThetaMap<G, D> {
                 Ok((y - w, grp.dtau_inv(chart, &y)? * inner))
             },
             w,
-            &integrator_newton_options(),
+            &geom_core::newton::NewtonOptions::integrator(),
         )?;
         Ok(xi)
     }

@@ -62,31 +62,18 @@
 //! heavy top keeps its vertical spatial angular momentum to round-off. Symmetric maps (θ = 1/2)
 //! give order 2, the others order 1.
 
-use crate::hamiltonian::integrator_newton_options;
-use crate::lagrangian::LieGroupState;
 use crate::lie_function::LieFunctionDerivatives;
 use crate::lie_map::LieGroupMap;
-use crate::one_step::{OneStep, check_step};
 use geom_core::function::ad_jacobian_of;
 use geom_core::lie::{Chart, LieGroup};
 use geom_core::linalg::Lu;
-use geom_core::newton::{JacobianUpdate, NewtonOptions, newton_blocks};
+use geom_core::newton::{NewtonOptions, newton_blocks};
+use geom_core::step::{LieState, LieStateOf};
+use geom_core::step::{OneStep, check_step};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{SMatrix, SVector};
 use num_dual::{Dual64, DualSVec64};
 use std::marker::PhantomData;
-
-/// Newton options of the Lie-group integrators: [`integrator_newton_options`] (residual and step
-/// `<= 1e-14`) with the Jacobian frozen at the first iterate ([`JacobianUpdate::Frozen`],
-/// refreshed when the contraction slows): the Hessian blocks of `H` cost several dual passes
-/// through the group, and from the `O(h²)` initial guess the simplified iteration converges to
-/// the same tolerance in about as many steps.
-pub fn lie_newton_options() -> NewtonOptions {
-    integrator_newton_options().with_jacobian(JacobianUpdate::Frozen)
-}
-
-/// A state `(g, μ)` of `T*G` in left trivialization.
-pub type LieState<G, const D: usize> = LieGroupState<<G as LieGroup<f64, D>>::Element, D>;
 
 /// `K(ξ) = (1-θ) dτ_{(1-θ)ξ}ᵀ (Ad*_{τ(θξ)} μ_k + f) + θ dτ_{θξ}ᵀ μ_k` at any scalar (`f` fixed;
 /// `f = 0` is the momentum of the reduced Lie–Poisson step). For the midpoint both chart
@@ -197,7 +184,7 @@ where
 
 fn check_state<G: LieGroup<f64, D>, const D: usize>(
     group: &G,
-    state: &LieState<G, D>,
+    state: &LieStateOf<G, D>,
     h: f64,
 ) -> Result<(), GeomError> {
     check_step(h)?;
@@ -207,8 +194,8 @@ fn check_state<G: LieGroup<f64, D>, const D: usize>(
 
 fn finite_state<G: LieGroup<f64, D>, const D: usize>(
     group: &G,
-    state: LieState<G, D>,
-) -> Result<LieState<G, D>, GeomError> {
+    state: LieStateOf<G, D>,
+) -> Result<LieStateOf<G, D>, GeomError> {
     geom_core::error::check_finite(state.mu.iter(), "momentum after step")?;
     if LieGroup::<f64, D>::defect(group, &state.g).is_finite() {
         Ok(state)
@@ -223,7 +210,7 @@ fn finite_state<G: LieGroup<f64, D>, const D: usize>(
 ///
 /// ```
 /// use discretization::lie_function::{LieAutoDiff, LieFunction};
-/// use discretization::{LieCotangentLiftIntegrator, LieGroupState, LieGroupThetaMap, OneStep};
+/// use discretization::{LieCotangentLiftIntegrator, LieState, LieGroupThetaMap, OneStep};
 /// use geom_core::lie::{Chart, LieGroup, So3};
 /// use geom_core::Scalar;
 /// use nalgebra::{Matrix3, SVector, Vector3};
@@ -238,8 +225,8 @@ fn finite_state<G: LieGroup<f64, D>, const D: usize>(
 /// }
 /// let midpoint = LieGroupThetaMap::midpoint(So3, Chart::Exp);
 /// let integ = LieCotangentLiftIntegrator::new(midpoint, LieAutoDiff(Top));
-/// let mut s = LieGroupState::new(So3.exp(&Vector3::new(0.3, 0.1, 0.0)), Vector3::new(0.5, 1.0, 2.0));
-/// let vertical = |s: &LieGroupState<Matrix3<f64>, 3>| (s.g * s.mu)[2]; // e3 · R Π
+/// let mut s = LieState::new(So3.exp(&Vector3::new(0.3, 0.1, 0.0)), Vector3::new(0.5, 1.0, 2.0));
+/// let vertical = |s: &LieState<Matrix3<f64>, 3>| (s.g * s.mu)[2]; // e3 · R Π
 /// let j0 = vertical(&s);
 /// for _ in 0..100 {
 ///     integ.step(&mut s, 0.05)?;
@@ -257,9 +244,9 @@ pub struct LieCotangentLiftIntegrator<R, H, G, const D: usize> {
 }
 
 impl<R, H, G, const D: usize> LieCotangentLiftIntegrator<R, H, G, D> {
-    /// The integrator of `map` for `hamiltonian`, with [`lie_newton_options`].
+    /// The integrator of `map` for `hamiltonian`, with [`NewtonOptions::lie_group`].
     pub fn new(map: R, hamiltonian: H) -> Self {
-        Self { map, hamiltonian, newton: lie_newton_options(), group: PhantomData }
+        Self { map, hamiltonian, newton: NewtonOptions::lie_group(), group: PhantomData }
     }
     /// The same integrator with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
@@ -284,7 +271,7 @@ where
     /// One step from `state`, returning the new state (the state is not touched). Errors:
     /// [`GeomError::InvalidStep`], [`GeomError::NonFinite`], [`GeomError::OffManifold`] for a
     /// configuration off `G`, the Newton errors, and those of the map (e.g. Cayley at angle π).
-    pub fn advance(&self, state: &LieState<G, D>, h: f64) -> Result<LieState<G, D>, GeomError> {
+    pub fn advance(&self, state: &LieStateOf<G, D>, h: f64) -> Result<LieStateOf<G, D>, GeomError> {
         let group = self.map.group();
         check_state(group, state, h)?;
         let next = match self.map.theta_chart() {
@@ -298,9 +285,9 @@ where
         &self,
         theta: f64,
         chart: Chart,
-        state: &LieState<G, D>,
+        state: &LieStateOf<G, D>,
         h: f64,
-    ) -> Result<LieState<G, D>, GeomError> {
+    ) -> Result<LieStateOf<G, D>, GeomError> {
         let group = self.map.group();
         let ham = &self.hamiltonian;
         let (gk, mk) = (&state.g, state.mu);
@@ -339,13 +326,13 @@ where
         let b = xi * (1.0 - theta);
         let nu = LieGroup::<f64, D>::coadjoint(group, &LieGroup::<f64, D>::tau(group, chart, &(xi * theta))?, &mk)
             - grad.g * h;
-        Ok(LieGroupState::new(
+        Ok(LieState::new(
             LieGroup::<f64, D>::compose_tau(group, chart, &g, &b)?,
             LieGroup::<f64, D>::coadjoint(group, &LieGroup::<f64, D>::tau(group, chart, &b)?, &nu),
         ))
     }
 
-    fn general_step(&self, state: &LieState<G, D>, h: f64) -> Result<LieState<G, D>, GeomError> {
+    fn general_step(&self, state: &LieStateOf<G, D>, h: f64) -> Result<LieStateOf<G, D>, GeomError> {
         let group = self.map.group();
         let (map, ham) = (&self.map, &self.hamiltonian);
         let (gk, mk) = (&state.g, state.mu);
@@ -395,11 +382,11 @@ where
         let m = map.lie_jacobian(&g, &xi)?;
         let grad = ham.gradient(group, &g, &mu)?;
         let mu1 = Lu::factor(&m.a2.transpose(), "A^2ᵀ of the map")?.solve(&(m.a1.tr_mul(&mk) - grad.g * h));
-        Ok(LieGroupState::new(g1, mu1))
+        Ok(LieState::new(g1, mu1))
     }
 }
 
-impl<R, H, G, const D: usize> OneStep<LieState<G, D>> for LieCotangentLiftIntegrator<R, H, G, D>
+impl<R, H, G, const D: usize> OneStep<LieStateOf<G, D>> for LieCotangentLiftIntegrator<R, H, G, D>
 where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
     R: LieGroupMap<G, D>,
@@ -414,7 +401,7 @@ where
     fn is_symmetric(&self) -> bool {
         self.map.is_symmetric()
     }
-    fn step(&self, state: &mut LieState<G, D>, h: f64) -> Result<(), GeomError> {
+    fn step(&self, state: &mut LieStateOf<G, D>, h: f64) -> Result<(), GeomError> {
         *state = self.advance(state, h)?;
         Ok(())
     }
@@ -442,7 +429,7 @@ impl<G, L, const D: usize> LieLagrangianIntegrator<G, L, D> {
                 reason: format!("must lie in [0, 1], got {theta}"),
             });
         }
-        Ok(Self { group, theta, chart, lagrangian, newton: lie_newton_options() })
+        Ok(Self { group, theta, chart, lagrangian, newton: NewtonOptions::lie_group() })
     }
     /// The same integrator with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
@@ -456,7 +443,7 @@ where
     L: LieFunctionDerivatives<G, D>,
 {
     /// One step from `state` (not touched); errors as [`LieCotangentLiftIntegrator::advance`].
-    pub fn advance(&self, state: &LieState<G, D>, h: f64) -> Result<LieState<G, D>, GeomError> {
+    pub fn advance(&self, state: &LieStateOf<G, D>, h: f64) -> Result<LieStateOf<G, D>, GeomError> {
         let (group, chart, theta, lag) = (&self.group, self.chart, self.theta, &self.lagrangian);
         check_state(group, state, h)?;
         let (gk, mk) = (&state.g, state.mu);
@@ -498,7 +485,7 @@ where
             + grad.g * h;
         finite_state(
             group,
-            LieGroupState::new(
+            LieState::new(
                 LieGroup::<f64, D>::compose_tau(group, chart, &g, &b)?,
                 LieGroup::<f64, D>::coadjoint(group, &LieGroup::<f64, D>::tau(group, chart, &b)?, &nu),
             ),
@@ -506,7 +493,7 @@ where
     }
 }
 
-impl<G, L, const D: usize> OneStep<LieState<G, D>> for LieLagrangianIntegrator<G, L, D>
+impl<G, L, const D: usize> OneStep<LieStateOf<G, D>> for LieLagrangianIntegrator<G, L, D>
 where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
     L: LieFunctionDerivatives<G, D>,
@@ -525,7 +512,7 @@ where
     fn is_symmetric(&self) -> bool {
         self.theta == 0.5
     }
-    fn step(&self, state: &mut LieState<G, D>, h: f64) -> Result<(), GeomError> {
+    fn step(&self, state: &mut LieStateOf<G, D>, h: f64) -> Result<(), GeomError> {
         *state = self.advance(state, h)?;
         Ok(())
     }

@@ -453,7 +453,7 @@ impl<G: AdLieGroup<D>, M: AdLieMapModel<G, D>, const D: usize> DiscretizationMap
                 Ok([w0, w1])
             },
             &[SVector::zeros(), w],
-            &crate::hamiltonian::integrator_newton_options(),
+            &geom_core::newton::NewtonOptions::integrator(),
         )?;
         Ok((LieGroup::<f64, D>::compose(grp, g0, &LieGroup::<f64, D>::exp(grp, &zeta)), xi))
     }

@@ -22,12 +22,9 @@
 //! Both integrators compute exactly this: one step of the unreduced integrator from the identity
 //! with the translated Hamiltonian, keeping `(μ, Γ)` and `W`.
 
-use crate::hamiltonian::integrator_newton_options;
-use crate::lagrangian::LieGroupState;
 use crate::lie_function::{AdLieGroup, LieAutoDiff, LieFunction};
-use crate::lie_hamiltonian::{LieCotangentLiftIntegrator, chart_term, chart_term_and_jacobian, lie_newton_options};
+use crate::lie_hamiltonian::{LieCotangentLiftIntegrator, chart_term, chart_term_and_jacobian};
 use crate::lie_map::LieGroupMap;
-use crate::one_step::OneStep;
 use geom_core::GeomError;
 use geom_core::Scalar;
 use geom_core::action::GroupAction;
@@ -35,6 +32,8 @@ use geom_core::function::{ScalarDerivatives, ScalarFunction};
 use geom_core::lie::LieGroup;
 use geom_core::linalg::Lu;
 use geom_core::newton::NewtonOptions;
+use geom_core::step::LieState;
+use geom_core::step::OneStep;
 use nalgebra::{SMatrix, SVector};
 use num_dual::{Dual64, DualSVec64, HyperDual64, HyperDualSVec64};
 
@@ -87,9 +86,9 @@ impl<R, H> LiePoissonIntegrator<R, H> {
     /// do; [`crate::check_symmetry_preservation`] with [`geom_core::action::LeftMultiplication`]
     /// checks a user's map) for `h(μ)`.
     ///
-    /// Newton options: [`lie_poisson_newton_options`].
+    /// Newton options: [`NewtonOptions::lie_poisson`].
     pub fn new(map: R, hamiltonian: H) -> Self {
-        Self { map, hamiltonian, newton: lie_poisson_newton_options() }
+        Self { map, hamiltonian, newton: NewtonOptions::lie_poisson() }
     }
     /// The same integrator with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
@@ -119,7 +118,7 @@ impl<R, H> LiePoissonIntegrator<R, H> {
         let integ = LieCotangentLiftIntegrator::new(self.map.clone(), LieAutoDiff(Invariant(&self.hamiltonian)))
             .with_newton(self.newton);
         let e = LieGroup::<f64, D>::identity(self.map.group());
-        let next = integ.advance(&LieGroupState::new(e, *mu), h)?;
+        let next = integ.advance(&LieState::new(e, *mu), h)?;
         Ok((next.mu, next.g))
     }
 }
@@ -158,7 +157,7 @@ where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
     H: ScalarFunction<D>,
 {
-    crate::one_step::check_step(h)?;
+    geom_core::step::check_step(h)?;
     geom_core::error::check_finite(mu.iter(), "momentum")?;
     let ad = geom_core::function::AutoDiff(ham);
     let (grad0, hess0) = ad.gradient_and_hessian(mu);
@@ -219,18 +218,6 @@ where
         };
         Ok(())
     }
-}
-
-/// Newton options of [`LiePoissonIntegrator`]: the Jacobian frozen at the first iterate
-/// ([`geom_core::newton::JacobianUpdate::Frozen`]; one Hessian and one AD chart derivative per
-/// step) and convergence in effect by the step test, `max(1, θ/(1-θ)) |Δξ| <= 1e-14 (1 + |ξ|)`
-/// (`residual_tol = 1e-18`, which leaves the round-off floor test of geom-core's Newton for
-/// stalled iterations). A residual test at `1e-14` would stop the linearly converging simplified
-/// iteration as soon as `|F| <= 1e-14`, leaving an error of that size in every step (2.6e-10 after
-/// 1000 steps against the full-Newton unreduced flow); the step test, with the contraction factor
-/// `θ ~ 1e-2`, leaves `~1e-16`.
-pub fn lie_poisson_newton_options() -> NewtonOptions {
-    NewtonOptions { residual_tol: 1e-18, ..lie_newton_options() }
 }
 
 /// The group of a map, as a type (so that [`OneStep`] can name it).
@@ -297,6 +284,19 @@ impl<const D: usize, const M: usize> AdvectedState<D, M> {
     }
 }
 
+/// `μ`, then `Γ` (checkpoints, the integrator contract suite).
+impl<const D: usize, const M: usize> geom_core::step::FlatState for AdvectedState<D, M> {
+    const WORDS: usize = D + M;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(self.mu.as_slice());
+        out.extend_from_slice(self.gamma.as_slice());
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        (words.len() == D + M)
+            .then(|| Self::new(SVector::from_column_slice(&words[..D]), SVector::from_column_slice(&words[D..])))
+    }
+}
+
 /// The Lie–Poisson integrator on `g* × R^M` (semidirect product; the heavy top on
 /// `so(3)* × R^3` with `Γ ∈ S²`) reduced from the cotangent lift of a left-equivariant map, for
 /// `h(μ, Γ)` and the left action `Φ` whose right action `Γ · g = Φ(g^{-1}, Γ)` advects `Γ`
@@ -312,12 +312,11 @@ pub struct AdvectedLiePoissonIntegrator<R, H, A> {
 impl<R, H, A> AdvectedLiePoissonIntegrator<R, H, A> {
     /// The reduced integrator of `map` for `h(μ, Γ)`, `Γ` advected by `action`.
     pub fn new(map: R, hamiltonian: H, action: A) -> Self {
-        Self { map, hamiltonian, action, newton: lie_newton_options() }
+        Self { map, hamiltonian, action, newton: NewtonOptions::lie_group() }
     }
-    /// The same integrator with other Newton options (default: [`integrator_newton_options`]
-    /// with a frozen Jacobian).
+    /// The same integrator with other Newton options (default: [`NewtonOptions::lie_group`],
+    /// a frozen Jacobian).
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
-        let _ = integrator_newton_options;
         Self { newton, ..self }
     }
 
@@ -341,7 +340,7 @@ impl<R, H, A> AdvectedLiePoissonIntegrator<R, H, A> {
         let ham = Advected { h: &self.hamiltonian, action: &self.action, gamma: state.gamma };
         let integ = LieCotangentLiftIntegrator::new(self.map.clone(), LieAutoDiff(ham)).with_newton(self.newton);
         let group = self.map.group();
-        let next = integ.advance(&LieGroupState::new(LieGroup::<f64, D>::identity(group), state.mu), h)?;
+        let next = integ.advance(&LieState::new(LieGroup::<f64, D>::identity(group), state.mu), h)?;
         let gamma =
             GroupAction::<f64, D>::act(&self.action, &LieGroup::<f64, D>::inverse(group, &next.g), &state.gamma);
         Ok((AdvectedState::new(next.mu, gamma), next.g))

@@ -512,7 +512,7 @@ impl<R: EuclideanRetractionModel<N>, const N: usize> Retraction for ModelRetract
                 Ok((r, j))
             },
             &(y - x),
-            &crate::hamiltonian::integrator_newton_options(),
+            &geom_core::newton::NewtonOptions::integrator(),
         )?;
         Ok(v)
     }

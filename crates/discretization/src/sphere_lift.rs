@@ -34,11 +34,10 @@
 //! factor), or the map of any retraction written over the scalar.
 
 use crate::autodiff_map::{AutoDiffMap, MapModel};
-use crate::hamiltonian::integrator_newton_options;
-use crate::one_step::{OneStep, PhaseState, check_step};
 use crate::sphere::{SPHERE_TOLERANCE, SphereThetaMap};
 use geom_core::function::{AutoDiff, PhaseSpaceFunction};
 use geom_core::newton::NewtonOptions;
+use geom_core::step::{OneStep, PhaseState, check_step};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{Matrix3x2, SVector, Vector3};
 
@@ -231,7 +230,7 @@ impl<R, H, const K: usize, const M: usize, const N: usize> SphereCotangentLiftIn
                 got: M,
             });
         }
-        Ok(Self { map, hamiltonian, newton: integrator_newton_options(), rotate: 0.0 })
+        Ok(Self { map, hamiltonian, newton: NewtonOptions::integrator(), rotate: 0.0 })
     }
     /// The same integrator with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
@@ -347,7 +346,7 @@ impl<R, L, const K: usize, const M: usize, const N: usize> SphereDiscreteEulerLa
                 got: M,
             });
         }
-        Ok(Self { map, lagrangian, newton: integrator_newton_options() })
+        Ok(Self { map, lagrangian, newton: NewtonOptions::integrator() })
     }
     /// The same flow with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {

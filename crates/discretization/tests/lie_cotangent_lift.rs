@@ -5,7 +5,8 @@
 //! symplecticity of the one-step map in left-trivialized coordinates. The user maps below live
 //! outside the crate: they reach the integrator with no change to it.
 
-use discretization::lagrangian::{LieGroupDiscreteEulerLagrange, LieGroupState};
+use discretization::LieState;
+use discretization::lagrangian::LieGroupDiscreteEulerLagrange;
 use discretization::lie_function::{LieAutoDiff, LieFunction};
 use discretization::lie_map::{LieCovectorDerivative, LieMapJacobian};
 use discretization::{
@@ -17,7 +18,7 @@ use geom_core::lie::{Chart, LieGroup, So3};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 
-type State = LieGroupState<Matrix3<f64>, 3>;
+type State = LieState<Matrix3<f64>, 3>;
 const INERTIA: [f64; 3] = [1.0, 5.0, 6.0];
 
 /// Heavy top, `H(R, Π) = ½ Πᵀ I⁻¹ Π + mgl e3 · R χ`, `I = diag(1, 5, 6)`, `mgl = 1`, `χ = e3`.
@@ -61,7 +62,7 @@ fn vertical_momentum(s: &State) -> f64 {
 }
 
 fn initial() -> State {
-    LieGroupState::new(So3.exp(&Vector3::new(0.4, -0.2, 0.1)), Vector3::new(0.6, 1.5, 2.5))
+    LieState::new(So3.exp(&Vector3::new(0.4, -0.2, 0.1)), Vector3::new(0.6, 1.5, 2.5))
 }
 
 /// `R_d(g, ξ) = (g exp(-ξ/2 + c|ξ|² gᵀ a), g exp(ξ/2 + c|ξ|² gᵀ a))` for a fixed spatial axis
@@ -253,7 +254,7 @@ fn symplectic_defect(step: impl Fn(&State) -> State, s: &State) -> f64 {
         let d = SVector::<f64, 6>::from_fn(|i, _| if i == k { eps } else { 0.0 });
         let perturb = |sign: f64| {
             let eta = d.fixed_rows::<3>(0) * sign;
-            LieGroupState::new(s.g * So3.exp(&eta.into_owned()), s.mu + d.fixed_rows::<3>(3) * sign)
+            LieState::new(s.g * So3.exp(&eta.into_owned()), s.mu + d.fixed_rows::<3>(3) * sign)
         };
         let (p, m) = (step(&perturb(1.0)), step(&perturb(-1.0)));
         let eta =
@@ -281,8 +282,8 @@ fn the_one_step_map_is_symplectic_on_t_star_so3() {
     let top = HeavyTop { weight: 1.0 };
     let states = [
         initial(),
-        LieGroupState::new(So3.exp(&Vector3::new(-1.0, 0.5, 2.0)), Vector3::new(-2.0, 0.3, 1.0)),
-        LieGroupState::new(So3.exp(&Vector3::new(0.1, 1.2, -0.7)), Vector3::new(0.2, -1.0, -3.0)),
+        LieState::new(So3.exp(&Vector3::new(-1.0, 0.5, 2.0)), Vector3::new(-2.0, 0.3, 1.0)),
+        LieState::new(So3.exp(&Vector3::new(0.1, 1.2, -0.7)), Vector3::new(0.2, -1.0, -3.0)),
     ];
     let h = 0.1;
     let theta =
@@ -304,7 +305,7 @@ fn the_one_step_map_is_symplectic_on_t_star_so3() {
             // D_g H for e3·R e3: d/dε (R exp(ε ê_i))_{33} = (R ê_i)_{3,3}
             Vector3::from_fn(|i, _| (s.g * So3.hat(&Vector3::from_fn(|k, _| (k == i) as u8 as f64)))[(2, 2)])
         };
-        LieGroupState::new(s.g * So3.exp(&(omega * h)), s.mu + (s.mu.cross(&omega) - force) * h)
+        LieState::new(s.g * So3.exp(&(omega * h)), s.mu + (s.mu.cross(&omega) - force) * h)
     };
     let bad = symplectic_defect(lie_euler, &states[1]);
     assert!(bad > 1e-4, "Lie–Euler must fail the check: {bad:e}");
@@ -321,12 +322,12 @@ fn bad_input_is_a_typed_error_and_leaves_the_state() {
     assert!(matches!(integ.step(&mut s, 0.0), Err(GeomError::InvalidStep { .. })));
     assert!(integ.step(&mut s, f64::NAN).is_err());
     assert_eq!(s, s0);
-    let mut off = LieGroupState::new(s0.g * 1.01, s0.mu);
+    let mut off = LieState::new(s0.g * 1.01, s0.mu);
     assert!(matches!(integ.step(&mut off, 0.1), Err(GeomError::OffManifold { .. })));
-    let mut nan = LieGroupState::new(s0.g, Vector3::new(f64::NAN, 0.0, 0.0));
+    let mut nan = LieState::new(s0.g, Vector3::new(f64::NAN, 0.0, 0.0));
     assert!(matches!(integ.step(&mut nan, 0.1), Err(GeomError::NonFinite { .. })));
     // a step so large that Cayley's ξ reaches its singularity or Newton fails: an error, no panic
-    let mut fast = LieGroupState::new(s0.g, Vector3::new(400.0, 0.0, 0.0));
+    let mut fast = LieState::new(s0.g, Vector3::new(400.0, 0.0, 0.0));
     let before = fast;
     if integ.step(&mut fast, 10.0).is_err() {
         assert_eq!(fast, before);
@@ -355,7 +356,7 @@ fn a_map_undefined_at_the_velocity_is_a_typed_error_and_the_state_is_untouched()
         LieAutoDiffMap::<_, _, 3>::new(So3, Bounded),
         LieAutoDiff(HeavyTop { weight: 1.0 }),
     );
-    let s0 = LieGroupState::new(So3.exp(&Vector3::new(0.1, 0.2, 0.3)), Vector3::new(30.0, 0.0, 0.0));
+    let s0 = LieState::new(So3.exp(&Vector3::new(0.1, 0.2, 0.3)), Vector3::new(30.0, 0.0, 0.0));
     let mut s = s0;
     // ξ ≈ h I⁻¹Π = (3, 0, 0) at h = 0.1: outside the map's domain
     assert!(matches!(integ.step(&mut s, 0.1), Err(GeomError::OutsideDomain { .. })));

@@ -5,8 +5,8 @@
 use discretization::lie_function::{LieAutoDiff, LieFunction};
 use discretization::lie_poisson::lie_poisson_tensor;
 use discretization::{
-    AdvectedFunction, AdvectedLiePoissonIntegrator, AdvectedState, LieCotangentLiftIntegrator, LieGroupState,
-    LieGroupThetaMap, LiePoissonIntegrator, OneStep,
+    AdvectedFunction, AdvectedLiePoissonIntegrator, AdvectedState, LieCotangentLiftIntegrator, LieGroupThetaMap,
+    LiePoissonIntegrator, LieState, OneStep,
 };
 use geom_core::Scalar;
 use geom_core::action::SphereRotation;
@@ -86,7 +86,7 @@ fn reduced_rigid_body_is_the_projection_of_the_unreduced_flow_and_a_poisson_map(
         // to 2.6e-10 only, the simplified iteration stopping a few ulps earlier)
         let full = LieCotangentLiftIntegrator::new(map, LieAutoDiff(Free)).with_newton(NewtonOptions::integrator());
         let mut pi = Vector3::new(0.6, 1.5, 2.5);
-        let mut s = LieGroupState::new(So3.exp(&Vector3::new(0.4, -0.2, 0.1)), pi);
+        let mut s = LieState::new(So3.exp(&Vector3::new(0.4, -0.2, 0.1)), pi);
         let (c0, mut dc, mut dp) = (pi.norm_squared(), 0.0f64, 0.0f64);
         for _ in 0..1000 {
             lp.step(&mut pi, h).unwrap();
@@ -146,7 +146,7 @@ fn reduced_heavy_top_on_the_action_algebroid() {
     let lp = AdvectedLiePoissonIntegrator::new(map, Top, SphereRotation);
     let full = LieCotangentLiftIntegrator::new(map, LieAutoDiff(BodyOnGroup));
     let r0 = So3.exp(&Vector3::new(0.4, -0.2, 0.1));
-    let mut s = LieGroupState::new(r0, Vector3::new(0.6, 1.5, 2.5));
+    let mut s = LieState::new(r0, Vector3::new(0.6, 1.5, 2.5));
     let mut x = AdvectedState::new(s.mu, r0.transpose() * Vector3::z());
     let (g0, m0) = (x.gamma.norm_squared(), x.mu.dot(&x.gamma));
     let (mut d, mut dg, mut dm) = (0.0f64, 0.0f64, 0.0f64);

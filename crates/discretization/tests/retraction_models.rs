@@ -12,7 +12,7 @@ use discretization::retraction::{
 };
 use discretization::{
     CotangentLiftIntegrator, DiscretizationMap, LieAutoDiffMap, LieCotangentLiftIntegrator, LieGroupRetraction,
-    LieGroupState, LieGroupThetaMap, LieMapModel, OneStep, PhaseState, ThetaMap, check_symmetry_preservation,
+    LieGroupThetaMap, LieMapModel, LieState, OneStep, PhaseState, ThetaMap, check_symmetry_preservation,
 };
 use geom_core::action::{LeftMultiplication, RightMultiplication};
 use geom_core::function::{AutoDiff, PhaseSpaceFunction};
@@ -184,8 +184,8 @@ fn theorem_2_for_right_multiplication_on_so3() {
     );
     // ... and the integrators: the body momentum Π_3 = -J_right · e3 is conserved exactly when the
     // map is equivariant under right rotations about e3
-    let s0 = LieGroupState::new(So3.exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.4, -0.3, 1.5));
-    let drift = |map: &dyn Fn(&mut LieGroupState<Matrix3<f64>, 3>)| {
+    let s0 = LieState::new(So3.exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.4, -0.3, 1.5));
+    let drift = |map: &dyn Fn(&mut LieState<Matrix3<f64>, 3>)| {
         let mut s = s0;
         let mut d = 0.0f64;
         for _ in 0..2000 {
@@ -208,7 +208,7 @@ fn theorem_2_for_right_multiplication_on_so3() {
 /// The observer of the right action's momentum map.
 struct GeomAction;
 impl GeomAction {
-    fn body3(s: &LieGroupState<Matrix3<f64>, 3>) -> f64 {
+    fn body3(s: &LieState<Matrix3<f64>, 3>) -> f64 {
         use geom_core::action::GroupAction;
         -RightMultiplication::new(So3).momentum_map(&s.g, &s.mu)[2]
     }

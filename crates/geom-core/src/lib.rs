@@ -29,6 +29,9 @@
 //!    integrators consume (value, gradient, Hessian by num-dual).
 //! 5. [`newton`]: the one Newton solver of the workspace (fixed size, blocks, AD Jacobians),
 //!    with [`newton::NewtonOptions::integrator`] as the default of every implicit method.
+//! 6. [`step`]: the step layer every integrator of every crate shares: the states
+//!    [`step::PhaseState`] `(q, p)` and [`step::LieState`] `(g, μ)`, and the one-step trait
+//!    [`step::OneStep`].
 //!
 //! ```rust
 //! use geom_core::action::{GroupAction, RotationAction};
@@ -82,6 +85,7 @@ pub mod manifold;
 pub mod newton;
 pub mod pairwise;
 pub mod scalar;
+pub mod step;
 
 pub use error::{GeomError, Result};
 pub use scalar::Scalar;
@@ -98,5 +102,6 @@ pub mod prelude {
     pub use crate::lie::{Chart, Gl, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2};
     pub use crate::manifold::{Euclidean, Manifold, ProductManifold, Sphere2};
     pub use crate::newton::{NewtonOptions, NewtonReport, Residual, newton, newton_ad};
+    pub use crate::step::{LieState, LieStateOf, OneStep, PhaseState};
     pub use crate::{GeomError, Result, Scalar};
 }

@@ -468,7 +468,7 @@ impl<Gd, L, C, const M: usize> ConstrainedFlow<Gd, L, C, M> {
     /// The flow of `L̂ = lagrangian` on `N = {constraints = 0} ⊂ groupoid` (Newton: residual and
     /// step `<= 1e-14`, at most 50 iterations).
     pub fn new(groupoid: Gd, lagrangian: L, constraints: C) -> Self {
-        let newton = crate::lagrangian::flow_newton_options();
+        let newton = NewtonOptions::groupoid_flow();
         Self { groupoid, lagrangian, constraints, newton }
     }
     /// The same flow with other Newton options.
@@ -697,7 +697,7 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
     /// The SHAKE/RATTLE flow of `L̂ = lagrangian` with `c = constraints` (Newton: residual and step
     /// `<= 1e-14`).
     pub fn new(groupoid: Gd, lagrangian: L, constraints: C) -> Self {
-        let newton = crate::lagrangian::flow_newton_options();
+        let newton = NewtonOptions::groupoid_flow();
         Self { groupoid, lagrangian, constraints, newton }
     }
     /// The same flow with other Newton options.

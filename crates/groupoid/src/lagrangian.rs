@@ -344,15 +344,6 @@ pub fn check_regularity<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R
     Ok(Regularity { pairing, condition })
 }
 
-/// The Newton options of the groupoid flows: [`NewtonOptions::integrator`] (residual and step
-/// `<= 1e-14`) with final polishing ([`NewtonOptions::polish`]): the accepted iterate gets one
-/// more correction with the Jacobian already factored, so the solution carries no bias of the
-/// size of the tolerance and the flows' conserved quantities hold to round-off over long runs
-/// (the Moser–Veselov energy to 1e-13 over 2000 steps instead of drifting to 4e-13).
-pub fn flow_newton_options() -> NewtonOptions {
-    NewtonOptions::integrator().with_polish(true)
-}
-
 /// The discrete Euler–Lagrange flow `g_k ↦ g_{k+1}` of `L` on `Gd`: find
 /// `g_{k+1} = exp_{β(g_k)}(ξ)` with `F^-L(g_{k+1}) = F^+L(g_k)` by Newton on the fibre
 /// coordinates `ξ` (Jacobian: the exact mixed second derivative), warm-started at
@@ -367,14 +358,14 @@ pub struct DiscreteFlow<Gd, L> {
 }
 
 impl<Gd, L> DiscreteFlow<Gd, L> {
-    /// The flow of `lagrangian` on `groupoid` with [`flow_newton_options`] and simplified Newton
+    /// The flow of `lagrangian` on `groupoid` with [`NewtonOptions::groupoid_flow`] and simplified Newton
     /// ([`JacobianUpdate::Frozen`]: the Jacobian `∂F^-L/∂ξ` at the warm start `ξ = fibre_log(g_k)`,
     /// factored once and re-evaluated only if the iteration contracts slowly; the final polishing
     /// iteration then lands on the same root to round-off as full Newton). The Jacobian is the
     /// expensive part of a step (`R²` hyper-dual passes through the group against `R`
     /// first-order passes for a residual).
     pub fn new(groupoid: Gd, lagrangian: L) -> Self {
-        Self { groupoid, lagrangian, newton: flow_newton_options().with_jacobian(JacobianUpdate::Frozen) }
+        Self { groupoid, lagrangian, newton: NewtonOptions::groupoid_flow().with_jacobian(JacobianUpdate::Frozen) }
     }
     /// The same flow with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {

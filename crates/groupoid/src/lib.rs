@@ -136,8 +136,8 @@ pub use geom_core;
 pub use groupoid::LieGroupoid;
 pub use lagrangian::{
     AdGroupoid, DiscreteFlow, DiscreteHamiltonianFlow, DiscreteLagrangian, FlowStats, GroupoidLift,
-    check_fibre_differential, check_regularity, flow_newton_options, invert_legendre_minus,
-    invert_legendre_minus_carried, legendre_minus, legendre_minus_derivative, legendre_plus, pairing_matrix,
+    check_fibre_differential, check_regularity, invert_legendre_minus, invert_legendre_minus_carried, legendre_minus,
+    legendre_minus_derivative, legendre_plus, pairing_matrix,
 };
 pub use lie_group::GroupAsGroupoid;
 pub use morphism::{AdvectedReduction, AtiyahQuotient, GroupoidMorphism, LeftTrivialization, Pullback};

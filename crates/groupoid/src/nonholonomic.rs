@@ -56,8 +56,8 @@
 //! first-order duals only. The accepted iterate then receives one more Newton correction (the
 //! solver's polishing, [`NewtonOptions::polish`]), so that the step carries no bias of the size
 //! of the tolerance; the default
-//! tolerances ([`nonholonomic_newton_options`]) allow for the round-off floor of arrows far from the
-//! origin ([`NONHOLONOMIC_RESIDUAL_TOL`]). As for [`crate::constraints::ConstrainedFlow`],
+//! tolerances ([`NewtonOptions::nonholonomic`]) allow for the round-off floor of arrows far from the
+//! origin ([`geom_core::newton::NONHOLONOMIC_RESIDUAL_TOL`]). As for [`crate::constraints::ConstrainedFlow`],
 //! `M = R + K` is a const parameter checked at compile time (stable Rust cannot write `{R + K}`).
 //!
 //! **In momentum form** ([`NonholonomicFlow::step_from_momentum`]) the same solve starts from a
@@ -368,10 +368,10 @@ pub struct NonholonomicFlow<Gd, L, C, const M: usize> {
 
 impl<Gd, L, C, const M: usize> NonholonomicFlow<Gd, L, C, M> {
     /// The flow of `lagrangian` with `constraints` on `groupoid`, with the Newton options
-    /// [`nonholonomic_newton_options`] (residual `<= 1e-12`, step `<= 1e-14`, at most 50
+    /// [`NewtonOptions::nonholonomic`] (residual `<= 1e-12`, step `<= 1e-14`, at most 50
     /// iterations, then one final correction).
     pub fn new(groupoid: Gd, lagrangian: L, constraints: C) -> Self {
-        Self { groupoid, lagrangian, constraints, newton: nonholonomic_newton_options() }
+        Self { groupoid, lagrangian, constraints, newton: NewtonOptions::nonholonomic() }
     }
     /// The same flow with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
@@ -698,24 +698,6 @@ impl<Y, F> MomentumObserver<Y, F> {
         let horizontality = self.horizontality(gd, flow.constraints(), &xk);
         MomentumBalance { before, after, predicted_change, defect: after - before - predicted_change, horizontality }
     }
-}
-
-/// Residual tolerance of [`nonholonomic_newton_options`].
-///
-/// Arrows of a pair groupoid store absolute positions, `g = (x, x + ξ)`, so even the arrow nearest
-/// to the exact root has a DLA residual of order `|∂F^-L/∂ξ| ε |x| ≈ m ε |x|/h` (`ε = 2.2e-16`): a
-/// sleigh 700 units from the origin with `m = 1`, `h = 0.02` cannot get below `≈ 3e-12`, which the
-/// integrator default `1e-14` (round-off acceptance `100 × 1e-14`) refuses after 50 iterations.
-/// The flows therefore accept a residual of `1e-12` (a stalled one up to `1e-10`, i.e. `m|x|/h` up
-/// to about `1e6`), keep the step test at `1e-14`, and polish the accepted iterate with one more Newton correction
-/// ([`NewtonOptions::polish`]): the constraint `ψ` and the conserved
-/// quantities still end at round-off (measured in `crates/groupoid/tests/nonholonomic.rs`).
-pub const NONHOLONOMIC_RESIDUAL_TOL: f64 = 1e-12;
-
-/// The default Newton options of [`NonholonomicFlow`]: residual [`NONHOLONOMIC_RESIDUAL_TOL`],
-/// step `1e-14`, 50 iterations, full Newton, final polishing.
-pub fn nonholonomic_newton_options() -> NewtonOptions {
-    NewtonOptions { residual_tol: NONHOLONOMIC_RESIDUAL_TOL, ..crate::lagrangian::flow_newton_options() }
 }
 
 /// `(sin x)/x`, exact to round-off near 0.

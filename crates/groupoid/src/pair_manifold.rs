@@ -476,7 +476,7 @@ mod tests {
         // full Newton converges quadratically from the warm start; the default (simplified
         // Newton, one Jacobian per step) linearly, to the same arrow
         let full = crate::lagrangian::DiscreteFlow::new(pg, BallLagrangian { h: 0.1 })
-            .with_newton(crate::lagrangian::flow_newton_options());
+            .with_newton(geom_core::newton::NewtonOptions::groupoid_flow());
         let flow = crate::lagrangian::DiscreteFlow::new(pg, BallLagrangian { h: 0.1 });
         let q0 = (nalgebra::Vector2::new(0.0, 0.0), Matrix3::identity());
         let mut g = LieGroupoid::<f64, 5>::fibre_exp(&pg, &q0, &Vector5::new(0.1, 0.05, 0.2, -0.1, 0.3));

@@ -15,8 +15,9 @@
 //! * bad input: arrows off the groupoid, velocities beyond the domain of `R_d^{-1}`, a
 //!   singular Cayley arrow and a zero step are typed errors and leave the state as it was.
 
+use discretization::LieState;
 use discretization::autodiff_map::{AutoDiffMap, MapModel};
-use discretization::lagrangian::{DiscreteEulerLagrange, LieGroupDiscreteEulerLagrange, LieGroupState};
+use discretization::lagrangian::{DiscreteEulerLagrange, LieGroupDiscreteEulerLagrange};
 use discretization::retraction::{EuclideanRetraction, RetractionMap};
 use discretization::{CotangentLiftIntegrator, DiscretizationMap, LieGroupThetaMap, OneStep, PhaseState, ThetaMap};
 use geom_core::action::{Diagonal, LeftMultiplication, RightMultiplication, RotationAction, SphereRotation};
@@ -206,7 +207,7 @@ fn rigid_body_equals_the_discrete_euler_poincare_flow() -> Result<()> {
         let gd = GroupAsGroupoid::new(So3, chart);
         let induced = InducedLagrangian::new(map, ReducedLagrangian(Body), h)?;
         let reference = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(So3, chart, Body);
-        let mut state = LieGroupState::new(rot(0.3, -0.5, 0.2), Vector3::new(1.0, 0.6, -0.4));
+        let mut state = LieState::new(rot(0.3, -0.5, 0.2), Vector3::new(1.0, 0.6, -0.4));
         let (casimir, spatial, e0) = (state.mu.norm(), state.g * state.mu, energy(&state.mu));
 
         // Hamiltonian flow on A*G = so(3)*: (μ_k) ↦ (μ_{k+1}), the arrow W_k = g_k^{-1} g_{k+1}

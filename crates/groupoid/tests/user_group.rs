@@ -4,7 +4,7 @@
 //! discretization layer's induced integrator on T*G. A deliberately wrong `ad` fails the suite.
 
 use discretization::lie_function::{LieAutoDiff, LieFunction};
-use discretization::{LieCotangentLiftIntegrator, LieGroupState, LieGroupThetaMap, OneStep};
+use discretization::{LieCotangentLiftIntegrator, LieGroupThetaMap, LieState, OneStep};
 use geom_core::action::LeftMultiplication;
 use geom_core::lie::testing::{check_group, check_matrix_group};
 use geom_core::lie::{Chart, Gl, LieGroup, LieGroupFamily, MapScalar, Side, matrix_group};
@@ -241,8 +241,8 @@ impl<S: Scalar> LieFunction<S, Sl2, 3> for Hamiltonian {
 fn sl2_drives_the_induced_integrator_on_t_star_g() -> std::result::Result<(), GeomError> {
     let integ =
         LieCotangentLiftIntegrator::new(LieGroupThetaMap::midpoint(SL2, Chart::Cayley), LieAutoDiff(Hamiltonian));
-    let mut s = LieGroupState::new(SL2.exp(&Vector3::new(0.1, 0.0, 0.2)), Vector3::new(0.1, -0.05, 0.05));
-    let e = |s: &LieGroupState<Matrix2<f64>, 3>| LieFunction::<f64, Sl2, 3>::eval(&Hamiltonian, &SL2, &s.g, &s.mu);
+    let mut s = LieState::new(SL2.exp(&Vector3::new(0.1, 0.0, 0.2)), Vector3::new(0.1, -0.05, 0.05));
+    let e = |s: &LieState<Matrix2<f64>, 3>| LieFunction::<f64, Sl2, 3>::eval(&Hamiltonian, &SL2, &s.g, &s.mu);
     let e0 = e(&s);
     for _ in 0..100 {
         integ.step(&mut s, 0.05)?;

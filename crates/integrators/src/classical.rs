@@ -69,13 +69,13 @@
 
 use crate::driver::Increment;
 use crate::tableau::{self, Tableau};
-use discretization::hamiltonian::integrator_newton_options;
-use discretization::one_step::step_repeatedly;
-use discretization::{CotangentLiftIntegrator, EuclideanMap, OneStep, PhaseState, check_step};
+use discretization::{CotangentLiftIntegrator, EuclideanMap};
 use geom_core::GeomError;
 use geom_core::function::{Hessian, PhaseSpaceDerivatives};
 use geom_core::linalg::{BlockLu, BlockMatrix, BlockVector, Lu};
 use geom_core::newton::{NewtonOptions, newton_blocks};
+use geom_core::step::step_repeatedly;
+use geom_core::step::{OneStep, PhaseState, check_step};
 use nalgebra::{DMatrix, SMatrix, SVector};
 
 type Vector<const N: usize> = SVector<f64, N>;
@@ -398,11 +398,11 @@ pub struct StormerVerlet<H> {
 macro_rules! splitting_common {
     ($ty:ident, $what:literal) => {
         impl<H> $ty<H> {
-            #[doc = concat!($what, " for the Hamiltonian `H`, with [`integrator_newton_options`]:")]
+            #[doc = concat!($what, " for the Hamiltonian `H`, with [`NewtonOptions::integrator`]:")]
             /// explicit if `H` declares itself separable ([`PhaseSpaceDerivatives::is_separable`]),
             /// implicit otherwise.
             pub fn new(hamiltonian: H) -> Self {
-                Self { hamiltonian, newton: integrator_newton_options() }
+                Self { hamiltonian, newton: NewtonOptions::integrator() }
             }
             /// The same method with other Newton options (unused by the explicit form).
             pub fn with_newton(self, newton: NewtonOptions) -> Self {
@@ -906,7 +906,7 @@ macro_rules! prk_method {
             const BLOCKS: () = assert!(B == 2 * S, "the number of stage blocks B must be 2 S");
 
             #[doc = concat!("The ", $label, " method with `S` stages for `hamiltonian`, with")]
-            /// [`integrator_newton_options`]; [`GeomError::InvalidParameter`] if no tableau with
+            /// [`NewtonOptions::integrator`]; [`GeomError::InvalidParameter`] if no tableau with
             /// `S` stages exists (Gauss: `1..=5`, Lobatto: `2..=5`). `B != 2 S` does not compile.
             pub fn new(hamiltonian: H) -> Result<Self, GeomError> {
                 let () = Self::BLOCKS;
@@ -914,7 +914,7 @@ macro_rules! prk_method {
                 let (tq, tp) = build(S)?;
                 let (aq, b, c) = tq.arrays::<S>()?;
                 let (ap, _, _) = tp.arrays::<S>()?;
-                Ok(Self { hamiltonian, prk: Prk { aq, ap, b, c }, newton: integrator_newton_options() })
+                Ok(Self { hamiltonian, prk: Prk { aq, ap, b, c }, newton: NewtonOptions::integrator() })
             }
             /// The same method with other Newton options (e.g. simplified Newton,
             /// [`geom_core::newton::JacobianUpdate::Frozen`]).

@@ -97,9 +97,9 @@
 //! ```
 
 use crate::classical::{LinearState, VectorField};
-use discretization::{OneStep, PhaseState, check_step};
 use geom_core::GeomError;
 use geom_core::function::PhaseSpaceDerivatives;
+use geom_core::step::{OneStep, PhaseState, check_step};
 use nalgebra::SVector;
 use thiserror::Error;
 

@@ -40,10 +40,10 @@
 //! finite and positive, or a thread count of 0 is [`GeomError::InvalidParameter`]. A step that
 //! fails is reported as [`DriverError::StepFailed`] with its index and time.
 
-use discretization::{OneStep, PhaseState};
 use geom_core::GeomError;
 use geom_core::action::GroupAction;
 use geom_core::function::{PhaseSpaceDerivatives, ScalarDerivatives};
+use geom_core::step::{OneStep, PhaseState};
 use nalgebra::SVector;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -160,10 +160,10 @@ where
     }
 }
 
-/// `J_ξ` on `T*G` in left trivialization, for the states of the discretization layer's Lie-group
-/// integrators (`(g, μ)`): with [`geom_core::action::LeftMultiplication`] the spatial momentum
-/// `<Ad*_{g^{-1}} μ, ξ>`, with [`geom_core::action::RightMultiplication`] `-<μ, ξ>`.
-impl<A, E, const D: usize> Observer<discretization::LieGroupState<E, D>> for MomentumMap<A, D>
+/// `J_ξ` on `T*G` in left trivialization, for the states `(g, μ)` of every Lie-group integrator
+/// ([`geom_core::step::LieState`]): with [`geom_core::action::LeftMultiplication`] the spatial
+/// momentum `<Ad*_{g^{-1}} μ, ξ>`, with [`geom_core::action::RightMultiplication`] `-<μ, ξ>`.
+impl<A, E, const D: usize> Observer<geom_core::step::LieState<E, D>> for MomentumMap<A, D>
 where
     A: GroupAction<f64, D, Point = E, Covector = SVector<f64, D>>,
     E: Send + Sync,
@@ -171,22 +171,8 @@ where
     fn name(&self) -> String {
         self.name.clone()
     }
-    fn observe(&self, s: &discretization::LieGroupState<E, D>) -> f64 {
+    fn observe(&self, s: &geom_core::step::LieState<E, D>) -> f64 {
         self.action.momentum_map(&s.g, &s.mu).dot(&self.xi)
-    }
-}
-
-/// `J_ξ` for the Hamilton–Pontryagin states `(g, Π)` ([`crate::hp::LieState`]).
-impl<A, E, const D: usize> Observer<crate::hp::LieState<E, D>> for MomentumMap<A, D>
-where
-    A: GroupAction<f64, D, Point = E, Covector = SVector<f64, D>>,
-    E: Send + Sync,
-{
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-    fn observe(&self, s: &crate::hp::LieState<E, D>) -> f64 {
-        self.action.momentum_map(&s.g, &s.pi).dot(&self.xi)
     }
 }
 
@@ -645,101 +631,7 @@ pub fn with_threads<R: Send>(threads: usize, job: impl FnOnce() -> R + Send) -> 
 // ------------------------------------------------------------------------------------------------
 // Resumable runs and checkpoints
 
-/// A state written as a fixed number of `f64` words and rebuilt from them bit for bit: what a
-/// [`DriverCheckpoint`] stores (implemented for `f64`, fixed-size matrices and vectors,
-/// [`PhaseState`], the Hamilton–Pontryagin [`crate::hp::LieState`] and the discretization layer's
-/// [`discretization::LieGroupState`] over any such element).
-///
-/// ```
-/// use integrators::driver::FlatState;
-/// use integrators::PhaseState;
-/// use nalgebra::Vector2;
-///
-/// let s = PhaseState::new(Vector2::new(1.0, -0.0), Vector2::new(f64::MIN_POSITIVE, 3.5));
-/// let mut words = Vec::new();
-/// s.write_words(&mut words);
-/// assert_eq!(words.len(), <PhaseState<2> as FlatState>::WORDS);
-/// let back = PhaseState::<2>::read_words(&words).unwrap();
-/// assert!(back.q.iter().chain(back.p.iter()).zip(&words).all(|(a, b)| a.to_bits() == b.to_bits()));
-/// assert!(PhaseState::<2>::read_words(&words[..3]).is_none());
-/// ```
-pub trait FlatState: Sized {
-    /// Number of words.
-    const WORDS: usize;
-    /// Appends the [`WORDS`](Self::WORDS) words of `self` to `out`.
-    fn write_words(&self, out: &mut Vec<f64>);
-    /// The state written as `words`; `None` unless `words.len() == WORDS`.
-    fn read_words(words: &[f64]) -> Option<Self>;
-}
-
-impl FlatState for f64 {
-    const WORDS: usize = 1;
-    fn write_words(&self, out: &mut Vec<f64>) {
-        out.push(*self);
-    }
-    fn read_words(words: &[f64]) -> Option<Self> {
-        match words {
-            [w] => Some(*w),
-            _ => None,
-        }
-    }
-}
-
-/// Column-major, as nalgebra stores the entries.
-impl<const R: usize, const C: usize> FlatState for nalgebra::SMatrix<f64, R, C> {
-    const WORDS: usize = R * C;
-    fn write_words(&self, out: &mut Vec<f64>) {
-        out.extend_from_slice(self.as_slice());
-    }
-    fn read_words(words: &[f64]) -> Option<Self> {
-        (words.len() == R * C).then(|| Self::from_column_slice(words))
-    }
-}
-
-/// `q`, then `p`.
-impl<const N: usize> FlatState for PhaseState<N> {
-    const WORDS: usize = 2 * N;
-    fn write_words(&self, out: &mut Vec<f64>) {
-        out.extend_from_slice(self.q.as_slice());
-        out.extend_from_slice(self.p.as_slice());
-    }
-    fn read_words(words: &[f64]) -> Option<Self> {
-        (words.len() == 2 * N)
-            .then(|| PhaseState::new(SVector::from_column_slice(&words[..N]), SVector::from_column_slice(&words[N..])))
-    }
-}
-
-/// `g`, then `Π`.
-impl<E: FlatState, const D: usize> FlatState for crate::hp::LieState<E, D> {
-    const WORDS: usize = E::WORDS + D;
-    fn write_words(&self, out: &mut Vec<f64>) {
-        self.g.write_words(out);
-        out.extend_from_slice(self.pi.as_slice());
-    }
-    fn read_words(words: &[f64]) -> Option<Self> {
-        if words.len() != Self::WORDS {
-            return None;
-        }
-        let g = E::read_words(&words[..E::WORDS])?;
-        Some(Self::new(g, SVector::from_column_slice(&words[E::WORDS..])))
-    }
-}
-
-/// `g`, then `μ`.
-impl<E: FlatState, const D: usize> FlatState for discretization::LieGroupState<E, D> {
-    const WORDS: usize = E::WORDS + D;
-    fn write_words(&self, out: &mut Vec<f64>) {
-        self.g.write_words(out);
-        out.extend_from_slice(self.mu.as_slice());
-    }
-    fn read_words(words: &[f64]) -> Option<Self> {
-        if words.len() != Self::WORDS {
-            return None;
-        }
-        let g = E::read_words(&words[..E::WORDS])?;
-        Some(Self::new(g, SVector::from_column_slice(&words[E::WORDS..])))
-    }
-}
+pub use geom_core::step::FlatState;
 
 /// How a call of [`RunState::advance`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

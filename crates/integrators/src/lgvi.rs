@@ -36,9 +36,9 @@
 
 use crate::hp::{KineticPotential, LieState, PotentialGradient, check_inertia};
 use crate::models::{FreeRigidBody, HeavyTop};
-use discretization::{OneStep, check_step};
 use geom_core::lie::{So3, so3};
 use geom_core::newton::{NewtonOptions, NewtonReport, newton_split};
+use geom_core::step::{OneStep, check_step};
 use geom_core::{GeomError, Result};
 use nalgebra::{Matrix3, Vector3};
 
@@ -100,7 +100,7 @@ impl<B: AttitudeDynamics + ?Sized> AttitudeDynamics for &B {
 /// [`LieState`] `(R, Π)` with the body angular momentum `Π`, one 3-vector Newton solve per step.
 ///
 /// ```
-/// use discretization::OneStep;
+/// use geom_core::step::OneStep;
 /// use integrators::hp::LieState;
 /// use integrators::lgvi::Lgvi;
 /// use integrators::models::FreeRigidBody;
@@ -110,12 +110,12 @@ impl<B: AttitudeDynamics + ?Sized> AttitudeDynamics for &B {
 /// let lgvi = Lgvi::new(body)?;
 /// let mut s = LieState::new(Matrix3::identity(), Vector3::new(1.0, 0.6, -1.5));
 /// let energy = |pi: &Vector3<f64>| 0.5 * pi.component_div(&Vector3::new(1.0, 2.0, 2.5)).dot(pi);
-/// let (e0, m0) = (energy(&s.pi), s.g * s.pi);
+/// let (e0, m0) = (energy(&s.mu), s.g * s.mu);
 /// for _ in 0..1000 {
 ///     lgvi.step(&mut s, 0.05)?;
 /// }
-/// assert!((energy(&s.pi) - e0).abs() < 1e-13); // Moser–Veselov: the energy is exact
-/// assert!((s.g * s.pi - m0).norm() < 1e-13); // spatial angular momentum
+/// assert!((energy(&s.mu) - e0).abs() < 1e-13); // Moser–Veselov: the energy is exact
+/// assert!((s.g * s.mu - m0).norm() < 1e-13); // spatial angular momentum
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -189,14 +189,14 @@ impl<B: AttitudeDynamics> Lgvi<B> {
         check_step(h)?;
         let hh = 0.5 * h;
         let m0 = self.body.moment(&state.g)?;
-        let kicked = state.pi + m0 * hh;
+        let kicked = state.mu + m0 * hh;
         let (f, report) = self.solve_relative_rotation(&(kicked * h))?;
         let rel = so3::cayley(&(f * 2.0));
         let g = state.g * rel;
         let m1 = self.body.moment(&g)?;
         let pi = rel.tr_mul(&kicked) + m1 * hh;
-        let next = LieState { g, pi };
-        if !geom_core::error::all_finite(next.pi.as_slice()) || !geom_core::error::all_finite(next.g.as_slice()) {
+        let next = LieState { g, mu: pi };
+        if !geom_core::error::all_finite(next.mu.as_slice()) || !geom_core::error::all_finite(next.g.as_slice()) {
             return Err(GeomError::NonFinite { what: "LGVI state" });
         }
         Ok((next, report))

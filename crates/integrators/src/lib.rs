@@ -31,7 +31,7 @@
 //! 3. [`driver::Driver`] with observers (energy, momentum map, Casimir) to run any of them.
 //!
 //! ```rust
-//! use discretization::OneStep;
+//! use geom_core::step::OneStep;
 //! use geom_core::lie::{Chart, So3};
 //! use integrators::hp::{self, LieState};
 //! use integrators::models::FreeRigidBody;
@@ -40,12 +40,12 @@
 //! let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0)?;
 //! let sv = hp::stormer_verlet(So3, body, Chart::Cayley)?; // Lobatto IIIA, s = 2 (docs/math.md §D.5)
 //! let mut s = LieState::new(Matrix3::identity(), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
-//! let (spatial, casimir) = (s.spatial_momentum(&So3), FreeRigidBody::casimir(&s.pi));
+//! let (spatial, casimir) = (s.spatial_momentum(&So3), FreeRigidBody::casimir(&s.mu));
 //! for _ in 0..1000 {
 //!     sv.step(&mut s, 0.05)?;
 //! }
 //! assert!((s.spatial_momentum(&So3) - spatial).norm() < 1e-13); // R Π, Noether
-//! assert!((FreeRigidBody::casimir(&s.pi) - casimir).abs() < 1e-13); // |Π|², coadjoint orbit
+//! assert!((FreeRigidBody::casimir(&s.mu) - casimir).abs() < 1e-13); // |Π|², coadjoint orbit
 //! # Ok::<(), geom_core::GeomError>(())
 //! ```
 //!
@@ -76,6 +76,7 @@ pub mod tableau;
 pub mod variational;
 pub mod verlet_composition;
 
-pub use discretization::{self, OneStep, PhaseState};
+pub use discretization;
 pub use geom_core;
+pub use geom_core::step::{LieState, OneStep, PhaseState};
 pub use tableau::Tableau;

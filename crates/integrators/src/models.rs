@@ -65,7 +65,7 @@ impl FreeRigidBody {
     }
     /// The spatial angular momentum `R Π = Ad*_{R^{-1}} Π`.
     pub fn spatial_momentum(state: &LieState<Matrix3<f64>, 3>) -> Vector3<f64> {
-        state.g * state.pi
+        state.g * state.mu
     }
 }
 
@@ -159,12 +159,12 @@ impl HeavyTop {
     }
     /// The energy `E = ½ Π·I^{-1}Π + mgl e3·(Rχ)`.
     pub fn energy(&self, state: &LieState<Matrix3<f64>, 3>) -> f64 {
-        0.5 * state.pi.dot(&self.velocity(&state.pi)) + self.mgl * Self::gamma(&state.g).dot(&self.chi)
+        0.5 * state.mu.dot(&self.velocity(&state.mu)) + self.mgl * Self::gamma(&state.g).dot(&self.chi)
     }
     /// The vertical spatial angular momentum `e3·(RΠ)` (the momentum map of rotations about
     /// `e3`, equal to the Casimir `Π·Γ`).
     pub fn vertical_momentum(state: &LieState<Matrix3<f64>, 3>) -> f64 {
-        (state.g * state.pi)[2]
+        (state.g * state.mu)[2]
     }
     /// The body torque `f = mgl Γ × χ`.
     pub fn torque(&self, r: &Matrix3<f64>) -> Vector3<f64> {
@@ -622,7 +622,7 @@ impl BuoyantVehicle {
     }
     /// The energy `E = ½ μᵀ𝕄^{-1}μ + V(g)`.
     pub fn energy(&self, state: &LieState<Matrix4<f64>, 6>) -> f64 {
-        0.5 * state.pi.dot(&(self.metric_inv * state.pi)) + self.potential(&state.g)
+        0.5 * state.mu.dot(&(self.metric_inv * state.mu)) + self.potential(&state.g)
     }
     /// The left-trivialized force `f = -dV = (W Γ × r_G, (B - W) Γ)`.
     pub fn force(&self, g: &Matrix4<f64>) -> Vector6<f64> {

@@ -25,8 +25,8 @@
 //! coadjoint-orbit preserving, it drifts in energy and in `|Π|²`.
 
 use crate::tableau::{self, Tableau};
-use discretization::{OneStep, check_step};
 use geom_core::lie::{Chart, GroupChart, LieGroup, check_chart, dexp_inv_series};
+use geom_core::step::{OneStep, check_step};
 use geom_core::{GeomError, Result};
 use nalgebra::SVector;
 
@@ -50,6 +50,19 @@ impl<E> GroupState<E> {
     /// The state `(t, g)`.
     pub fn new(t: f64, g: E) -> Self {
         Self { t, g }
+    }
+}
+
+/// `t`, then `g` (checkpoints, the integrator contract suite).
+impl<E: geom_core::step::FlatState> geom_core::step::FlatState for GroupState<E> {
+    const WORDS: usize = 1 + E::WORDS;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        out.push(self.t);
+        self.g.write_words(out);
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        let (t, g) = words.split_first()?;
+        Some(Self::new(*t, E::read_words(g)?))
     }
 }
 
@@ -218,7 +231,7 @@ where
 /// RKMK4: classical RK4 with `τ = exp` and `dexp^{-1}` truncated at `q = 2` (order 4).
 ///
 /// ```
-/// use discretization::OneStep;
+/// use geom_core::step::OneStep;
 /// use geom_core::lie::So3xR3;
 /// use integrators::models::FreeRigidBody;
 /// use integrators::rkmk::{self, GroupState};

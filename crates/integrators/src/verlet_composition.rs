@@ -17,9 +17,10 @@
 //! [`Composition`] of the implicit Störmer–Verlet.
 
 use crate::classical::StormerVerlet;
-use discretization::{Composition, CompositionScheme, OneStep, PhaseState, check_step};
+use discretization::{Composition, CompositionScheme};
 use geom_core::GeomError;
 use geom_core::function::PhaseSpaceDerivatives;
+use geom_core::step::{OneStep, PhaseState, check_step};
 
 /// The composition of Störmer–Verlet by `scheme` (a scheme of base stages only), with merged
 /// kicks when `H` is separable (module documentation).

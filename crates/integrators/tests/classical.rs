@@ -27,7 +27,7 @@ use integrators::classical::{
 };
 use integrators::driver::Increment;
 use integrators::tableau;
-use integrators::variational::{GeneralizedMidpoint, VariationalIntegrator};
+use integrators::variational::{DiscreteLagrangianFamily, GeneralizedMidpoint, VariationalIntegrator};
 use nalgebra::{Matrix2, SVector, Vector1, Vector2, Vector3};
 
 // ------------------------------------------------------------------------------------------------
@@ -600,15 +600,12 @@ impl PhaseSpaceFunction<2> for KeplerLagrangian {
     }
 }
 
-/// The midpoint discrete Lagrangian written by hand, `L_d = h L((q₀+q₁)/2, (q₁−q₀)/h)`, for one
-/// fixed `h`.
+/// The midpoint discrete Lagrangian written by hand, `L_d = h L((q₀+q₁)/2, (q₁−q₀)/h)`.
 #[derive(Debug, Clone, Copy)]
-struct MidpointKepler {
-    h: f64,
-}
-impl PhaseSpaceFunction<2> for MidpointKepler {
-    fn eval<S: Scalar>(&self, q0: &SVector<S, 2>, q1: &SVector<S, 2>) -> S {
-        let h = S::from(self.h);
+struct MidpointKepler;
+impl DiscreteLagrangianFamily<2> for MidpointKepler {
+    fn eval<S: Scalar>(&self, q0: &SVector<S, 2>, q1: &SVector<S, 2>, h: f64) -> S {
+        let h = S::from(h);
         let x = (q0 + q1) * S::from(0.5);
         let v = (q1 - q0) / h;
         (v.norm_squared() * S::from(0.5) + x.norm().recip()) * h
@@ -626,13 +623,13 @@ impl PhaseSpaceFunction<2> for MidpointKepler {
 #[test]
 fn midpoint_discrete_lagrangian_reproduces_implicit_midpoint() {
     let h = 0.05;
-    let vi = VariationalIntegrator::new(MidpointKepler { h }, h).unwrap().with_properties(2, true);
-    let gm = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, 0.5, h).unwrap();
+    let vi = VariationalIntegrator::new(MidpointKepler).with_properties(2, true);
+    let gm = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, 0.5).unwrap();
     let mid = CotangentLiftIntegrator::new(ThetaMap::midpoint(), Kepler);
     // the generalized midpoint L_d^θ gives the crossed-weight θ-method for every θ (docs/math.md
     // §B.1)
     let theta = 0.3;
-    let gt = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, theta, h).unwrap();
+    let gt = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, theta).unwrap();
     let ct = CotangentLiftIntegrator::new(ThetaMap::new(theta).unwrap(), Kepler);
     let mut s = kepler_start();
     let (mut worst, mut worst_theta) = (0.0f64, 0.0f64);
@@ -671,7 +668,7 @@ fn variational_integrator_order_reversibility_and_errors() {
         .iter()
         .zip(&hs)
         .map(|(&n, &h)| {
-            let vi = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, 0.5, h).unwrap();
+            let vi = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, 0.5).unwrap();
             dist(&run(&vi, kepler_start(), h, n), &kepler_exact(t))
         })
         .collect();
@@ -681,39 +678,49 @@ fn variational_integrator_order_reversibility_and_errors() {
 
     // the step with −h is the exact inverse map
     let h = 0.1;
-    let vi = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, 0.5, h).unwrap();
+    let vi = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, 0.5).unwrap();
     let s0 = kepler_start();
     let mut s = s0;
     vi.step(&mut s, h).unwrap();
     vi.step(&mut s, -h).unwrap();
     assert!(dist(&s, &s0) < 1e-14, "{:e}", dist(&s, &s0));
-    // even for a non-symmetric L_d (θ = 0.3), −h inverts the forward map
-    let vt = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, 0.3, h).unwrap();
-    let mut s = s0;
+    // a non-symmetric L_d (θ = 0.3): −h does not invert the forward map, but it inverts the map
+    // of its adjoint 1 − θ (L_d^θ(q₀, q₁; −h) = −L_d^{1−θ}(q₁, q₀; h))
+    let vt = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, 0.3).unwrap();
+    let va = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, 0.7).unwrap();
+    let (mut s, mut a) = (s0, s0);
     vt.step(&mut s, h).unwrap();
     vt.step(&mut s, -h).unwrap();
-    assert!(dist(&s, &s0) < 1e-14, "{:e}", dist(&s, &s0));
+    assert!(dist(&s, &s0) > 1e-4, "{:e}", dist(&s, &s0));
+    va.step(&mut a, h).unwrap();
+    vt.step(&mut a, -h).unwrap();
+    assert!(dist(&a, &s0) < 1e-14, "{:e}", dist(&a, &s0));
+    // the step size is free: two steps of h/2 and one of h differ by O(h³)
+    let (mut half, mut whole) = (s0, s0);
+    vi.step(&mut half, h / 2.0).unwrap();
+    vi.step(&mut half, h / 2.0).unwrap();
+    vi.step(&mut whole, h).unwrap();
+    assert!(dist(&half, &whole) > 1e-8 && dist(&half, &whole) < 1e-2, "{:e}", dist(&half, &whole));
 
     // errors leave the state untouched
     let mut s = s0;
-    assert!(matches!(vi.step(&mut s, 0.05), Err(GeomError::InvalidParameter { what: "h", .. })));
     assert!(matches!(vi.step(&mut s, 0.0), Err(GeomError::InvalidStep { .. })));
     assert!(matches!(vi.step(&mut s, f64::NAN), Err(GeomError::InvalidStep { .. })));
     assert_eq!(s, s0);
     let mut bad = PhaseState::new(Vector2::new(f64::NAN, 0.0), s0.p);
     assert!(matches!(vi.step(&mut bad, h), Err(GeomError::NonFinite { .. })));
-    assert!(VariationalIntegrator::new(MidpointKepler { h }, 0.0).is_err());
-    assert!(GeneralizedMidpoint::new(KeplerLagrangian, 1.5, h).is_err());
+    assert!(GeneralizedMidpoint::new(KeplerLagrangian, 1.5).is_err());
+    assert!(VariationalIntegrator::generalized_midpoint(KeplerLagrangian, -0.1).is_err());
     // a Newton failure: one iteration is not enough
     let few = NewtonOptions::new(1e-14, 1e-14, 1).unwrap();
-    let vf = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, 0.5, h).unwrap().with_newton(few);
+    let vf = VariationalIntegrator::generalized_midpoint(KeplerLagrangian, 0.5).unwrap().with_newton(few);
     let mut s = s0;
     assert!(matches!(vf.step(&mut s, h), Err(GeomError::NotConverged { .. })));
     assert_eq!(s, s0);
     // Legendre transforms at the solution: p_k = −D₁L_d, p_{k+1} = D₂L_d
     let mut s = s0;
     vi.step(&mut s, h).unwrap();
-    let (pm, pp) = vi.legendre_transforms(&s0.q, &s.q);
+    let (pm, pp) = vi.legendre_transforms(&s0.q, &s.q, h);
     assert!((pm - s0.p).amax() < 1e-13 && (pp - s.p).amax() < 1e-15);
 }
 

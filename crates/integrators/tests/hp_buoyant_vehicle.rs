@@ -124,7 +124,7 @@ fn separable_path_matches_the_general_stage_equations() {
                 let mut t = s;
                 fast.step(&mut s, 0.01).unwrap();
                 general.step(&mut t, 0.01).unwrap();
-                diff = diff.max((s.g - t.g).amax() / s.g.amax() + (s.pi - t.pi).amax() / s.pi.amax());
+                diff = diff.max((s.g - t.g).amax() / s.g.amax() + (s.mu - t.mu).amax() / s.mu.amax());
             }
             println!("{:<32} separable vs general stage equations (AD): {diff:.2e}", fast.name());
             assert!(diff <= 1e-13, "{}: {diff:e}", fast.name());
@@ -149,7 +149,7 @@ fn neutral_and_centred_is_kirchhoffs_vehicle() {
         for _ in 0..100 {
             a.step(&mut sa, 0.05).unwrap();
             b.step(&mut sb, 0.05).unwrap();
-            diff = diff.max((sa.g - sb.g).norm() / sa.g.norm() + (sa.pi - sb.pi).norm() / sa.pi.norm());
+            diff = diff.max((sa.g - sb.g).norm() / sa.g.norm() + (sa.mu - sb.mu).norm() / sa.mu.norm());
         }
         println!("{:<28} buoyant (W = B, r_G = 0) vs Kirchhoff: {diff:.2e}", a.name());
         assert!(diff <= 1e-12, "{diff:e}");
@@ -172,7 +172,7 @@ fn conserved_momenta_to_round_off_for_every_member() {
         for k in 1..=n {
             m.step(&mut s, h).unwrap();
             let j = BuoyantVehicle::conserved_momenta(&s);
-            let (pi, p) = se3::split(&s.pi);
+            let (pi, p) = se3::split(&s.mu);
             let b = s.g.fixed_view::<3, 1>(0, 3).norm();
             dang = dang.max((j[0] - j0[0]).abs() / (pi.norm() + b * p.norm()));
             dlin = dlin.max((j[1] - j0[1]).abs().max((j[2] - j0[2]).abs()) / p.norm());
@@ -214,10 +214,10 @@ impl OneStep<State> for LieEuler {
         1
     }
     fn step(&self, s: &mut State, h: f64) -> geom_core::Result<()> {
-        let xi = self.0.velocity(&s.pi);
-        let mu = s.pi + (LieGroup::<f64, 6>::ad_star(&Se3, &xi, &s.pi) + self.0.force(&s.g)) * h;
+        let xi = self.0.velocity(&s.mu);
+        let mu = s.mu + (LieGroup::<f64, 6>::ad_star(&Se3, &xi, &s.mu) + self.0.force(&s.g)) * h;
         s.g *= Se3.exp(&(xi * h));
-        s.pi = mu;
+        s.mu = mu;
         Ok(())
     }
 }
@@ -227,7 +227,7 @@ impl OneStep<State> for LieEuler {
 fn energy_run(m: &dyn OneStep<State>, veh: &BuoyantVehicle, s0: &State, h: f64, n: usize) -> (f64, f64, f64) {
     let mut s = *s0;
     let e0 = veh.energy(&s);
-    let scale = 0.5 * s.pi.dot(&veh.velocity(&s.pi)) + veh.weight() * veh.r_g().norm();
+    let scale = 0.5 * s.mu.dot(&veh.velocity(&s.mu)) + veh.weight() * veh.r_g().norm();
     let (mut all, mut first, mut last) = (0.0f64, 0.0f64, 0.0f64);
     for k in 1..=n {
         m.step(&mut s, h).unwrap();
@@ -263,7 +263,7 @@ fn energy_error_does_not_drift() {
 
 /// Max-norm distance of two states: `|g - g'|` plus `|μ - μ'| / |μ'|`.
 fn distance(a: &State, b: &State) -> f64 {
-    (a.g - b.g).amax() + (a.pi - b.pi).amax() / b.pi.amax()
+    (a.g - b.g).amax() + (a.mu - b.mu).amax() / b.mu.amax()
 }
 
 /// Global error at T = 5 s for h = 0.04, 0.02, 0.01, 0.005 against Kahan–Li 8 of the same

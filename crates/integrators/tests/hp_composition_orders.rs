@@ -63,8 +63,8 @@ fn compositions_of_hp_stormer_verlet_reach_orders_4_6_8() {
         ("Kahan–Li 8", kahan_li8(), 8, &[24, 32, 48, 64]),
     ];
     // free body: the spatial momentum RΠ (all three components; the z one is checked)
-    check("free rigid body", body, s0, 4.0, &cases, |s| s.pi.norm_squared(), |s| (s.g * s.pi)[2]);
+    check("free rigid body", body, s0, 4.0, &cases, |s| s.mu.norm_squared(), |s| (s.g * s.mu)[2]);
     let top = HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(1.0, 5.0, 6.0)), 1.0, Vector3::z()).unwrap();
     // heavy top: the Casimir Π·Γ with Γ = Rᵀe3 (equal to the vertical spatial momentum) and |Γ|²
-    check("heavy top", top, s0, 4.0, &cases, |s| (s.g.transpose() * Vector3::z()).norm_squared(), |s| (s.g * s.pi)[2]);
+    check("heavy top", top, s0, 4.0, &cases, |s| (s.g.transpose() * Vector3::z()).norm_squared(), |s| (s.g * s.mu)[2]);
 }

@@ -27,7 +27,7 @@ fn invalid_steps_and_states_leave_the_state_untouched() {
         assert_eq!(s, s0);
     }
     let mut bad = s0;
-    bad.pi[1] = f64::NAN;
+    bad.mu[1] = f64::NAN;
     let copy = bad;
     assert!(matches!(sv.step(&mut bad, 0.1), Err(GeomError::NonFinite { .. })));
     assert_eq!(format!("{copy:?}"), format!("{bad:?}"));

@@ -17,7 +17,7 @@ type State = LieState<Matrix3<f64>, 3>;
 fn run(m: &dyn OneStep<State>, top: &HeavyTop, s0: &State, h: f64, n: usize) -> (f64, f64, f64) {
     let mut s = *s0;
     let (j0, e0) = (HeavyTop::vertical_momentum(&s), top.energy(&s));
-    let scale = s.pi.norm();
+    let scale = s.mu.norm();
     let (mut dj, mut de, mut defect) = (0.0f64, 0.0f64, 0.0f64);
     for _ in 0..n {
         m.step(&mut s, h).unwrap();
@@ -102,10 +102,10 @@ fn separable_path_equals_the_general_stage_equations() {
                 fast.step(&mut a, 0.01).unwrap();
                 general.step(&mut b, 0.01).unwrap();
             }
-            let d = (a.g - b.g).amax().max((a.pi - b.pi).amax());
+            let d = (a.g - b.g).amax().max((a.mu - b.mu).amax());
             assert!(d <= 1e-12, "{} ({}): {d:e}", fast.name(), chart.name());
             // and the trajectory moved: the comparison is not between two resting states
-            assert!((a.pi - s0.pi).amax() > 0.1);
+            assert!((a.mu - s0.mu).amax() > 0.1);
         }
     }
 }

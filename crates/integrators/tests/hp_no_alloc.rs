@@ -60,7 +60,7 @@ fn steps_do_not_allocate() {
         assert_eq!(n, 0, "{} allocations in HP steps ({})", n, chart.name());
     }
     let rk = rkmk::rkmk4(So3xR3::default(), body).unwrap();
-    let mut s = GroupState::new(0.0, (b0.g, b0.pi));
+    let mut s = GroupState::new(0.0, (b0.g, b0.mu));
     let n = count(|| {
         for _ in 0..100 {
             rk.step(&mut s, 0.05).unwrap();

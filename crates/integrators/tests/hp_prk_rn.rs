@@ -81,7 +81,7 @@ fn compare<const S: usize, M: OneStep<LieState<Vector2<f64>, 2>>>(m: &M, t: &Tab
     for _ in 0..400 {
         (q, p) = prk_step::<S>(t, q, p, h);
         m.step(&mut s, h).unwrap();
-        diff = diff.max((s.g - q).amax().max((s.pi - p).amax()));
+        diff = diff.max((s.g - q).amax().max((s.mu - p).amax()));
         if with_verlet {
             (qv, pv) = verlet(qv, pv, h);
             diff = diff.max((qv - q).amax().max((pv - p).amax()));
@@ -134,7 +134,7 @@ fn a_wrong_reference_is_detected() {
     let hp = HpIntegrator::<_, _, 2, 2>::new(Rn::<2>, l, &lob, Chart::Exp).unwrap();
     // Lobatto IIIA applied to both q and p (not symplectic) differs at O(h^3) per step
     let mut s = LieState::new(Vector2::new(0.1, -0.2), Vector2::new(0.3, 0.1));
-    let (q, p) = (s.g, s.pi);
+    let (q, p) = (s.g, s.mu);
     hp.step(&mut s, 0.05).unwrap();
     let (a, b, _) = lob.arrays::<2>().unwrap();
     let h = 0.05;
@@ -145,7 +145,7 @@ fn a_wrong_reference_is_detected() {
         let np = p + (force(&q) * a[1][0] + force(&q1) * a[1][1]) * h;
         (q1, p1) = (nq, np);
     }
-    let diff = (s.g - q1).amax().max((s.pi - p1).amax());
+    let diff = (s.g - q1).amax().max((s.mu - p1).amax());
     eprintln!("HP Lobatto IIIA 2 vs trapezoidal rule (not the PRK): {diff:.2e}");
     // one step already differs by O(h^3) ≈ 1e-5, far above the 1e-13 of the test above
     assert!(diff > 1e-9, "{diff:.3e}");

@@ -21,7 +21,7 @@ fn there_and_back(fwd: &dyn OneStep<State>, back: &dyn OneStep<State>, s0: &Stat
     for _ in 0..n {
         back.step(&mut s, -h).unwrap();
     }
-    (s.g - s0.g).norm() + (s.pi - s0.pi).norm() / s0.pi.norm()
+    (s.g - s0.g).norm() + (s.mu - s0.mu).norm() / s0.mu.norm()
 }
 
 /// One step there and back: both Newton solves are converged to round-off, so the

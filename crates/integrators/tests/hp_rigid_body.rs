@@ -36,7 +36,7 @@ struct Run {
 
 fn run(method: &dyn OneStep<State>, body: &FreeRigidBody, s0: &State, h: f64, n: usize) -> Run {
     let mut s = *s0;
-    let (c0, m0, e0) = (FreeRigidBody::casimir(&s.pi), FreeRigidBody::spatial_momentum(&s), body.energy(&s.pi));
+    let (c0, m0, e0) = (FreeRigidBody::casimir(&s.mu), FreeRigidBody::spatial_momentum(&s), body.energy(&s.mu));
     let mut r = Run {
         casimir: 0.0,
         spatial: 0.0,
@@ -47,10 +47,10 @@ fn run(method: &dyn OneStep<State>, body: &FreeRigidBody, s0: &State, h: f64, n:
     };
     for k in 1..=n {
         method.step(&mut s, h).unwrap();
-        r.casimir = r.casimir.max((FreeRigidBody::casimir(&s.pi) - c0).abs() / c0);
+        r.casimir = r.casimir.max((FreeRigidBody::casimir(&s.mu) - c0).abs() / c0);
         r.spatial = r.spatial.max((FreeRigidBody::spatial_momentum(&s) - m0).norm() / m0.norm());
         r.defect = r.defect.max(orthogonality_defect(&s.g));
-        let de = (body.energy(&s.pi) - e0).abs() / e0;
+        let de = (body.energy(&s.mu) - e0).abs() / e0;
         r.energy_max = r.energy_max.max(de);
         if k <= n / 4 {
             r.energy_first_quarter = r.energy_first_quarter.max(de);
@@ -143,7 +143,7 @@ fn general_stage_equations_reproduce_the_reduced_step() {
             for _ in 0..200 {
                 reduced.step(&mut a, 0.1).unwrap();
                 m.step(&mut b, 0.1).unwrap();
-                diff = diff.max((a.g - b.g).norm() + (a.pi - b.pi).norm());
+                diff = diff.max((a.g - b.g).norm() + (a.mu - b.mu).norm());
             }
             eprintln!("{label:<16} {:<7} general vs reduced over 200 steps: {diff:.2e}", chart.name());
             assert!(diff <= 1e-12, "{label} ({}): {diff:.3e}", chart.name());

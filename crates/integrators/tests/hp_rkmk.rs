@@ -17,7 +17,7 @@ type State = GroupState<(Matrix3<f64>, Vector3<f64>)>;
 
 fn solve(m: &dyn OneStep<State>, h: f64, t_end: f64) -> State {
     let (_, s0) = rigid_body();
-    let mut s = GroupState::new(0.0, (s0.g, s0.pi));
+    let mut s = GroupState::new(0.0, (s0.g, s0.mu));
     let n = (t_end / h).round() as usize;
     for _ in 0..n {
         m.step(&mut s, h).unwrap();
@@ -83,8 +83,8 @@ fn truncation_below_p_minus_two_loses_the_order() {
 fn rkmk4_does_not_conserve_energy() {
     let (body, s0) = rigid_body();
     let m = rkmk::rkmk4(So3xR3::default(), body).unwrap();
-    let mut s = GroupState::new(0.0, (s0.g, s0.pi));
-    let (e0, c0) = (body.energy(&s0.pi), FreeRigidBody::casimir(&s0.pi));
+    let mut s = GroupState::new(0.0, (s0.g, s0.mu));
+    let (e0, c0) = (body.energy(&s0.mu), FreeRigidBody::casimir(&s0.mu));
     let (mut first, mut last, mut casimir) = (0.0f64, 0.0f64, 0.0f64);
     let n = 10_000;
     for k in 1..=n {

@@ -45,13 +45,13 @@ where
             } else {
                 nu[k - D] = eps * sign
             }
-            LieState::new(group.compose(&s.g, &group.exp(&eta)), s.pi + nu)
+            LieState::new(group.compose(&s.g, &group.exp(&eta)), s.mu + nu)
         };
         let (p, m) = (step(&dir(1.0)), step(&dir(-1.0)));
         let eta = (group.log(&group.compose(&out_inv, &p.g)).unwrap()
             - group.log(&group.compose(&out_inv, &m.g)).unwrap())
             / (2.0 * eps);
-        cols.push((eta, (p.pi - m.pi) / (2.0 * eps)));
+        cols.push((eta, (p.mu - m.mu) / (2.0 * eps)));
     }
     let unit = |k: usize| {
         let mut eta = SVector::<f64, D>::zeros();
@@ -66,9 +66,9 @@ where
     let mut worst = 0.0f64;
     for a in 0..2 * D {
         for b in 0..2 * D {
-            let lhs = omega(group, &out.pi, &cols[a].0, &cols[a].1, &cols[b].0, &cols[b].1);
+            let lhs = omega(group, &out.mu, &cols[a].0, &cols[a].1, &cols[b].0, &cols[b].1);
             let (ua, ub) = (unit(a), unit(b));
-            worst = worst.max((lhs - omega(group, &s.pi, &ua.0, &ua.1, &ub.0, &ub.1)).abs());
+            worst = worst.max((lhs - omega(group, &s.mu, &ua.0, &ua.1, &ub.0, &ub.1)).abs());
         }
     }
     worst
@@ -120,8 +120,8 @@ fn hp_stormer_verlet_is_symplectic_on_so3_and_se3() {
     let bad = defect(
         &So3,
         |x| {
-            let w = x.pi.component_div(&inv);
-            LieState::new(x.g * So3.exp(&(w * h)), x.pi + x.pi.cross(&w) * h)
+            let w = x.mu.component_div(&inv);
+            LieState::new(x.g * So3.exp(&(w * h)), x.mu + x.mu.cross(&w) * h)
         },
         &s,
     );

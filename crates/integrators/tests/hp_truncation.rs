@@ -108,8 +108,8 @@ fn truncated_methods_keep_the_casimirs_and_the_spatial_momentum() {
     for _ in 0..1000 {
         free.step(&mut s, 0.1).unwrap();
     }
-    assert!((s.pi.norm_squared() - a.pi.norm_squared()).abs() < 1e-12);
-    assert!((s.g * s.pi - a.g * a.pi).amax() < 1e-12);
+    assert!((s.mu.norm_squared() - a.mu.norm_squared()).abs() < 1e-12);
+    assert!((s.g * s.mu - a.g * a.mu).amax() < 1e-12);
     assert!(LieGroup::<f64, 3>::defect(&So3, &s.g) < 1e-12);
     let heavy = HpIntegrator::<_, _, 3, 2>::new(So3, top(), &gauss, Chart::Cayley).unwrap().with_truncation(2).unwrap();
     let mut s = s0();
@@ -117,12 +117,12 @@ fn truncated_methods_keep_the_casimirs_and_the_spatial_momentum() {
         heavy.step(&mut s, 0.1).unwrap();
     }
     let gamma = |s: &State| s.g.transpose() * Vector3::z();
-    assert!(((s.g * s.pi)[2] - (a.g * a.pi)[2]).abs() < 1e-12, "vertical spatial momentum");
+    assert!(((s.g * s.mu)[2] - (a.g * a.mu)[2]).abs() < 1e-12, "vertical spatial momentum");
     assert!((gamma(&s).norm_squared() - 1.0).abs() < 1e-12);
     // the energy is not conserved exactly but stays bounded (symplectic): within 1e-3 here
     let energy = |s: &State| {
-        let omega = Vector3::new(s.pi[0], s.pi[1] / 5.0, s.pi[2] / 6.0);
-        0.5 * s.pi.dot(&omega) + gamma(s).dot(&Vector3::z())
+        let omega = Vector3::new(s.mu[0], s.mu[1] / 5.0, s.mu[2] / 6.0);
+        0.5 * s.mu.dot(&omega) + gamma(s).dot(&Vector3::z())
     };
     assert!((energy(&s) - energy(&a)).abs() < 1e-3, "energy drift {}", energy(&s) - energy(&a));
 }
@@ -220,7 +220,7 @@ fn gauss2_with_q2_is_fourth_order_on_the_underwater_vehicle() {
                 .iter()
                 .map(|&n| {
                     let s = go(&m, n);
-                    (s.g - reference.g).amax().max((s.pi - reference.pi).amax())
+                    (s.g - reference.g).amax().max((s.mu - reference.mu).amax())
                 })
                 .collect();
             let p = slope(&hs, &errs);

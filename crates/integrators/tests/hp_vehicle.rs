@@ -26,15 +26,15 @@ struct Run {
 
 fn run(m: &dyn OneStep<State>, veh: &UnderwaterVehicle, s0: &State, h: f64, n: usize) -> Run {
     let mut s = *s0;
-    let (c1, c2) = UnderwaterVehicle::casimirs(&s.pi);
-    let pi_norm = s.pi.fixed_rows::<3>(0).norm();
-    let p_norm = s.pi.fixed_rows::<3>(3).norm();
+    let (c1, c2) = UnderwaterVehicle::casimirs(&s.mu);
+    let pi_norm = s.mu.fixed_rows::<3>(0).norm();
+    let p_norm = s.mu.fixed_rows::<3>(3).norm();
     let j0 = UnderwaterVehicle::spatial_momentum(&s);
-    let e0 = veh.energy(&s.pi);
+    let e0 = veh.energy(&s.mu);
     let mut r = Run { p2: 0.0, pi_p: 0.0, spatial: 0.0, defect: 0.0, energy: 0.0, first: 0.0, last: 0.0 };
     for k in 1..=n {
         m.step(&mut s, h).unwrap();
-        let (d1, d2) = UnderwaterVehicle::casimirs(&s.pi);
+        let (d1, d2) = UnderwaterVehicle::casimirs(&s.mu);
         r.p2 = r.p2.max((d1 - c1).abs() / c1);
         // Π·P is scaled by |Π||P| (it may be small compared with its factors)
         r.pi_p = r.pi_p.max((d2 - c2).abs() / (pi_norm * p_norm));
@@ -45,7 +45,7 @@ fn run(m: &dyn OneStep<State>, veh: &UnderwaterVehicle, s0: &State, h: f64, n: u
         let terms = pi_norm + (1.0 + x) * p_norm;
         r.spatial = r.spatial.max((UnderwaterVehicle::spatial_momentum(&s) - j0).norm() / terms);
         r.defect = r.defect.max(LieGroup::<f64, 6>::defect(&Se3, &s.g));
-        let de = (veh.energy(&s.pi) - e0).abs() / e0;
+        let de = (veh.energy(&s.mu) - e0).abs() / e0;
         r.energy = r.energy.max(de);
         if k <= n / 4 {
             r.first = r.first.max(de);
@@ -114,7 +114,7 @@ fn autodiff_general_path_matches_reduced_path() {
         for _ in 0..100 {
             reduced.step(&mut a, 0.05).unwrap();
             general.step(&mut b, 0.05).unwrap();
-            diff = diff.max((a.g - b.g).norm() / a.g.norm() + (a.pi - b.pi).norm() / a.pi.norm());
+            diff = diff.max((a.g - b.g).norm() / a.g.norm() + (a.mu - b.mu).norm() / a.mu.norm());
         }
         eprintln!("{:<28} AD general vs reduced: {diff:.2e}", reduced.name());
         assert!(diff <= 1e-12, "{diff:.3e}");

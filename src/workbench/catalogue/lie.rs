@@ -23,7 +23,7 @@ fn labels(m: usize, d: usize, g: &str, mu: &str) -> Vec<String> {
 fn coordinates<const M: usize, const D: usize>(s: &MatrixState<M, D>) -> Vec<f64> {
     // row-major entries of g, then μ
     let mut v: Vec<f64> = (0..M * M).map(|k| s.g[(k / M, k % M)]).collect();
-    v.extend(s.pi.iter());
+    v.extend(s.mu.iter());
     v
 }
 
@@ -121,7 +121,7 @@ impl Observe<MatrixState<3, 3>> for RigidBody {
     }
     fn quantities(&self, s: &MatrixState<3, 3>) -> Vec<f64> {
         let m = FreeRigidBody::spatial_momentum(s);
-        vec![self.body.energy(&s.pi), FreeRigidBody::casimir(&s.pi), m[0], m[1], m[2], So3.defect(&s.g)]
+        vec![self.body.energy(&s.mu), FreeRigidBody::casimir(&s.mu), m[0], m[1], m[2], So3.defect(&s.g)]
     }
 }
 
@@ -291,8 +291,8 @@ impl Observe<MatrixState<4, 6>> for Vehicle {
         coordinates(s)
     }
     fn quantities(&self, s: &MatrixState<4, 6>) -> Vec<f64> {
-        let (c1, c2) = UnderwaterVehicle::casimirs(&s.pi);
-        let mut v = vec![self.vehicle.energy(&s.pi), c1, c2];
+        let (c1, c2) = UnderwaterVehicle::casimirs(&s.mu);
+        let mut v = vec![self.vehicle.energy(&s.mu), c1, c2];
         v.extend(UnderwaterVehicle::spatial_momentum(s).iter());
         v.push(Se3.defect(&s.g));
         v

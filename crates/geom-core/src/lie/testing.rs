@@ -13,7 +13,7 @@
 //!   matrix, the Cayley and `dcay^{-1}` matrix formulas.
 //!
 //! * [`check_translation_jet`]: a group's closed-form first-order jets
-//!   ([`LieGroupFamily::translation_jet`](crate::lie::LieGroupFamily::translation_jet)) against
+//!   ([`LieGroupFamily::translation_jet`]) against
 //!   the curves `g · τ(εy)` and `τ(εy) · g` evaluated at `Dual64`, both charts, and the
 //!   second-order ones (`translation_jet_dual`) against the same curves at `HyperDual64`.
 //!

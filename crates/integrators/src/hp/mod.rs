@@ -99,69 +99,15 @@ pub use scalar::{AdScalar, MapScalar};
 pub use truncation::{MAX_TRUNCATION, truncated_dtau_inv, truncated_dtau_inv_gradient};
 
 use crate::tableau::{self, Tableau};
-use discretization::{OneStep, check_step};
 use geom_core::lie::{Chart, GroupChart, LieGroup, check_chart};
 use geom_core::linalg::{BlockVector, Lu};
 use geom_core::newton::{NewtonOptions, NewtonReport, block_jacobian, newton_blocks, newton_split};
+use geom_core::step::{OneStep, check_step};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::SVector;
 use num_dual::DualSVec64;
 
-/// Default residual and step tolerance of the stage Newton iteration (relative: the residual is
-/// divided by `|Π_k|_∞`). The step test then returns the iterate after a quadratically
-/// convergent step, i.e. the stages to round-off.
-pub const DEFAULT_NEWTON_TOL: f64 = geom_core::newton::INTEGRATOR_TOL;
-
-/// The state `(g, Π) ∈ G × g*` of a left-trivialized mechanical system: the configuration and
-/// the body momentum `Π = ∂ℓ/∂ξ` (docs/math.md §D.5).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LieState<E, const D: usize> {
-    /// Configuration `g ∈ G`.
-    pub g: E,
-    /// Body (left-trivialized) momentum `Π ∈ g* ≅ R^D`.
-    pub pi: SVector<f64, D>,
-}
-
-impl<E, const D: usize> LieState<E, D> {
-    /// The state `(g, Π)` (trusted, unchecked).
-    pub fn new(g: E, pi: SVector<f64, D>) -> Self {
-        Self { g, pi }
-    }
-
-    /// A checked state: `g` within `1e-9` of the group ([`LieGroup::check_element`]) and `Π`
-    /// finite.
-    ///
-    /// ```
-    /// use geom_core::lie::So3;
-    /// use integrators::hp::LieState;
-    /// use nalgebra::{Matrix3, Vector3};
-    /// assert!(LieState::checked(&So3, Matrix3::identity(), Vector3::new(1.0, 0.0, 0.0)).is_ok());
-    /// assert!(LieState::checked(&So3, Matrix3::identity() * 2.0, Vector3::zeros()).is_err());
-    /// ```
-    pub fn checked<G: LieGroup<f64, D, Element = E>>(group: &G, g: E, pi: SVector<f64, D>) -> Result<Self> {
-        group.check_element(&g, geom_core::lie::MEMBERSHIP_TOLERANCE)?;
-        if !pi.iter().all(|v| v.is_finite()) {
-            return Err(GeomError::NonFinite { what: "body momentum" });
-        }
-        Ok(Self { g, pi })
-    }
-
-    /// The spatial momentum `Ad*_{g^{-1}} Π` (the momentum map of left multiplication; `RΠ` on
-    /// SO(3), `(RΠ + x × RP, RP)` on SE(3)). Conserved when `ℓ` is left-invariant (docs/math.md
-    /// §D.5 check (ii)).
-    ///
-    /// ```
-    /// use geom_core::lie::{LieGroup, So3};
-    /// use integrators::hp::LieState;
-    /// use nalgebra::Vector3;
-    /// let r = So3.exp(&Vector3::new(0.2, -0.4, 0.1));
-    /// let s = LieState::new(r, Vector3::new(1.0, 2.0, 3.0));
-    /// assert!((s.spatial_momentum(&So3) - r * s.pi).norm() < 1e-15);
-    /// ```
-    pub fn spatial_momentum<G: LieGroup<f64, D, Element = E>>(&self, group: &G) -> SVector<f64, D> {
-        group.coadjoint(&group.inverse(&self.g), &self.pi)
-    }
-}
+pub use geom_core::step::LieState;
 
 /// The element type of `G` at `f64`.
 pub type ElementOf<G, const D: usize> = <G as LieGroup<f64, D>>::Element;
@@ -223,7 +169,7 @@ struct Coefficients<const S: usize> {
 /// Lagrangian `L` on the group `G` with an `S`-stage tableau and the chart `τ`.
 ///
 /// ```
-/// use discretization::OneStep;
+/// use geom_core::step::OneStep;
 /// use geom_core::lie::{Chart, So3};
 /// use integrators::hp::{self, LieState};
 /// use integrators::models::FreeRigidBody;
@@ -237,7 +183,7 @@ struct Coefficients<const S: usize> {
 ///     sv.step(&mut s, 0.1)?;
 /// }
 /// assert!((s.spatial_momentum(&So3) - m0).norm() < 1e-13);
-/// assert!((s.pi.norm() - 1.0).abs() < 1e-13);
+/// assert!((s.mu.norm() - 1.0).abs() < 1e-13);
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -267,7 +213,7 @@ where
     /// The HP integrator of `tableau` (which must have `S` stages, `Σ b_i = 1` and every
     /// `b_i != 0`, else [`GeomError::DimensionMismatch`] / [`GeomError::InvalidParameter`]),
     /// with the chart `τ` (a shipped [`Chart`] or a user's [`GroupChart`], which must pass
-    /// [`check_chart`], else [`GeomError::InvalidParameter`]) and [`DEFAULT_NEWTON_TOL`].
+    /// [`check_chart`], else [`GeomError::InvalidParameter`]) and [`geom_core::newton::INTEGRATOR_TOL`].
     ///
     /// ```
     /// use geom_core::lie::{Chart, So3};
@@ -418,12 +364,12 @@ where
         let group = &self.group;
         // a non-finite g_k shows in g_{k+1} = g_k τ(·) (NaN and ∞ propagate through the product),
         // which is checked below: one scan of the element per step, not two
-        if !geom_core::error::all_finite(state.pi.as_slice()) {
+        if !geom_core::error::all_finite(state.mu.as_slice()) {
             return Err(GeomError::NonFinite { what: "HP state" });
         }
-        let scale = state.pi.amax();
+        let scale = state.mu.amax();
         let inv_scale = if scale > 0.0 { 1.0 / scale } else { 1.0 };
-        let xi0 = self.velocity_guess(&state.g, &state.pi)?;
+        let xi0 = self.velocity_guess(&state.g, &state.mu)?;
         let chart = self.chart;
         let builtin = GroupChart::<f64, G, D>::builtin(&chart);
         let (next, report) = if let (q @ 1.., Some(builtin)) = (self.truncation, builtin) {
@@ -446,7 +392,7 @@ where
         } else {
             self.step_general(state, h, inv_scale, xi0)?
         };
-        if !geom_core::error::all_finite(next.pi.as_slice()) || !element_is_finite(group, &next.g) {
+        if !geom_core::error::all_finite(next.mu.as_slice()) || !element_is_finite(group, &next.g) {
             return Err(GeomError::NonFinite { what: "HP state after the step" });
         }
         Ok((next, report))
@@ -463,7 +409,7 @@ where
         inv_scale: f64,
         xi0: SVector<f64, D>,
     ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
-        let (next, _, report) = self.solve_and_translate(chart, &state.g, &state.pi, h, inv_scale, xi0)?;
+        let (next, _, report) = self.solve_and_translate(chart, &state.g, &state.mu, h, inv_scale, xi0)?;
         Ok((next, report))
     }
 
@@ -484,7 +430,7 @@ where
         let (xi, report) = self.solve_reduced(chart, g, mu, h, inv_scale, xi0)?;
         let t = GroupChart::<f64, G, D>::tau(chart, group, &(xi * h))?;
         let next =
-            LieState { g: LieGroup::<f64, D>::compose(group, g, &t), pi: LieGroup::<f64, D>::coadjoint(group, &t, mu) };
+            LieState { g: LieGroup::<f64, D>::compose(group, g, &t), mu: LieGroup::<f64, D>::coadjoint(group, &t, mu) };
         Ok((next, xi, report))
     }
 
@@ -503,13 +449,13 @@ where
     ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
         let (group, lagrangian) = (&self.group, &self.lagrangian);
         // kick, the left-invariant solve, drift, kick (module docs, "separable Lagrangians")
-        let mut mu = state.pi;
+        let mut mu = state.mu;
         if before != 0.0 {
             mu += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &state.g, &xi0)? * (h * before);
         }
         let (mut next, xi, report) = self.solve_and_translate(chart, &state.g, &mu, h, inv_scale, xi0)?;
         if after != 0.0 {
-            next.pi += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &next.g, &xi)? * (h * after);
+            next.mu += LeftLagrangian::<f64, G, D>::force(lagrangian, group, &next.g, &xi)? * (h * after);
         }
         Ok((next, report))
     }
@@ -526,7 +472,7 @@ where
         let group = &self.group;
         let co = &self.coefficients;
         let gk_d = group.map_scalar(&state.g, &DualSVec64::from_re);
-        let pik_d = state.pi.map(DualSVec64::from_re);
+        let pik_d = state.mu.map(DualSVec64::from_re);
         let (xi, report) = newton_blocks::<D, S>(
             |x, jac| match jac {
                 Some(out) => {
@@ -540,17 +486,17 @@ where
                 }
                 None => {
                     let (r, _, _) =
-                        stage_equations(group, &self.lagrangian, &self.chart, co, h, &state.g, &state.pi, x)?;
+                        stage_equations(group, &self.lagrangian, &self.chart, co, h, &state.g, &state.mu, x)?;
                     Ok(r.map(|ri| ri * inv_scale))
                 }
             },
             &[xi0; S],
             &self.newton,
         )?;
-        let (_, m, xbar) = stage_equations(group, &self.lagrangian, &self.chart, co, h, &state.g, &state.pi, &xi)?;
+        let (_, m, xbar) = stage_equations(group, &self.lagrangian, &self.chart, co, h, &state.g, &state.mu, &xi)?;
         let g = GroupChart::<f64, G, D>::compose_tau(&self.chart, group, &state.g, &(xbar * h))?;
         let pi = GroupChart::<f64, G, D>::dtau_inv(&self.chart, group, &(xbar * (-h)))?.tr_mul(&m);
-        Ok((LieState { g, pi }, report))
+        Ok((LieState { g, mu: pi }, report))
     }
 
     /// The step with the truncation index `q ≥ 1` (module [`truncated_dtau_inv`]): Newton on
@@ -566,7 +512,7 @@ where
     ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
         let (group, lagrangian, co) = (&self.group, &self.lagrangian, &self.coefficients);
         let gk_d = group.map_scalar(&state.g, &DualSVec64::from_re);
-        let pik_d = state.pi.map(DualSVec64::from_re);
+        let pik_d = state.mu.map(DualSVec64::from_re);
         let (v, report) = newton_blocks::<D, S>(
             |x, jac| match jac {
                 Some(out) => {
@@ -580,17 +526,17 @@ where
                 }
                 None => {
                     let (r, _, _) =
-                        truncation::stage_equations(group, lagrangian, chart, q, co, h, &state.g, &state.pi, x)?;
+                        truncation::stage_equations(group, lagrangian, chart, q, co, h, &state.g, &state.mu, x)?;
                     Ok(r.map(|ri| ri * inv_scale))
                 }
             },
             &[xi0; S],
             &self.newton,
         )?;
-        let (_, m, vbar) = truncation::stage_equations(group, lagrangian, chart, q, co, h, &state.g, &state.pi, &v)?;
+        let (_, m, vbar) = truncation::stage_equations(group, lagrangian, chart, q, co, h, &state.g, &state.mu, &v)?;
         let g = LieGroup::<f64, D>::compose_tau(group, chart, &state.g, &(vbar * h))?;
         let pi = LieGroup::<f64, D>::dtau_inv(group, chart, &(vbar * (-h)))?.tr_mul(&m);
-        Ok((LieState { g, pi }, report))
+        Ok((LieState { g, mu: pi }, report))
     }
 
     /// Solve `(dτ^{-1}_{hξ})* ∂ℓ/∂ξ(g, ξ) = μ` for `ξ` (the step of a left-invariant `ℓ`, and

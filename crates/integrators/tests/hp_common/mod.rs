@@ -62,7 +62,7 @@ pub fn run_to(
 
 /// `max(|g_a − g_b|_max, |Π_a − Π_b|_∞)`.
 pub fn state_distance(a: &LieState<Matrix3<f64>, 3>, b: &LieState<Matrix3<f64>, 3>) -> f64 {
-    (a.g - b.g).amax().max((a.pi - b.pi).amax())
+    (a.g - b.g).amax().max((a.mu - b.mu).amax())
 }
 
 /// The least-squares slope of log(error) against log(h) over the points above `floor` (at least

@@ -1,55 +1,31 @@
-//! The one-step integrator trait of the workspace, [`OneStep`], and the phase-space state it
-//! advances on `T*R^N`.
+//! The step layer of the workspace: the states integrators advance and the one-step trait
+//! [`OneStep`] every integrator of every layer implements.
 //!
-//! A one-step method is a map `Φ_h: (q_k, p_k) ↦ (q_{k+1}, p_{k+1})`. Every integrator of
-//! `discretization` and `integrators` implements [`OneStep`] for its state type, so drivers,
-//! compositions and the command-line tool hold any of them as `Box<dyn OneStep<St>>`.
+//! A one-step method is a map `Φ_h: x_k ↦ x_{k+1}` on a state space. The states are:
+//!
+//! * [`PhaseState<N>`](PhaseState): a point `(q, p)` of `T*R^N`;
+//! * [`LieState<E, D>`](LieState): a point `(g, μ)` of `T*G ≅ G × g*` in left trivialization
+//!   (`μ = g^{-1} p` the body momentum; `Π` of the rigid body), the one state of every
+//!   integrator on `T*G` (Hamilton–Pontryagin, LGVI, the Lie-group cotangent lift and
+//!   Lagrangian route, Lie–Poisson reconstruction); [`LieStateOf<G, D>`](LieStateOf) names it by
+//!   the group.
+//!
+//! Drivers, compositions, the workbench and the Python package hold any integrator as
+//! `Box<dyn OneStep<St>>`; a state that is a [`FlatState`] (a fixed number of `f64` words, read
+//! back bit for bit) can be checkpointed; [`testing`] is the public contract suite a user's
+//! integrator must pass. The module lives in `geom-core` so that every layer above (`discretization`,
+//! `integrators`, `groupoid`) sees one trait and one set of states.
 
-use geom_core::GeomError;
-use nalgebra::SVector;
+mod flat;
+mod lie_state;
+mod phase;
+pub mod testing;
 
-/// A point `(q, p)` of `T*R^N`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PhaseState<const N: usize> {
-    /// Position `q`.
-    pub q: SVector<f64, N>,
-    /// Momentum `p`.
-    pub p: SVector<f64, N>,
-}
+pub use flat::FlatState;
+pub use lie_state::{LieState, LieStateOf};
+pub use phase::PhaseState;
 
-impl<const N: usize> PhaseState<N> {
-    /// The state `(q, p)`.
-    pub fn new(q: SVector<f64, N>, p: SVector<f64, N>) -> Self {
-        Self { q, p }
-    }
-    /// A state from slices; [`GeomError::DimensionMismatch`] unless both have length `N`,
-    /// [`GeomError::NonFinite`] for non-finite entries.
-    ///
-    /// ```
-    /// use discretization::PhaseState;
-    /// let s = PhaseState::<2>::from_slices(&[1.0, 0.0], &[0.0, 1.0])?;
-    /// assert_eq!(s.q[0], 1.0);
-    /// assert!(PhaseState::<2>::from_slices(&[1.0], &[0.0, 1.0]).is_err());
-    /// # Ok::<(), geom_core::GeomError>(())
-    /// ```
-    pub fn from_slices(q: &[f64], p: &[f64]) -> Result<Self, GeomError> {
-        for (what, v) in [("q", q), ("p", p)] {
-            if v.len() != N {
-                return Err(GeomError::DimensionMismatch { what, expected: N, got: v.len() });
-            }
-        }
-        let s = Self { q: SVector::from_column_slice(q), p: SVector::from_column_slice(p) };
-        if s.is_finite() { Ok(s) } else { Err(GeomError::NonFinite { what: "phase state" }) }
-    }
-    /// Whether every entry is finite.
-    #[inline]
-    pub fn is_finite(&self) -> bool {
-        // branch-free, on the two contiguous slices (a `Chain` iterator's fold is not always
-        // inlined, and this runs once per step)
-        let zero = |v: &[f64]| v.iter().fold(0.0, |acc, x| acc + 0.0 * x);
-        zero(self.q.as_slice()) + zero(self.p.as_slice()) == 0.0
-    }
-}
+use crate::GeomError;
 
 /// A one-step method `Φ_h` on states `St` (object-safe: `Box<dyn OneStep<St>>`).
 ///

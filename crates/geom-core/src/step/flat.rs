@@ -1,0 +1,83 @@
+//! States as flat arrays of `f64` words, for checkpoints and comparisons bit for bit.
+
+use super::{LieState, PhaseState};
+use nalgebra::SVector;
+
+/// A state written as a fixed number of `f64` words and rebuilt from them bit for bit: what a
+/// checkpoint stores and what the integrator contract suite ([`super::testing`]) compares
+/// (implemented for `f64`, fixed-size matrices and vectors, [`PhaseState`], and [`LieState`]
+/// over any such element).
+///
+/// ```
+/// use geom_core::step::{FlatState, PhaseState};
+/// use nalgebra::Vector2;
+///
+/// let s = PhaseState::new(Vector2::new(1.0, -0.0), Vector2::new(f64::MIN_POSITIVE, 3.5));
+/// let mut words = Vec::new();
+/// s.write_words(&mut words);
+/// assert_eq!(words.len(), <PhaseState<2> as FlatState>::WORDS);
+/// let back = PhaseState::<2>::read_words(&words).unwrap();
+/// assert!(back.q.iter().chain(back.p.iter()).zip(&words).all(|(a, b)| a.to_bits() == b.to_bits()));
+/// assert!(PhaseState::<2>::read_words(&words[..3]).is_none());
+/// ```
+pub trait FlatState: Sized {
+    /// Number of words.
+    const WORDS: usize;
+    /// Appends the [`WORDS`](Self::WORDS) words of `self` to `out`.
+    fn write_words(&self, out: &mut Vec<f64>);
+    /// The state written as `words`; `None` unless `words.len() == WORDS`.
+    fn read_words(words: &[f64]) -> Option<Self>;
+}
+
+impl FlatState for f64 {
+    const WORDS: usize = 1;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        out.push(*self);
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        match words {
+            [w] => Some(*w),
+            _ => None,
+        }
+    }
+}
+
+/// Column-major, as nalgebra stores the entries.
+impl<const R: usize, const C: usize> FlatState for nalgebra::SMatrix<f64, R, C> {
+    const WORDS: usize = R * C;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(self.as_slice());
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        (words.len() == R * C).then(|| Self::from_column_slice(words))
+    }
+}
+
+/// `q`, then `p`.
+impl<const N: usize> FlatState for PhaseState<N> {
+    const WORDS: usize = 2 * N;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(self.q.as_slice());
+        out.extend_from_slice(self.p.as_slice());
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        (words.len() == 2 * N)
+            .then(|| PhaseState::new(SVector::from_column_slice(&words[..N]), SVector::from_column_slice(&words[N..])))
+    }
+}
+
+/// `g`, then `μ`.
+impl<E: FlatState, const D: usize> FlatState for LieState<E, D> {
+    const WORDS: usize = E::WORDS + D;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        self.g.write_words(out);
+        out.extend_from_slice(self.mu.as_slice());
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        if words.len() != Self::WORDS {
+            return None;
+        }
+        let g = E::read_words(&words[..E::WORDS])?;
+        Some(Self::new(g, SVector::from_column_slice(&words[E::WORDS..])))
+    }
+}
