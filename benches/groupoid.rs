@@ -33,11 +33,12 @@ use common::rigid::hand_lgvi;
 
 use criterion::{Criterion, criterion_group};
 use discretization::{OneStep, PhaseState};
+use geom_core::function::StepLagrangian;
 use geom_core::lie::{Chart, So3, so3};
 use geom_core::newton::{JacobianUpdate, NewtonOptions, Residual, newton_ad, newton_blocks};
 use geom_core::{Result, Scalar};
 use groupoid::{DiscreteFlow, DiscreteLagrangian, GroupAsGroupoid, PairGroupoid, legendre_plus};
-use integrators::variational::{DiscreteLagrangianFamily, VariationalIntegrator};
+use integrators::variational::VariationalIntegrator;
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 use num_dual::{DualSVec64, HyperDualSVec64};
 use std::hint::black_box;
@@ -66,9 +67,9 @@ impl DiscreteLagrangian<PairGroupoid<N>, N> for Midpoint {
 }
 /// The same `L_d` as the family of the variational integrator (the bench steps with `H` only).
 struct MidpointFamily;
-impl DiscreteLagrangianFamily<N> for MidpointFamily {
+impl StepLagrangian<N> for MidpointFamily {
     #[inline]
-    fn eval<S: Scalar>(&self, q0: &SVector<S, N>, q1: &SVector<S, N>, _h: f64) -> S {
+    fn eval<S: Scalar>(&self, q0: &SVector<S, N>, q1: &SVector<S, N>, _h: S) -> S {
         midpoint_ld(q0, q1)
     }
 }

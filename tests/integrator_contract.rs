@@ -24,6 +24,9 @@ use geom_core::step::testing::{
 };
 use geom_core::step::{FlatState, LieState, OneStep, PhaseState, check_step};
 use geom_core::{GeomError, Scalar};
+use groupoid::discretization_map::{FibreThetaMap, ReducedLagrangian, TangentLagrangian};
+use groupoid::integrator::{GroupoidIntegrator, Induced};
+use groupoid::{GroupAsGroupoid, PairGroupoid};
 use integrators::classical::{
     ExplicitRk, Gauss2, HamiltonianField, LobattoIIIAIIIB3, StormerVerlet, SymplecticEulerA, SymplecticEulerB,
 };
@@ -84,6 +87,13 @@ struct Body;
 impl ScalarFunction<3> for Body {
     fn eval<S: Scalar>(&self, m: &SVector<S, 3>) -> S {
         (0..3).fold(S::from(0.0), |a, i| a + m[i] * m[i] / S::from(INERTIA[i])) * S::from(0.5)
+    }
+}
+/// `ℓ(ξ) = ½ ξᵀ I ξ`.
+struct Inertia;
+impl ScalarFunction<3> for Inertia {
+    fn eval<S: Scalar>(&self, xi: &SVector<S, 3>) -> S {
+        (0..3).fold(S::from(0.0), |a, i| a + xi[i] * xi[i] * S::from(INERTIA[i])) * S::from(0.5)
     }
 }
 /// Heavy top on the group, `H(R, μ) = h(μ) + e₃·R e₃`.
@@ -158,6 +168,9 @@ fn every_integrator_on_t_star_rn_keeps_the_contract() {
     let high = Contract { order_h: 0.5, order_time: 5.0, ..contract() };
     phase(&VerletComposition::new(AutoDiff::separable(HenonHeiles), kahan_li8()).unwrap(), true, &high);
     phase(&VariationalIntegrator::generalized_midpoint(HenonHeilesL, 0.5).unwrap(), true, &c);
+    // groupoid: the discrete Euler–Lagrange flow of the pair groupoid, of an induced family
+    let induced = Induced::new(FibreThetaMap::midpoint(), TangentLagrangian(HenonHeilesL));
+    phase(&GroupoidIntegrator::new(PairGroupoid::<2>, induced).with_properties(2, true), true, &c);
     phase(&VariationalIntegrator::generalized_midpoint(HenonHeilesL, 0.3).unwrap(), true, &c);
     phase(&ExplicitRk::<_, 4>::new(&tableau::rk4(), HamiltonianField(AutoDiff(HenonHeiles))).unwrap(), false, &c);
     // adaptive: its error is set by the tolerances, not by h
@@ -191,6 +204,9 @@ fn every_integrator_on_t_star_g_keeps_the_contract() {
     check(&LieCotangentLiftIntegrator::new(LieGroupThetaMap::new(So3, 0.3, Chart::Cayley).unwrap(), LieAutoDiff(TopH)));
     check(&LieLagrangianIntegrator::new(So3, 0.5, Chart::Cayley, LieAutoDiff(TopL)).unwrap());
     check(&discretization::LieGroupDiscreteEulerLagrange::new(So3, Chart::Cayley, Body));
+    // the groupoid layer's flow on G ⇉ {e}, the configuration reconstructed
+    let midpoint = Induced::new(FibreThetaMap::midpoint(), ReducedLagrangian(Inertia));
+    check(&GroupoidIntegrator::new(GroupAsGroupoid::new(So3, Chart::Exp), midpoint).with_properties(2, true));
 }
 
 #[test]

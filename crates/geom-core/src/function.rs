@@ -59,6 +59,33 @@ pub trait PhaseSpaceFunction<const N: usize>: Send + Sync {
     fn eval<S: Scalar>(&self, q: &SVector<S, N>, p: &SVector<S, N>) -> S;
 }
 
+/// A discrete Lagrangian on `Q × Q`, `Q = R^N`, for every step: `L_d(q₀, q₁; h)`, written once
+/// and generic over the scalar (exact derivatives by num-dual, also in the step `h`). The one way
+/// the step size reaches a discrete Lagrangian on `R^N`: the variational integrator
+/// (`integrators::variational`) evaluates it at the step it is asked to take, the time-adaptive
+/// flows of the groupoid layer (`groupoid::time_dependent`) differentiate it in `h`.
+///
+/// ```
+/// use geom_core::function::StepLagrangian;
+/// use geom_core::Scalar;
+/// use nalgebra::SVector;
+///
+/// /// The midpoint `L_d = h (|q₁ − q₀|²/2h² − V((q₀ + q₁)/2))` of `V(q) = q²/2`.
+/// struct Midpoint;
+/// impl StepLagrangian<1> for Midpoint {
+///     fn eval<S: Scalar>(&self, q0: &SVector<S, 1>, q1: &SVector<S, 1>, h: S) -> S {
+///         let (v, x) = ((q1[0] - q0[0]) / h, (q0[0] + q1[0]) * S::from(0.5));
+///         (v * v - x * x) * S::from(0.5) * h
+///     }
+/// }
+/// let ld = Midpoint.eval(&SVector::from([0.0]), &SVector::from([0.2]), 0.1);
+/// assert!((ld - 0.5 * (4.0 - 0.01) * 0.1).abs() < 1e-15);
+/// ```
+pub trait StepLagrangian<const N: usize>: Send + Sync {
+    /// `L_d(q₀, q₁; h)`.
+    fn eval<S: Scalar>(&self, q0: &SVector<S, N>, q1: &SVector<S, N>, h: S) -> S;
+}
+
 /// A real function `f(x)` of one vector `x ∈ R^N` (a potential `V(q)`, a constraint `phi(q)`),
 /// written once and generic over the scalar. Wrap it in [`AutoDiff`] to get a
 /// [`ScalarDerivatives<N>`] trait object.

@@ -253,6 +253,27 @@ impl NewtonOptions {
         Self { residual_tol: NONHOLONOMIC_RESIDUAL_TOL, ..Self::groupoid_flow() }
     }
 
+    /// These options for a residual that is a difference of momenta `Δq/h` (a discrete
+    /// Euler–Lagrange or Legendre-transform residual at step `h`): its round-off floor grows like
+    /// `ε |q| / |h|`, so an absolute tolerance of `1e-14` cannot be met for `|h| ≲ 1e-3`. The
+    /// residual tolerance becomes `max(residual_tol, INTEGRATOR_TOL / |h|)` (the step test is
+    /// unchanged); a non-finite or zero `h` leaves the options as they are (the step is refused
+    /// before any solve).
+    ///
+    /// ```
+    /// use geom_core::newton::NewtonOptions;
+    /// let o = NewtonOptions::integrator().for_momentum_residual(1e-4);
+    /// assert!((o.residual_tol - 1e-10).abs() < 1e-24 && o.step_tol == 1e-14);
+    /// assert_eq!(NewtonOptions::integrator().for_momentum_residual(0.5).residual_tol, 2e-14);
+    /// ```
+    pub fn for_momentum_residual(self, h: f64) -> Self {
+        if h.is_finite() && h != 0.0 {
+            Self { residual_tol: self.residual_tol.max(INTEGRATOR_TOL / h.abs()), ..self }
+        } else {
+            self
+        }
+    }
+
     /// The same options with the Jacobian update policy `jacobian`.
     pub fn with_jacobian(self, jacobian: JacobianUpdate) -> Self {
         Self { jacobian, ..self }

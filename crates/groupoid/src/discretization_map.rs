@@ -93,6 +93,24 @@ pub trait AlgebroidDiscretization<Gd: GroupoidFamily<R>, const R: usize>: Send +
     fn inverse<S: Scalar>(&self, groupoid: &Gd, g: &Gd::Element<S>) -> Result<(Gd::Base<S>, SVector<S, R>)>;
 }
 
+/// A borrowed map is the map (so that a family of discrete Lagrangians can borrow it,
+/// `crate::integrator::Induced`).
+impl<Gd: GroupoidFamily<R>, T: AlgebroidDiscretization<Gd, R> + ?Sized, const R: usize> AlgebroidDiscretization<Gd, R>
+    for &T
+{
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    #[inline]
+    fn apply<S: Scalar>(&self, groupoid: &Gd, x: &Gd::Base<S>, a: &SVector<S, R>) -> Result<Gd::Element<S>> {
+        (**self).apply(groupoid, x, a)
+    }
+    #[inline]
+    fn inverse<S: Scalar>(&self, groupoid: &Gd, g: &Gd::Element<S>) -> Result<(Gd::Base<S>, SVector<S, R>)> {
+        (**self).inverse(groupoid, g)
+    }
+}
+
 /// The θ-map of the fibre chart, `R_d(x, a) = exp_x(−θa)^{-1} · exp_x((1 − θ)a)`, `θ ∈ [0, 1]`,
 /// with inverse `a = fibre_log(g)`, `x = β(exp_{α(g)}(θa))` (module documentation for its form on
 /// each ready-made groupoid and for when the inverse is exact). `θ = 0` is the fibre chart itself,
@@ -341,6 +359,14 @@ where
 pub trait AlgebroidLagrangian<Gd: GroupoidFamily<R>, const R: usize>: Send + Sync {
     /// `L(x, a)`.
     fn eval<S: Scalar>(&self, groupoid: &Gd, x: &Gd::Base<S>, a: &SVector<S, R>) -> S;
+}
+
+/// A borrowed Lagrangian is the Lagrangian.
+impl<Gd: GroupoidFamily<R>, T: AlgebroidLagrangian<Gd, R> + ?Sized, const R: usize> AlgebroidLagrangian<Gd, R> for &T {
+    #[inline]
+    fn eval<S: Scalar>(&self, groupoid: &Gd, x: &Gd::Base<S>, a: &SVector<S, R>) -> S {
+        (**self).eval(groupoid, x, a)
+    }
 }
 
 /// A Lagrangian `L(q, v)` on `TR^N` given as a `geom_core` [`PhaseSpaceFunction<N>`] whose second

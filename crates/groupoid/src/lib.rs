@@ -108,6 +108,7 @@ pub mod control;
 pub mod discretization_map;
 pub mod every_scalar;
 pub mod groupoid;
+pub mod integrator;
 pub mod lagrangian;
 pub mod lie_group;
 pub mod models;

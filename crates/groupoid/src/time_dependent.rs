@@ -122,12 +122,10 @@ use thiserror::Error;
 // Lagrangians
 
 /// An extended discrete Lagrangian `L̂(q_0, q_1, Δt)` with the time step as an argument, written
-/// once and generic over the scalar (exact derivatives by num-dual, also in `Δt`). It must not
-/// depend on the absolute time (module documentation).
-pub trait StepLagrangian<const N: usize>: Send + Sync {
-    /// `L̂(q_0, q_1, Δt)`.
-    fn eval<S: Scalar>(&self, q0: &SVector<S, N>, q1: &SVector<S, N>, dt: S) -> S;
-}
+/// once and generic over the scalar (exact derivatives by num-dual, also in `Δt`): geom-core's
+/// [`geom_core::function::StepLagrangian`], the same trait the variational integrator of
+/// `integrators` takes. It must not depend on the absolute time (module documentation).
+pub use geom_core::function::StepLagrangian;
 
 /// A continuous Lagrangian `L(q, v)` on `TQ = R^N × R^N`, written once over the scalar (the
 /// same trait as the nonholonomic models use).

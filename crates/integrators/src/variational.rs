@@ -16,12 +16,12 @@
 //! `D₂D₁L_d` (`[(i, j)] = ∂²L_d/∂q₀_i∂q₁_j`). Residual, gradient and mixed second derivative come
 //! from **one** `num_dual::partial_hessian` call (hyper-dual numbers
 //! `HyperDualSVec64<N, N>`), so `L_d` is given as a generic model written once over the scalar
-//! ([`DiscreteLagrangianFamily<N>`]). Regularity (`det D₁₂L_d ≠ 0`) is what
+//! ([`StepLagrangian<N>`]). Regularity (`det D₁₂L_d ≠ 0`) is what
 //! makes the Newton matrix invertible; a singular one is [`GeomError::SingularMatrix`].
 //!
 //! **Step size.** A discrete Lagrangian approximates the action over one step of size `h`, which
 //! it contains (e.g. `L_d = h L((q₀+q₁)/2, (q₁−q₀)/h)`). It is therefore given as the family
-//! `h ↦ L_d(·, ·; h)` ([`DiscreteLagrangianFamily`]), and [`OneStep::step`] takes the step size
+//! `h ↦ L_d(·, ·; h)` ([`StepLagrangian`]), and [`OneStep::step`] takes the step size
 //! like every other integrator: any finite nonzero `h`, negative ones included. `Φ_{−h}` is the
 //! map of `L_d(·, ·; −h)`; for a symmetric family (`L_d(q₀, q₁; h) = −L_d(q₁, q₀; −h)`, the
 //! midpoint rule) it is the inverse of `Φ_h`, so the method is symmetric and composes like any
@@ -31,22 +31,14 @@
 //! continuous Lagrangian `L(q, v)` (docs/math.md §B.1, "Lagrangian version"); for `θ = 1/2` and
 //! `L = ½vᵀMv − V(q)` its integrator is the implicit midpoint rule of `H = ½pᵀM⁻¹p + V(q)`.
 
-use geom_core::function::PhaseSpaceFunction;
+use geom_core::function::{PhaseSpaceFunction, StepLagrangian};
 use geom_core::newton::{NewtonOptions, newton_blocks};
 use geom_core::step::{OneStep, PhaseState, check_step};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{SMatrix, SVector};
-use num_dual::DualSVec64;
+use num_dual::{DualSVec64, HyperDual64};
 
 type Vector<const N: usize> = SVector<f64, N>;
-
-/// A discrete Lagrangian for every step `h`, `L_d(q₀, q₁; h)`, written once over the scalar:
-/// the one way the step size reaches a discrete Lagrangian on `Q × Q`, `Q = R^N` (module
-/// documentation).
-pub trait DiscreteLagrangianFamily<const N: usize>: Send + Sync {
-    /// `L_d(q₀, q₁; h)`.
-    fn eval<S: Scalar>(&self, q0: &SVector<S, N>, q1: &SVector<S, N>, h: f64) -> S;
-}
 
 /// Marsden–West's generalized midpoint discrete Lagrangian
 /// `L_d^θ(q₀, q₁; h) = h L((1−θ)q₀ + θq₁, (q₁ − q₀)/h)` of a Lagrangian `L(q, v)` (a
@@ -80,10 +72,9 @@ impl<L> GeneralizedMidpoint<L> {
     }
 }
 
-impl<L: PhaseSpaceFunction<N>, const N: usize> DiscreteLagrangianFamily<N> for GeneralizedMidpoint<L> {
+impl<L: PhaseSpaceFunction<N>, const N: usize> StepLagrangian<N> for GeneralizedMidpoint<L> {
     #[inline]
-    fn eval<S: Scalar>(&self, q0: &SVector<S, N>, q1: &SVector<S, N>, h: f64) -> S {
-        let h = S::from(h);
+    fn eval<S: Scalar>(&self, q0: &SVector<S, N>, q1: &SVector<S, N>, h: S) -> S {
         let x = q0 * S::from(1.0 - self.theta) + q1 * S::from(self.theta);
         let v = (q1 - q0) / h;
         self.lagrangian.eval(&x, &v) * h
@@ -93,7 +84,7 @@ impl<L: PhaseSpaceFunction<N>, const N: usize> DiscreteLagrangianFamily<N> for G
 /// The variational integrator of the discrete Lagrangian family `L` (module documentation).
 ///
 /// ```
-/// use geom_core::function::PhaseSpaceFunction;
+/// use geom_core::function::{PhaseSpaceFunction, StepLagrangian};
 /// use geom_core::Scalar;
 /// use integrators::variational::VariationalIntegrator;
 /// use integrators::{OneStep, PhaseState};
@@ -162,10 +153,13 @@ impl<L> VariationalIntegrator<L> {
     /// one-direction hyper-dual passes of `geom_core::hyper_dual::partial_hessian`.
     pub fn derivatives<const N: usize>(&self, q0: &Vector<N>, q1: &Vector<N>, h: f64) -> Derivatives<N>
     where
-        L: DiscreteLagrangianFamily<N>,
+        L: StepLagrangian<N>,
     {
-        let (_, d1, d2, d12) =
-            geom_core::hyper_dual::partial_hessian(|x, y| self.discrete_lagrangian.eval(x, y, h), q0, q1);
+        let (_, d1, d2, d12) = geom_core::hyper_dual::partial_hessian(
+            |x, y| self.discrete_lagrangian.eval(x, y, HyperDual64::from(h)),
+            q0,
+            q1,
+        );
         (d1, d2, d12)
     }
 
@@ -173,7 +167,7 @@ impl<L> VariationalIntegrator<L> {
     /// `h`: the momenta at both ends of the step `(q₀, q₁)` (docs/math.md §C.3, pair groupoid).
     pub fn legendre_transforms<const N: usize>(&self, q0: &Vector<N>, q1: &Vector<N>, h: f64) -> (Vector<N>, Vector<N>)
     where
-        L: DiscreteLagrangianFamily<N>,
+        L: StepLagrangian<N>,
     {
         (-self.d1(q0, q1, h), self.d2(q0, q1, h))
     }
@@ -181,25 +175,33 @@ impl<L> VariationalIntegrator<L> {
     /// `D₁L_d(q₀, q₁; h)` by one `DualSVec64<N>` gradient pass.
     fn d1<const N: usize>(&self, q0: &Vector<N>, q1: &Vector<N>, h: f64) -> Vector<N>
     where
-        L: DiscreteLagrangianFamily<N>,
+        L: StepLagrangian<N>,
     {
         let y = q1.map(DualSVec64::<N>::from_re);
-        num_dual::gradient(|x: SVector<DualSVec64<N>, N>| self.discrete_lagrangian.eval(&x, &y, h), q0).1
+        num_dual::gradient(
+            |x: SVector<DualSVec64<N>, N>| self.discrete_lagrangian.eval(&x, &y, DualSVec64::<N>::from(h)),
+            q0,
+        )
+        .1
     }
 
     /// `D₂L_d(q₀, q₁; h)` by one `DualSVec64<N>` gradient pass.
     fn d2<const N: usize>(&self, q0: &Vector<N>, q1: &Vector<N>, h: f64) -> Vector<N>
     where
-        L: DiscreteLagrangianFamily<N>,
+        L: StepLagrangian<N>,
     {
         let x = q0.map(DualSVec64::<N>::from_re);
-        num_dual::gradient(|y: SVector<DualSVec64<N>, N>| self.discrete_lagrangian.eval(&x, &y, h), q1).1
+        num_dual::gradient(
+            |y: SVector<DualSVec64<N>, N>| self.discrete_lagrangian.eval(&x, &y, DualSVec64::<N>::from(h)),
+            q1,
+        )
+        .1
     }
 
     /// Solve `p₀ + D₁L_d(q₀, q₀ + δ; h) = 0`, return `(q₁, D₂L_d(q₀, q₁; h))`.
     fn forward<const N: usize>(&self, s: &PhaseState<N>, h: f64) -> Result<PhaseState<N>, GeomError>
     where
-        L: DiscreteLagrangianFamily<N>,
+        L: StepLagrangian<N>,
     {
         let ([delta], _) = newton_blocks(
             |x: &[Vector<N>; 1], jac: Option<&mut [[SMatrix<f64, N, N>; 1]; 1]>| {
@@ -222,7 +224,7 @@ impl<L> VariationalIntegrator<L> {
     }
 }
 
-impl<L: DiscreteLagrangianFamily<N>, const N: usize> OneStep<PhaseState<N>> for VariationalIntegrator<L> {
+impl<L: StepLagrangian<N>, const N: usize> OneStep<PhaseState<N>> for VariationalIntegrator<L> {
     fn name(&self) -> String {
         "variational integrator".into()
     }

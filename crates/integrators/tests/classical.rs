@@ -16,6 +16,7 @@
 
 use approx::assert_relative_eq;
 use discretization::{CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
+use geom_core::function::StepLagrangian;
 use geom_core::function::{
     AutoDiff, Hessian, PhaseSpaceDerivatives, PhaseSpaceFunction, ScalarFunction, Separable, separability_defect,
 };
@@ -27,7 +28,7 @@ use integrators::classical::{
 };
 use integrators::driver::Increment;
 use integrators::tableau;
-use integrators::variational::{DiscreteLagrangianFamily, GeneralizedMidpoint, VariationalIntegrator};
+use integrators::variational::{GeneralizedMidpoint, VariationalIntegrator};
 use nalgebra::{Matrix2, SVector, Vector1, Vector2, Vector3};
 
 // ------------------------------------------------------------------------------------------------
@@ -603,9 +604,8 @@ impl PhaseSpaceFunction<2> for KeplerLagrangian {
 /// The midpoint discrete Lagrangian written by hand, `L_d = h L((q₀+q₁)/2, (q₁−q₀)/h)`.
 #[derive(Debug, Clone, Copy)]
 struct MidpointKepler;
-impl DiscreteLagrangianFamily<2> for MidpointKepler {
-    fn eval<S: Scalar>(&self, q0: &SVector<S, 2>, q1: &SVector<S, 2>, h: f64) -> S {
-        let h = S::from(h);
+impl StepLagrangian<2> for MidpointKepler {
+    fn eval<S: Scalar>(&self, q0: &SVector<S, 2>, q1: &SVector<S, 2>, h: S) -> S {
         let x = (q0 + q1) * S::from(0.5);
         let v = (q1 - q0) / h;
         (v.norm_squared() * S::from(0.5) + x.norm().recip()) * h

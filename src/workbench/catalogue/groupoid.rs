@@ -29,14 +29,6 @@ use groupoid::{GroupAsGroupoid, PairGroupoid, PairOfGroup};
 use integrators::driver::FlatState;
 use nalgebra::{Matrix3, SMatrix, SVector, Vector2, Vector3};
 
-/// Newton options for a flow at step `h`: the discrete Euler–Lagrange residual is a difference
-/// of momenta `Δq/h`, so its round-off floor grows like `ε/h`; an absolute tolerance of 1e-14
-/// cannot be met for `h ≲ 1e-3`. The tolerance is scaled accordingly.
-pub fn newton_for_step(h: f64) -> NewtonOptions {
-    let o = NewtonOptions::integrator();
-    NewtonOptions { residual_tol: o.residual_tol.max(1e-14 / h), ..o }
-}
-
 fn only(method: &MethodInfo, problem: &str, names: &[&str]) -> Result<(), WorkbenchError> {
     if names.contains(&method.name) {
         Ok(())
@@ -288,8 +280,8 @@ impl Problem for SphericalPendulum {
         let (q0, v0) = (self.q0, self.v0);
         let a0 = -Vector3::z() * GRAVITY + q0 * (GRAVITY * q0[2]) - q0 * v0.norm_squared();
         let g = (q0, (q0 + v0 * h + a0 * (0.5 * h * h)).normalize());
-        let flow =
-            HolonomicFlow::new(PairGroupoid::<3>, PendulumLd::new(h)?, UnitSphere).with_newton(newton_for_step(h));
+        let flow = HolonomicFlow::new(PairGroupoid::<3>, PendulumLd::new(h)?, UnitSphere)
+            .with_newton(NewtonOptions::integrator().for_momentum_residual(h));
         flow.check(&g)?;
         Ok(FlowRun::start(PendulumRun { flow, g }, h))
     }
@@ -463,7 +455,8 @@ impl Problem for PlateBall {
         let v = self.v0 * h;
         let g1 = (q0, (q0.0 + v, so3::exp(&axis(&v)) * q0.1));
         let point = SigmaPoint::new(g1, self.lambda0);
-        let flow = ConstrainedFlow::new(self.ball, BallCost::new(h)?, NoSlip).with_newton(newton_for_step(h));
+        let flow = ConstrainedFlow::new(self.ball, BallCost::new(h)?, NoSlip)
+            .with_newton(NewtonOptions::integrator().for_momentum_residual(h));
         Ok(FlowRun::start(BallRun { ball: self.ball, flow, point }, h))
     }
 }
@@ -620,7 +613,8 @@ impl Problem for So3OptimalControl {
         let xi_mid = so3::exp(&(Vector3::z() * (0.5 * lambda * h))) * xi0;
         let w0 = So3.tau(chart, &(xi_mid * h))?;
         let point = SigmaPoint::new(w0, SVector::from([lambda]));
-        let flow = ConstrainedFlow::new(gd, ControlCost::uniform(h)?, no_axis3()).with_newton(newton_for_step(h));
+        let flow = ConstrainedFlow::new(gd, ControlCost::uniform(h)?, no_axis3())
+            .with_newton(NewtonOptions::integrator().for_momentum_residual(h));
         let attitude = self.attitude;
         Ok(FlowRun::start(ControlRun { gd, flow, point, attitude, xi_before: None, xi0 }, h))
     }

@@ -29,6 +29,15 @@ pub trait FlatState: Sized {
     fn read_words(words: &[f64]) -> Option<Self>;
 }
 
+/// No words: the base point of a groupoid over a point.
+impl FlatState for () {
+    const WORDS: usize = 0;
+    fn write_words(&self, _out: &mut Vec<f64>) {}
+    fn read_words(words: &[f64]) -> Option<Self> {
+        words.is_empty().then_some(())
+    }
+}
+
 impl FlatState for f64 {
     const WORDS: usize = 1;
     fn write_words(&self, out: &mut Vec<f64>) {
