@@ -78,7 +78,7 @@ pub trait PhaseSpaceFunction<const N: usize>: Send + Sync {
 ///         (v * v - x * x) * S::from(0.5) * h
 ///     }
 /// }
-/// let ld = Midpoint.eval(&SVector::from([0.0]), &SVector::from([0.2]), 0.1);
+/// let ld: f64 = Midpoint.eval(&SVector::from([0.0]), &SVector::from([0.2]), 0.1);
 /// assert!((ld - 0.5 * (4.0 - 0.01) * 0.1).abs() < 1e-15);
 /// ```
 pub trait StepLagrangian<const N: usize>: Send + Sync {

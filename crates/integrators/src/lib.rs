@@ -68,6 +68,7 @@
 pub mod classical;
 pub mod dop853;
 pub mod driver;
+pub mod explicit_rk;
 pub mod hp;
 pub mod lgvi;
 pub mod models;

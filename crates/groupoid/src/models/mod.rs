@@ -17,6 +17,12 @@ use geom_core::lie::{LieGroup, Product, Rn, So3};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SVector, Vector3};
 
+mod chaplygin_sleigh;
+mod rolling_disk;
+
+pub use chaplygin_sleigh::{ChaplyginSleigh, KnifeEdge, PlanarMotions, SleighFlow, SleighMotion};
+pub use rolling_disk::{DiskSymmetry, RollingConstraint, RollingDisk, RollingDiskFlow};
+
 /// Standard gravity, `9.81` (the default of [`PendulumLd::new`]).
 pub const GRAVITY: f64 = 9.81;
 

@@ -1,0 +1,257 @@
+//! Tolerances, the options of the solver with their presets, and what a solve reports.
+
+use super::*;
+
+/// The round-off floor test accepts a stalled residual up to this factor times `residual_tol`
+/// (module documentation).
+pub const ROUNDOFF_FACTOR: f64 = 100.0;
+
+/// Default of [`NewtonOptions::residual_tol`]: `|F(x)|_∞ <= 1e-12` (absolute).
+pub const DEFAULT_RESIDUAL_TOL: f64 = 1e-12;
+/// Default of [`NewtonOptions::step_tol`]: error estimate `<= 1e-12 (1 + |x|_∞)` (mixed
+/// absolute/relative).
+pub const DEFAULT_STEP_TOL: f64 = 1e-12;
+/// Default of [`NewtonOptions::max_iterations`].
+pub const DEFAULT_MAX_ITERATIONS: usize = 50;
+
+/// Tolerance of [`NewtonOptions::integrator`]: residual and step estimate `<= 1e-14`, so that
+/// quantities an implicit integrator conserves exactly hold to round-off.
+pub const INTEGRATOR_TOL: f64 = 1e-14;
+
+/// Residual tolerance of [`NewtonOptions::nonholonomic`] (its documentation says why it is
+/// larger than [`INTEGRATOR_TOL`]).
+pub const NONHOLONOMIC_RESIDUAL_TOL: f64 = 1e-12;
+
+/// A frozen Jacobian ([`JacobianUpdate::Frozen`]) is re-evaluated after a step whose contraction
+/// estimate `theta_k = |dx_k| / |dx_{k-1}|` exceeds this (each further step would gain less than
+/// one bit).
+pub const FROZEN_REFRESH_THETA: f64 = 0.5;
+
+/// Label of the Jacobian in [`GeomError::SingularMatrix`] and [`GeomError::NonFinite`].
+pub(super) const JACOBIAN: &str = "Newton Jacobian";
+
+/// When the Jacobian is evaluated and factored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum JacobianUpdate {
+    /// Full Newton: `J(x_k)` at every iterate (quadratic convergence).
+    #[default]
+    EveryIteration,
+    /// Simplified Newton: `J(x_0)` is factored once and reused (linear convergence, rate
+    /// `theta ~ |x_0 - x*|`), and re-evaluated at `x_{k+1}` after a step with
+    /// `theta_k > FROZEN_REFRESH_THETA` (see [`FROZEN_REFRESH_THETA`]).
+    /// [`newton_ad`] then evaluates the residual at `f64` only, which saves the `N`-fold cost of
+    /// the dual evaluation; [`newton`] and [`newton_dyn`] save the factorizations.
+    Frozen,
+}
+
+/// Tolerances and limits of Newton's method (see the [module documentation](crate::newton) for the exact
+/// convergence tests).
+///
+/// `Default`: `residual_tol = 1e-12`, `step_tol = 1e-12`, `max_iterations = 50`, full Newton.
+/// The residual tolerance is absolute: scale `F` so that `1e-12` is meaningful for it (or rely
+/// on the step test, which is relative to `1 + |x|`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NewtonOptions {
+    /// Converged when `|F(x)|_∞ <= residual_tol` (absolute).
+    pub residual_tol: f64,
+    /// Converged when the contracting iteration's error estimate
+    /// `max(1, theta/(1-theta)) |dx|_∞ <= step_tol (1 + |x|_∞)`.
+    pub step_tol: f64,
+    /// Maximum number of Newton steps (at least 1).
+    pub max_iterations: usize,
+    /// Full or simplified Newton.
+    pub jacobian: JacobianUpdate,
+    /// Final polishing: when the residual test accepts `x_k`, return `x_k − J^{-1} F(x_k)` with
+    /// the Jacobian already factored (one solve, no further evaluation; when the warm start
+    /// itself is accepted, the Jacobian at it is factored for this one correction), so that the
+    /// solution carries no bias of the size of the tolerance: conserved quantities then hold to
+    /// the rounding level of the equations over long runs. With a Jacobian carried over from an
+    /// earlier solve ([`newton_blocks_carried`]: the iteration converges linearly) an iterate
+    /// accepted by the step test gets the same correction (one more residual). A correction that
+    /// is not finite or a singular Jacobian leaves the accepted iterate. Off by default.
+    pub polish: bool,
+}
+
+impl Default for NewtonOptions {
+    /// `residual_tol = 1e-12`, `step_tol = 1e-12`, `max_iterations = 50`, full Newton.
+    ///
+    /// ```
+    /// let o = geom_core::newton::NewtonOptions::default();
+    /// assert_eq!((o.residual_tol, o.step_tol, o.max_iterations), (1e-12, 1e-12, 50));
+    /// ```
+    fn default() -> Self {
+        Self {
+            residual_tol: DEFAULT_RESIDUAL_TOL,
+            step_tol: DEFAULT_STEP_TOL,
+            max_iterations: DEFAULT_MAX_ITERATIONS,
+            jacobian: JacobianUpdate::EveryIteration,
+            polish: false,
+        }
+    }
+}
+
+impl NewtonOptions {
+    /// Options for full Newton; [`GeomError::InvalidParameter`] unless both tolerances are finite
+    /// and positive and `max_iterations >= 1`.
+    ///
+    /// ```
+    /// use geom_core::newton::{JacobianUpdate, NewtonOptions};
+    /// let o = NewtonOptions::new(1e-10, 1e-12, 20)?.with_jacobian(JacobianUpdate::Frozen);
+    /// assert_eq!(o.max_iterations, 20);
+    /// assert!(NewtonOptions::new(0.0, 1e-12, 20).is_err());
+    /// assert!(NewtonOptions::new(1e-10, f64::NAN, 20).is_err());
+    /// assert!(NewtonOptions::new(1e-10, 1e-12, 0).is_err());
+    /// # Ok::<(), geom_core::GeomError>(())
+    /// ```
+    pub fn new(residual_tol: f64, step_tol: f64, max_iterations: usize) -> Result<Self> {
+        let opts =
+            Self { residual_tol, step_tol, max_iterations, jacobian: JacobianUpdate::EveryIteration, polish: false };
+        opts.validate()?;
+        Ok(opts)
+    }
+
+    /// The options every implicit integrator of the workspace uses by default: residual and
+    /// step `<=` [`INTEGRATOR_TOL`] `= 1e-14`, 50 iterations, full Newton.
+    ///
+    /// ```
+    /// let o = geom_core::newton::NewtonOptions::integrator();
+    /// assert_eq!((o.residual_tol, o.step_tol, o.max_iterations), (1e-14, 1e-14, 50));
+    /// ```
+    pub fn integrator() -> Self {
+        Self { residual_tol: INTEGRATOR_TOL, step_tol: INTEGRATOR_TOL, ..Self::default() }
+    }
+
+    /// The preset of the Lie-group integrators of a discretization map (the Lie-group cotangent
+    /// lift and Lagrangian route): [`NewtonOptions::integrator`] with the Jacobian frozen at the
+    /// first iterate ([`JacobianUpdate::Frozen`], refreshed when the contraction slows). The
+    /// Hessian blocks of `H` cost several dual passes through the group, and from the `O(h²)`
+    /// initial guess the simplified iteration converges to the same tolerance in about as many
+    /// iterations.
+    ///
+    /// ```
+    /// use geom_core::newton::{JacobianUpdate, NewtonOptions};
+    /// assert_eq!(NewtonOptions::lie_group().jacobian, JacobianUpdate::Frozen);
+    /// ```
+    pub fn lie_group() -> Self {
+        Self::integrator().with_jacobian(JacobianUpdate::Frozen)
+    }
+
+    /// The preset of the Lie–Poisson integrators (reduction of a Lie-group integrator to `g*`):
+    /// [`NewtonOptions::lie_group`] with convergence in effect by the step test,
+    /// `max(1, θ/(1-θ)) |Δξ| <= 1e-14 (1 + |ξ|)` (`residual_tol = 1e-18`, which leaves the
+    /// round-off floor test for stalled iterations). A residual test at `1e-14` would stop the
+    /// linearly converging simplified iteration as soon as `|F| <= 1e-14`, leaving an error of
+    /// that size in every step (2.6e-10 after 1000 steps against the full-Newton unreduced
+    /// flow); the step test, with the contraction factor `θ ~ 1e-2`, leaves `~1e-16`.
+    pub fn lie_poisson() -> Self {
+        Self { residual_tol: 1e-18, ..Self::lie_group() }
+    }
+
+    /// The preset of the groupoid flows (discrete Euler–Lagrange, constrained, time-dependent):
+    /// [`NewtonOptions::integrator`] with final polishing ([`NewtonOptions::polish`]): the
+    /// accepted iterate gets one more correction with the Jacobian already factored, so the
+    /// solution carries no bias of the size of the tolerance and the flows' conserved
+    /// quantities hold to round-off over long runs (the Moser–Veselov energy to 1e-13 over 2000
+    /// steps instead of drifting to 4e-13).
+    pub fn groupoid_flow() -> Self {
+        Self::integrator().with_polish(true)
+    }
+
+    /// The preset of the nonholonomic flows: [`NewtonOptions::groupoid_flow`] with the residual
+    /// tolerance [`NONHOLONOMIC_RESIDUAL_TOL`] `= 1e-12`. Arrows of a pair groupoid store
+    /// absolute positions, `g = (x, x + ξ)`, so even the arrow nearest to the exact root has a
+    /// discrete Lagrange–d'Alembert residual of order `m ε |x| / h` (`ε = 2.2e-16`): a sleigh 700
+    /// units from the origin with `m = 1`, `h = 0.02` cannot get below `≈ 3e-12`. The step test
+    /// stays at `1e-14`, and polishing brings the constraint and the conserved quantities to
+    /// round-off.
+    pub fn nonholonomic() -> Self {
+        Self { residual_tol: NONHOLONOMIC_RESIDUAL_TOL, ..Self::groupoid_flow() }
+    }
+
+    /// These options for a residual that is a difference of momenta `Δq/h` (a discrete
+    /// Euler–Lagrange or Legendre-transform residual at step `h`): its round-off floor grows like
+    /// `ε |q| / |h|`, so an absolute tolerance of `1e-14` cannot be met for `|h| ≲ 1e-3`. The
+    /// residual tolerance becomes `max(residual_tol, INTEGRATOR_TOL / |h|)` (the step test is
+    /// unchanged); a non-finite or zero `h` leaves the options as they are (the step is refused
+    /// before any solve).
+    ///
+    /// ```
+    /// use geom_core::newton::NewtonOptions;
+    /// let o = NewtonOptions::integrator().for_momentum_residual(1e-4);
+    /// assert!((o.residual_tol - 1e-10).abs() < 1e-24 && o.step_tol == 1e-14);
+    /// assert_eq!(NewtonOptions::integrator().for_momentum_residual(0.5).residual_tol, 2e-14);
+    /// ```
+    pub fn for_momentum_residual(self, h: f64) -> Self {
+        if h.is_finite() && h != 0.0 {
+            Self { residual_tol: self.residual_tol.max(INTEGRATOR_TOL / h.abs()), ..self }
+        } else {
+            self
+        }
+    }
+
+    /// The same options with the Jacobian update policy `jacobian`.
+    pub fn with_jacobian(self, jacobian: JacobianUpdate) -> Self {
+        Self { jacobian, ..self }
+    }
+
+    /// The same options with final polishing on or off (see [`NewtonOptions::polish`]).
+    pub fn with_polish(self, polish: bool) -> Self {
+        Self { polish, ..self }
+    }
+
+    /// `Ok(())` if both tolerances are finite and positive and `max_iterations >= 1`, else
+    /// [`GeomError::InvalidParameter`]. Every solver calls it (the fields are public).
+    #[inline]
+    pub fn validate(&self) -> Result<()> {
+        // one branch on the hot path (every solve calls this); the errors are built out of line
+        let ok = |v: f64| v.is_finite() && v > 0.0;
+        if ok(self.residual_tol) && ok(self.step_tol) && self.max_iterations > 0 { Ok(()) } else { self.invalid() }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn invalid(&self) -> Result<()> {
+        let tol = |what: &'static str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(GeomError::InvalidParameter { what, reason: format!("must be finite and positive, got {v}") })
+            }
+        };
+        tol("residual_tol", self.residual_tol)?;
+        tol("step_tol", self.step_tol)?;
+        if self.max_iterations == 0 {
+            return Err(GeomError::InvalidParameter { what: "max_iterations", reason: "must be at least 1".into() });
+        }
+        Ok(())
+    }
+}
+
+/// What a successful Newton solve did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NewtonReport {
+    /// Newton steps taken (0 when `x_0` already satisfies the residual test).
+    pub iterations: usize,
+    /// `|F|_∞` at the last evaluated iterate: at the returned point for the residual test, at the
+    /// point before the final step for the step test.
+    pub residual: f64,
+    /// `|dx|_∞` of the last step (0 if no step was taken).
+    pub step: f64,
+    /// Number of Jacobians evaluated and factored (equals `iterations` for full Newton, usually 1
+    /// for [`JacobianUpdate::Frozen`]).
+    pub jacobian_updates: usize,
+    /// Which test of the [module documentation](crate::newton) accepted the returned point.
+    pub criterion: StopCriterion,
+}
+
+/// The convergence test that ended a successful Newton solve (module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum StopCriterion {
+    /// `|F(x_k)| <= residual_tol` (also a warm start that needs no step).
+    #[default]
+    Residual,
+    /// The contraction-checked step test `max(1, θ/(1−θ)) |dx| <= step_tol (1 + |x|)`.
+    Step,
+    /// The round-off floor: `|F|` stopped decreasing within `ROUNDOFF_FACTOR · residual_tol`.
+    RoundoffFloor,
+}
