@@ -310,9 +310,10 @@ fn progress(total: u64, quiet: bool, what: &str) -> ProgressBar {
     bar
 }
 
-/// The first Ctrl-C (SIGINT) sets [`INTERRUPTED`], and the run stops after its current step with
-/// its outputs and checkpoint written; a second one exits at once (the files on the disk are
-/// whole either way: every one is written to a temporary name and renamed).
+/// The first Ctrl-C (SIGINT), SIGTERM or SIGHUP sets [`INTERRUPTED`], and the run stops after its
+/// current step with its outputs and checkpoint written (exit status 130); a second one exits at
+/// once (the files on the disk are whole either way: every one is written to a temporary name and
+/// renamed).
 fn install_interrupt_handler() -> Result<(), WorkbenchError> {
     static INSTALLED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     INSTALLED

@@ -149,6 +149,11 @@ fn wait_with_deadline(child: &mut Child, limit: Duration, what: &str) -> std::pr
 /// exists, i.e. once the run has written its first checkpoint; returns its output (exit status
 /// 130 asserted).
 fn interrupt_after_first_checkpoint(cwd: &Path, args: &[&str], dir: &Path) -> Output {
+    signal_after_first_checkpoint(cwd, args, dir, "-INT")
+}
+
+/// [`interrupt_after_first_checkpoint`] with another signal (`-TERM`, `-HUP`).
+fn signal_after_first_checkpoint(cwd: &Path, args: &[&str], dir: &Path, signal: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_geomint"))
         .args(args)
         .current_dir(cwd)
@@ -164,8 +169,8 @@ fn interrupt_after_first_checkpoint(cwd: &Path, args: &[&str], dir: &Path) -> Ou
         assert!(Instant::now() < deadline, "no checkpoint after 60 s");
         std::thread::sleep(Duration::from_millis(5));
     }
-    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("run kill");
-    assert!(kill.success(), "kill -INT failed");
+    let kill = Command::new("kill").args([signal, &child.id().to_string()]).status().expect("run kill");
+    assert!(kill.success(), "kill {signal} failed");
     wait_with_deadline(&mut child, Duration::from_secs(60), "the interrupted run");
     let out = child.wait_with_output().expect("collect the output");
     assert_eq!(out.status.code(), Some(130), "exit status of an interrupted run\nstderr:\n{}", text(&out.stderr));
@@ -260,6 +265,31 @@ fn sigint_mid_run_then_resume_equals_an_uninterrupted_run() {
     let whole_run = [&["run", "kepler", "--steps", &total][..], &common, &["--out", &whole.display().to_string()]];
     assert_success(&geomint(tmp.path(), &whole_run.concat()), "the uninterrupted run");
     assert_same_run(&whole, &dir, "interrupted and resumed");
+}
+
+/// SIGTERM and SIGHUP (a scheduler's stop, a closed terminal) stop a run as SIGINT does: exit
+/// 130, the run marked interrupted with its checkpoint, and the resumed run equal to an
+/// uninterrupted one.
+#[test]
+fn sigterm_and_sighup_stop_the_run_with_a_checkpoint() {
+    let tmp = TempDir::new("sigterm");
+    for signal in ["-TERM", "-HUP"] {
+        let dir = tmp.join(&format!("run{signal}"));
+        let dir_s = dir.display().to_string();
+        let common = ["--every", "1000", "--checkpoint-every", "200000", "--quiet"];
+        let long = [&["run", "kepler", "--steps", "1000000000"][..], &common, &["--out", &dir_s]].concat();
+        signal_after_first_checkpoint(tmp.path(), &long, &dir, signal);
+        let summary = read_json(&dir.join("summary.json"));
+        assert_eq!(summary["status"], "interrupted", "{signal}");
+        let k = summary["steps"].as_u64().expect("steps") as usize;
+        assert_eq!(checkpoint(&dir)["step"].as_u64(), Some(k as u64), "{signal}");
+        let total = (k + 1234).to_string();
+        assert_success(&geomint(tmp.path(), &["resume", &dir_s, "--steps", &total, "--quiet"]), "resume");
+        let whole = tmp.join(&format!("whole{signal}"));
+        let whole_run = [&["run", "kepler", "--steps", &total][..], &common, &["--out", &whole.display().to_string()]];
+        assert_success(&geomint(tmp.path(), &whole_run.concat()), "the uninterrupted run");
+        assert_same_run(&whole, &dir, signal);
+    }
 }
 
 /// The same on the rigid body (a state on SO(3) × so(3)*), interrupted twice: a checkpoint
@@ -601,4 +631,38 @@ fn a_format_1_checkpoint_without_a_state_is_replayed() {
     assert_same_run(&whole, &part, "format 1, replayed");
     let cp = read(&part.join("checkpoint.json"));
     assert!(cp.contains("\"format\": 2") && !checkpoint(&part)["state"].is_null(), "not rewritten as format 2");
+}
+
+/// A `checkpoint.json` that is a FIFO (a read would block forever) or a link to `/dev/zero` (a
+/// read would never end) is refused at once with a "cannot read" error, exit 1, and the run
+/// directory is left as it was.
+#[test]
+fn resume_refuses_a_fifo_or_an_endless_file_as_checkpoint() {
+    let tmp = TempDir::new("hostile-checkpoint");
+    for (kind, make) in [
+        (
+            "fifo",
+            &(|p: &Path| Command::new("mkfifo").arg(p).status().expect("mkfifo").success()) as &dyn Fn(&Path) -> bool,
+        ),
+        ("dev-zero", &|p: &Path| std::os::unix::fs::symlink("/dev/zero", p).is_ok()),
+    ] {
+        let dir = tmp.join(kind);
+        let dir_s = dir.display().to_string();
+        assert_success(&geomint(tmp.path(), &["run", "kepler", "--steps", "100", "--quiet", "--out", &dir_s]), "run");
+        let cp = dir.join("checkpoint.json");
+        std::fs::remove_file(&cp).unwrap();
+        assert!(make(&cp), "{kind}: cannot make the file");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_geomint"))
+            .args(["resume", &dir_s, "--steps", "200", "--quiet"])
+            .current_dir(tmp.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn resume");
+        let status = wait_with_deadline(&mut child, Duration::from_secs(20), kind);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(status.code(), Some(1), "{kind}: {}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("cannot read") && stderr.contains("not a regular file"), "{kind}: {stderr}");
+    }
 }

@@ -145,7 +145,7 @@ impl From<CheckpointError> for WorkbenchError {
     /// An unreadable file is an I/O error (exit 1); a refused checkpoint is bad input (exit 2).
     fn from(e: CheckpointError) -> Self {
         match e {
-            CheckpointError::Io { path, source } => WorkbenchError::Io { path, source },
+            CheckpointError::Io { path, source } => WorkbenchError::Read { path, source },
             other => WorkbenchError::Input(format!("{other}; nothing was changed")),
         }
     }
@@ -474,7 +474,7 @@ impl Session {
         let path = dir.join(FILE);
         let p = || path.display().to_string();
         let bad = |reason: String| WorkbenchError::from(CheckpointError::Inconsistent { path: p(), reason });
-        let bytes = match std::fs::read(&path) {
+        let bytes = match crate::workbench::output::read_bounded(&path, crate::workbench::output::MAX_INPUT_BYTES) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(CheckpointError::Missing { dir: dir.display().to_string() }.into());

@@ -70,7 +70,7 @@ impl RunConfig {
     /// the `config.toml` a run writes into its output directory, with `out = "."`, names that
     /// directory wherever it is read from.
     pub fn load(path: &Path) -> Result<Self, WorkbenchError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::workbench::output::read_bounded_text(path, crate::workbench::output::MAX_INPUT_BYTES)
             .map_err(|e| WorkbenchError::Input(format!("cannot read config {}: {e}", path.display())))?;
         let mut c =
             Self::parse(&text).map_err(|e| WorkbenchError::Input(format!("invalid config {}: {e}", path.display())))?;

@@ -59,4 +59,13 @@ pub enum WorkbenchError {
         /// The cause.
         source: std::io::Error,
     },
+    /// Reading an input file failed (missing, not a regular file, larger than its bound,
+    /// unreadable).
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
 }

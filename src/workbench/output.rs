@@ -21,6 +21,38 @@ fn io(path: &Path, source: std::io::Error) -> WorkbenchError {
     WorkbenchError::Io { path: path.display().to_string(), source }
 }
 
+/// The contents of the input file `path`, read only if it is a regular file (after following
+/// links) of at most `limit` bytes: a FIFO would block the read forever and a device such as
+/// `/dev/zero` never ends, so both are refused before they are opened (`InvalidInput`), and a file
+/// that is or grows larger than `limit` is refused (`InvalidData`) having read at most
+/// `limit + 1` bytes.
+pub fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind, Read};
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let too_large = || Error::new(ErrorKind::InvalidData, format!("larger than {limit} bytes"));
+    if meta.len() > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)?.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`] as UTF-8 text (`InvalidData` if it is not).
+pub fn read_bounded_text(path: &Path, limit: u64) -> std::io::Result<String> {
+    String::from_utf8(read_bounded(path, limit)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))
+}
+
+/// The largest `checkpoint.json`, config or N-body system file the workbench reads: 256 MiB.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
 /// Writes `bytes` to `path` and flushes them to the disk (fsync) before returning.
 pub fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), WorkbenchError> {
     let mut file = std::fs::File::create(path).map_err(|e| io(path, e))?;

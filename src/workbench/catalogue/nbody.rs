@@ -143,7 +143,7 @@ impl Bodies {
     /// The bodies of the file at `path` ([module documentation](self)) with gravitational
     /// constant `g`; every error is one line naming the file, the problem and the line.
     pub fn read(path: &Path, g: f64) -> Result<Self, WorkbenchError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::workbench::output::read_bounded_text(path, crate::workbench::output::MAX_INPUT_BYTES)
             .map_err(|e| input(format!("cannot read the N-body system {} (problem '{NAME}'): {e}", path.display())))?;
         Self::parse(&text, g, &path.display().to_string())
     }
