@@ -21,14 +21,14 @@ fn main() -> Result<(), GeomError> {
     );
     println!("max errors over the run (energy relative, e3·RΠ relative to |Π0|):");
     println!("{:<32} {:>11} {:>11} {:>11}", "method", "energy", "e3·RΠ", "|RᵀR - I|");
-    let (e0, j0) = (top.energy(&s0), HeavyTop::vertical_momentum(&s0));
+    let (e0, j0) = (top.energy(&s0), top.momenta(&s0)[0]);
     let scale = s0.mu.norm();
     let report = |name: &str, states: &mut dyn FnMut() -> Result<LieState<Matrix3<f64>, 3>, GeomError>| {
         let (mut de, mut dj, mut defect) = (0.0f64, 0.0f64, 0.0f64);
         for _ in 0..n {
             let s = states()?;
             de = de.max((top.energy(&s) - e0).abs() / e0.abs());
-            dj = dj.max((HeavyTop::vertical_momentum(&s) - j0).abs() / scale);
+            dj = dj.max((top.momenta(&s)[0] - j0).abs() / scale);
             defect = defect.max((s.g.transpose() * s.g - Matrix3::identity()).norm());
         }
         println!("{name:<32} {de:>11.3e} {dj:>11.3e} {defect:>11.3e}");

@@ -122,13 +122,13 @@ fn main() -> Result<(), GeomError> {
     let sv = hp::stormer_verlet(So3, body, Chart::Cayley)?;
     let s = LieState::new(So3.exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
     let (h, n) = (0.05, 20_000);
-    let (e0, c0, m0) = (body.energy(&s.mu), FreeRigidBody::casimir(&s.mu), s.spatial_momentum(&So3));
+    let (e0, c0, m0) = (body.energy(&s), body.casimirs(&s)[0], s.spatial_momentum(&So3));
     let mut state = s;
     let (mut de, mut dc, mut dm) = (0.0f64, 0.0f64, 0.0f64);
     for _ in 0..n {
         sv.step(&mut state, h)?;
-        de = de.max((body.energy(&state.mu) - e0).abs() / e0);
-        dc = dc.max((FreeRigidBody::casimir(&state.mu) - c0).abs() / c0);
+        de = de.max((body.energy(&state) - e0).abs() / e0);
+        dc = dc.max((body.casimirs(&state)[0] - c0).abs() / c0);
         dm = dm.max((state.spatial_momentum(&So3) - m0).norm() / m0.norm());
     }
     println!("\nfree rigid body on SO(3), I = diag(2, 1, 2/3), h = {h}, {n} steps: {}", sv.name());
@@ -149,7 +149,7 @@ fn main() -> Result<(), GeomError> {
         let mut one = node; // one HP step from the same node
         sv.step(&mut one, h)?;
         one_step = one_step.max((one.g - next.g).amax()).max((one.mu - next.mu).amax());
-        dc = dc.max((FreeRigidBody::casimir(&next.mu) - c0).abs() / c0);
+        dc = dc.max((body.casimirs(&next)[0] - c0).abs() / c0);
         sv.step(&mut hp_run, h)?;
         node = next;
         w = flow.step(&w)?.0;

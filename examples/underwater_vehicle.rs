@@ -34,22 +34,22 @@ fn main() -> Result<(), GeomError> {
     );
     println!("max relative errors over the run (Ad*μ relative to |Π| + |x||P|):");
     println!("{:<28} {:>11} {:>11} {:>11} {:>11}", "method", "energy", "|P|²", "Π·P", "Ad*_{g⁻¹}μ");
-    let e0 = veh.energy(&mu0);
-    let (c1, c2) = UnderwaterVehicle::casimirs(&mu0);
+    let e0 = veh.energy(&LieState::new(g0, mu0));
+    let [c1, c2] = veh.casimirs(&LieState::new(g0, mu0));
     let (pi_n, p_n) = (mu0.fixed_rows::<3>(0).norm(), mu0.fixed_rows::<3>(3).norm());
     for chart in [Chart::Cayley, Chart::Exp] {
         let sv = hp::stormer_verlet(Se3, veh, chart)?;
         let mut s = LieState::new(g0, mu0);
-        let j0 = UnderwaterVehicle::spatial_momentum(&s);
+        let j0 = s.spatial_momentum(&Se3);
         let (mut de, mut d1, mut d2, mut dj) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for _ in 0..n {
             sv.step(&mut s, h)?;
-            let (a, b) = UnderwaterVehicle::casimirs(&s.mu);
-            de = de.max((veh.energy(&s.mu) - e0).abs() / e0);
+            let [a, b] = veh.casimirs(&s);
+            de = de.max((veh.energy(&s) - e0).abs() / e0);
             d1 = d1.max((a - c1).abs() / c1);
             d2 = d2.max((b - c2).abs() / (pi_n * p_n));
             let x = s.g.fixed_view::<3, 1>(0, 3).norm();
-            dj = dj.max((UnderwaterVehicle::spatial_momentum(&s) - j0).norm() / (pi_n + (1.0 + x) * p_n));
+            dj = dj.max((s.spatial_momentum(&Se3) - j0).norm() / (pi_n + (1.0 + x) * p_n));
         }
         println!("{:<28} {de:>11.3e} {d1:>11.3e} {d2:>11.3e} {dj:>11.3e}", sv.name());
     }

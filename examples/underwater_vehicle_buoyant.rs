@@ -76,7 +76,7 @@ fn run(veh: &BuoyantVehicle, sv: &dyn OneStep<State>, s0: State) -> Result<Summa
     let mut a = s0;
     let e0 = veh.energy(&a);
     let e_scale = 0.5 * a.mu.dot(&veh.velocity(&a.mu)) + veh.weight() * veh.r_g().norm();
-    let j0 = BuoyantVehicle::conserved_momenta(&a);
+    let j0 = Vector3::from(veh.momenta(&a));
     let mut out = Summary {
         energy: 0.0,
         energy_first: 0.0,
@@ -99,7 +99,7 @@ fn run(veh: &BuoyantVehicle, sv: &dyn OneStep<State>, s0: State) -> Result<Summa
         if k > n - n / 10 {
             out.energy_last = out.energy_last.max(de);
         }
-        let j = BuoyantVehicle::conserved_momenta(&a);
+        let j = Vector3::from(veh.momenta(&a));
         let (pi, p) = (a.mu.fixed_rows::<3>(0).norm(), a.mu.fixed_rows::<3>(3).norm());
         let pos = a.g.fixed_view::<3, 1>(0, 3).norm();
         out.angular = out.angular.max((j[0] - j0[0]).abs() / (pi + pos * p));
@@ -183,20 +183,19 @@ fn sinking(regime: &Regime) -> Result<(), GeomError> {
     let (veh, p) = BuoyantVehicle::ellipsoid(1.0, 0.5, 0.25, 1000.0, 1.02, regime.r_g, 9.81)?;
     let sv = hp::stormer_verlet(Se3, veh, Chart::Cayley)?;
     let mut s = LieState::new(Se3.exp(&regime.x0), veh.metric() * regime.xi0);
-    let (j0, v0, e0, z0) =
-        (BuoyantVehicle::conserved_momenta(&s), BuoyantVehicle::spatial_momentum(&s)[5], veh.energy(&s), s.g[(2, 3)]);
+    let (j0, v0, e0, z0) = (Vector3::from(veh.momenta(&s)), s.spatial_momentum(&Se3)[5], veh.energy(&s), s.g[(2, 3)]);
     let n = (100.0 / H).round() as usize;
     let (mut dj, mut dv, mut de) = (0.0f64, 0.0f64, 0.0f64);
     for k in 1..=n {
         sv.step(&mut s, H)?;
         let (pi, pn) = (s.mu.fixed_rows::<3>(0).norm(), s.mu.fixed_rows::<3>(3).norm());
         let pos = s.g.fixed_view::<3, 1>(0, 3).norm();
-        let j = BuoyantVehicle::conserved_momenta(&s);
+        let j = Vector3::from(veh.momenta(&s));
         dj = dj.max(
             ((j[0] - j0[0]).abs() / (pi + pos * pn)).max((j.fixed_rows::<2>(1) - j0.fixed_rows::<2>(1)).amax() / pn),
         );
         let vertical = v0 - veh.net_weight() * H * k as f64;
-        dv = dv.max((BuoyantVehicle::spatial_momentum(&s)[5] - vertical).abs() / pn);
+        dv = dv.max((s.spatial_momentum(&Se3)[5] - vertical).abs() / pn);
         de = de.max((veh.energy(&s) - e0).abs());
     }
     let kinetic = 0.5 * s.mu.dot(&veh.velocity(&s.mu));

@@ -6,8 +6,11 @@
 //!
 //! Each model is a left-trivialized Lagrangian ([`Lagrangian`], [`LeftLagrangian`], with
 //! closed-form momentum and force, checked against [`crate::hp::AutoDiff`] in the tests), and
-//! carries its first integrals: the energy, the Casimirs of the Lie–Poisson structure and the
-//! momentum maps of its symmetries. The rigid body and the heavy top are also vector fields for
+//! carries its first integrals in one vocabulary, each a function of the state
+//! [`LieState`] `(g, μ)`: `energy(&state) -> f64`, `casimirs(&state) -> [f64; K]` (the Casimirs
+//! of the Lie–Poisson structure; none for the buoyant vehicle) and `momenta(&state) -> [f64; M]`
+//! (the conserved components of the momentum map `state.spatial_momentum(&group)` of its
+//! symmetries). The rigid body and the heavy top are also vector fields for
 //! [`crate::rkmk`] on the product group `SO(3) × R^3` ([`So3xR3`]), the non-variational
 //! baseline: the state `(R, Π)` moves by `ġ = g f(g)` with
 //! `f(R, Π) = (Ω, Π × Ω + τ(R))`, `Ω = I^{-1} Π` — the reconstruction `Ṙ = RΩ` on SO(3) and
@@ -55,17 +58,17 @@ impl FreeRigidBody {
     pub fn velocity(&self, pi: &Vector3<f64>) -> Vector3<f64> {
         self.inertia_inv * pi
     }
-    /// The energy `E = ½ Π·I^{-1}Π`.
-    pub fn energy(&self, pi: &Vector3<f64>) -> f64 {
-        0.5 * pi.dot(&(self.inertia_inv * pi))
+    /// The energy `E = ½ Π·I^{-1}Π` (`Π = μ`).
+    pub fn energy(&self, state: &LieState<Matrix3<f64>, 3>) -> f64 {
+        0.5 * state.mu.dot(&(self.inertia_inv * state.mu))
     }
-    /// The Casimir `C = |Π|²` of the Lie–Poisson bracket on `so(3)*`.
-    pub fn casimir(pi: &Vector3<f64>) -> f64 {
-        pi.norm_squared()
+    /// The Casimir `[|Π|²]` of the Lie–Poisson bracket on `so(3)*`.
+    pub fn casimirs(&self, state: &LieState<Matrix3<f64>, 3>) -> [f64; 1] {
+        [state.mu.norm_squared()]
     }
-    /// The spatial angular momentum `R Π = Ad*_{R^{-1}} Π`.
-    pub fn spatial_momentum(state: &LieState<Matrix3<f64>, 3>) -> Vector3<f64> {
-        state.g * state.mu
+    /// The conserved momenta: the spatial angular momentum `R Π = Ad*_{R^{-1}} Π`.
+    pub fn momenta(&self, state: &LieState<Matrix3<f64>, 3>) -> [f64; 3] {
+        (state.g * state.mu).into()
     }
 }
 
@@ -161,10 +164,15 @@ impl HeavyTop {
     pub fn energy(&self, state: &LieState<Matrix3<f64>, 3>) -> f64 {
         0.5 * state.mu.dot(&self.velocity(&state.mu)) + self.mgl * Self::gamma(&state.g).dot(&self.chi)
     }
-    /// The vertical spatial angular momentum `e3·(RΠ)` (the momentum map of rotations about
-    /// `e3`, equal to the Casimir `Π·Γ`).
-    pub fn vertical_momentum(state: &LieState<Matrix3<f64>, 3>) -> f64 {
-        (state.g * state.mu)[2]
+    /// The Casimirs `[Π·Γ, |Γ|²]` of the Lie–Poisson bracket on `se(3)*` (`Γ = Rᵀe3`; `Π·Γ` is
+    /// the vertical spatial angular momentum, `|Γ|² = 1` on the group).
+    pub fn casimirs(&self, state: &LieState<Matrix3<f64>, 3>) -> [f64; 2] {
+        let gamma = Self::gamma(&state.g);
+        [state.mu.dot(&gamma), gamma.norm_squared()]
+    }
+    /// The conserved momenta: `[e3·(RΠ)]`, the momentum map of rotations about `e3`.
+    pub fn momenta(&self, state: &LieState<Matrix3<f64>, 3>) -> [f64; 1] {
+        [(state.g * state.mu)[2]]
     }
     /// The body torque `f = mgl Γ × χ`.
     pub fn torque(&self, r: &Matrix3<f64>) -> Vector3<f64> {
@@ -366,18 +374,18 @@ impl UnderwaterVehicle {
     pub fn velocity(&self, mu: &Vector6<f64>) -> Vector6<f64> {
         self.metric_inv * mu
     }
-    /// The energy `E = ½ Π·Ω + ½ P·v`.
-    pub fn energy(&self, mu: &Vector6<f64>) -> f64 {
-        0.5 * mu.dot(&(self.metric_inv * mu))
+    /// The energy `E = ½ Π·Ω + ½ P·v` (`μ = (Π, P)`).
+    pub fn energy(&self, state: &LieState<Matrix4<f64>, 6>) -> f64 {
+        0.5 * state.mu.dot(&(self.metric_inv * state.mu))
     }
-    /// The Casimirs `(|P|², Π·P)` of the Lie–Poisson bracket on `se(3)*`.
-    pub fn casimirs(mu: &Vector6<f64>) -> (f64, f64) {
-        let (pi, p) = se3::split(mu);
-        (p.norm_squared(), pi.dot(&p))
+    /// The Casimirs `[|P|², Π·P]` of the Lie–Poisson bracket on `se(3)*`.
+    pub fn casimirs(&self, state: &LieState<Matrix4<f64>, 6>) -> [f64; 2] {
+        let (pi, p) = se3::split(&state.mu);
+        [p.norm_squared(), pi.dot(&p)]
     }
-    /// The spatial momentum `Ad*_{g^{-1}} μ = (RΠ + x × RP, RP)`.
-    pub fn spatial_momentum(state: &LieState<nalgebra::Matrix4<f64>, 6>) -> Vector6<f64> {
-        state.spatial_momentum(&Se3)
+    /// The conserved momenta: the spatial momentum `Ad*_{g^{-1}} μ = (RΠ + x × RP, RP)`.
+    pub fn momenta(&self, state: &LieState<Matrix4<f64>, 6>) -> [f64; 6] {
+        state.spatial_momentum(&Se3).into()
     }
 }
 
@@ -450,9 +458,9 @@ impl<S: Scalar> LeftLagrangian<S, Se3, 6> for UnderwaterVehicle {
 ///   J(g, μ) = Ad*_{g^{-1}} μ = (RΠ + b × RP, RP)
 /// ```
 ///
-/// ([`spatial_momentum`](Self::spatial_momentum)): `e3·(RΠ + b × RP)`, the angular momentum
-/// about the vertical axis through the origin, and the horizontal linear momenta `e1·RP`,
-/// `e2·RP` ([`conserved_momenta`](Self::conserved_momenta)). The vertical linear momentum
+/// (`LieState::spatial_momentum`): `e3·(RΠ + b × RP)`, the angular momentum about the vertical
+/// axis through the origin, and the horizontal linear momenta `e1·RP`, `e2·RP`
+/// ([`momenta`](Self::momenta)). The vertical linear momentum
 /// changes at the constant rate `e3·(RP)˙ = B - W`. The model is not left-invariant but
 /// separable (`LeftLagrangian::SEPARABLE`): HP Störmer–Verlet and symplectic Euler take the
 /// kick–solve–kick step, other tableaux solve their general stage equations. Every member
@@ -628,16 +636,18 @@ impl BuoyantVehicle {
     pub fn force(&self, g: &Matrix4<f64>) -> Vector6<f64> {
         self.force_at(g)
     }
-    /// The spatial momentum map `Ad*_{g^{-1}} μ = (RΠ + b × RP, RP)` of left multiplication.
-    pub fn spatial_momentum(state: &LieState<Matrix4<f64>, 6>) -> Vector6<f64> {
-        state.spatial_momentum(&Se3)
+    /// No Casimirs on the state space `T*SE(3)` of this model (gravity and buoyancy break the
+    /// reduction to `se(3)*`): `[]`, for the same shape as the other models.
+    pub fn casimirs(&self, _state: &LieState<Matrix4<f64>, 6>) -> [f64; 0] {
+        []
     }
-    /// The conserved components of [`spatial_momentum`](Self::spatial_momentum):
-    /// `(e3·(RΠ + b × RP), e1·RP, e2·RP)`, the angular momentum about the vertical through the
+    /// The conserved momenta: the components of the spatial momentum map
+    /// `Ad*_{g^{-1}} μ = (RΠ + b × RP, RP)` that gravity and buoyancy leave,
+    /// `[e3·(RΠ + b × RP), e1·RP, e2·RP]`: the angular momentum about the vertical through the
     /// origin and the horizontal linear momentum.
-    pub fn conserved_momenta(state: &LieState<Matrix4<f64>, 6>) -> Vector3<f64> {
-        let j = Self::spatial_momentum(state);
-        Vector3::new(j[2], j[3], j[4])
+    pub fn momenta(&self, state: &LieState<Matrix4<f64>, 6>) -> [f64; 3] {
+        let j = state.spatial_momentum(&Se3);
+        [j[2], j[3], j[4]]
     }
 
     #[inline]

@@ -192,7 +192,7 @@ fn lie_group_states_round_trip() {
     let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap();
     let sv = hp::stormer_verlet(So3, body, Chart::Cayley).unwrap();
     let s0 = LieState::new(Matrix3::identity(), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
-    let casimir = FnObserver::new("casimir", |s: &LieState<Matrix3<f64>, 3>| FreeRigidBody::casimir(&s.mu));
+    let casimir = FnObserver::new("casimir", |s: &LieState<Matrix3<f64>, 3>| body.casimirs(s)[0]);
     let observers = [&casimir as &dyn Observer<_>];
     let driver = Driver::new(0.1).unwrap().sample_every(5).unwrap().store_states(true);
     let whole = driver.run(&sv, s0, 300, &observers).unwrap();

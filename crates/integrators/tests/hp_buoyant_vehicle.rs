@@ -166,18 +166,18 @@ fn conserved_momenta_to_round_off_for_every_member() {
     let (h, n) = (0.01, 10_000);
     for m in members(veh) {
         let mut s = s0;
-        let j0 = BuoyantVehicle::conserved_momenta(&s);
-        let lin0 = BuoyantVehicle::spatial_momentum(&s)[5];
+        let j0 = Vector3::from(veh.momenta(&s));
+        let lin0 = s.spatial_momentum(&Se3)[5];
         let (mut dang, mut dlin, mut dvert, mut defect) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for k in 1..=n {
             m.step(&mut s, h).unwrap();
-            let j = BuoyantVehicle::conserved_momenta(&s);
+            let j = Vector3::from(veh.momenta(&s));
             let (pi, p) = se3::split(&s.mu);
             let b = s.g.fixed_view::<3, 1>(0, 3).norm();
             dang = dang.max((j[0] - j0[0]).abs() / (pi.norm() + b * p.norm()));
             dlin = dlin.max((j[1] - j0[1]).abs().max((j[2] - j0[2]).abs()) / p.norm());
             // e3·RP changes at the rate B - W (exactly, for a constant spatial force)
-            let vert = BuoyantVehicle::spatial_momentum(&s)[5];
+            let vert = s.spatial_momentum(&Se3)[5];
             dvert = dvert.max((vert - lin0 + veh.net_weight() * h * k as f64).abs() / p.norm());
             defect = defect.max(LieGroup::<f64, 6>::defect(&Se3, &s.g));
         }

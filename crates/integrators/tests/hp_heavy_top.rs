@@ -16,12 +16,12 @@ type State = LieState<Matrix3<f64>, 3>;
 
 fn run(m: &dyn OneStep<State>, top: &HeavyTop, s0: &State, h: f64, n: usize) -> (f64, f64, f64) {
     let mut s = *s0;
-    let (j0, e0) = (HeavyTop::vertical_momentum(&s), top.energy(&s));
+    let (j0, e0) = (top.momenta(&s)[0], top.energy(&s));
     let scale = s.mu.norm();
     let (mut dj, mut de, mut defect) = (0.0f64, 0.0f64, 0.0f64);
     for _ in 0..n {
         m.step(&mut s, h).unwrap();
-        dj = dj.max((HeavyTop::vertical_momentum(&s) - j0).abs() / scale);
+        dj = dj.max((top.momenta(&s)[0] - j0).abs() / scale);
         de = de.max((top.energy(&s) - e0).abs() / e0.abs());
         defect = defect.max(orthogonality_defect(&s.g));
     }

@@ -36,7 +36,7 @@ struct Run {
 
 fn run(method: &dyn OneStep<State>, body: &FreeRigidBody, s0: &State, h: f64, n: usize) -> Run {
     let mut s = *s0;
-    let (c0, m0, e0) = (FreeRigidBody::casimir(&s.mu), FreeRigidBody::spatial_momentum(&s), body.energy(&s.mu));
+    let (c0, m0, e0) = (body.casimirs(&s)[0], Vector3::from(body.momenta(&s)), body.energy(&s));
     let mut r = Run {
         casimir: 0.0,
         spatial: 0.0,
@@ -47,10 +47,10 @@ fn run(method: &dyn OneStep<State>, body: &FreeRigidBody, s0: &State, h: f64, n:
     };
     for k in 1..=n {
         method.step(&mut s, h).unwrap();
-        r.casimir = r.casimir.max((FreeRigidBody::casimir(&s.mu) - c0).abs() / c0);
-        r.spatial = r.spatial.max((FreeRigidBody::spatial_momentum(&s) - m0).norm() / m0.norm());
+        r.casimir = r.casimir.max((body.casimirs(&s)[0] - c0).abs() / c0);
+        r.spatial = r.spatial.max((Vector3::from(body.momenta(&s)) - m0).norm() / m0.norm());
         r.defect = r.defect.max(orthogonality_defect(&s.g));
-        let de = (body.energy(&s.mu) - e0).abs() / e0;
+        let de = (body.energy(&s) - e0).abs() / e0;
         r.energy_max = r.energy_max.max(de);
         if k <= n / 4 {
             r.energy_first_quarter = r.energy_first_quarter.max(de);

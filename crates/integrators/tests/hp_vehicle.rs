@@ -26,15 +26,15 @@ struct Run {
 
 fn run(m: &dyn OneStep<State>, veh: &UnderwaterVehicle, s0: &State, h: f64, n: usize) -> Run {
     let mut s = *s0;
-    let (c1, c2) = UnderwaterVehicle::casimirs(&s.mu);
+    let [c1, c2] = veh.casimirs(&s);
     let pi_norm = s.mu.fixed_rows::<3>(0).norm();
     let p_norm = s.mu.fixed_rows::<3>(3).norm();
-    let j0 = UnderwaterVehicle::spatial_momentum(&s);
-    let e0 = veh.energy(&s.mu);
+    let j0 = s.spatial_momentum(&Se3);
+    let e0 = veh.energy(&s);
     let mut r = Run { p2: 0.0, pi_p: 0.0, spatial: 0.0, defect: 0.0, energy: 0.0, first: 0.0, last: 0.0 };
     for k in 1..=n {
         m.step(&mut s, h).unwrap();
-        let (d1, d2) = UnderwaterVehicle::casimirs(&s.mu);
+        let [d1, d2] = veh.casimirs(&s);
         r.p2 = r.p2.max((d1 - c1).abs() / c1);
         // Π·P is scaled by |Π||P| (it may be small compared with its factors)
         r.pi_p = r.pi_p.max((d2 - c2).abs() / (pi_norm * p_norm));
@@ -43,9 +43,9 @@ fn run(m: &dyn OneStep<State>, veh: &UnderwaterVehicle, s0: &State, h: f64, n: u
         // the floor, and the drift is measured relative to the size of the terms.
         let x = s.g.fixed_view::<3, 1>(0, 3).norm();
         let terms = pi_norm + (1.0 + x) * p_norm;
-        r.spatial = r.spatial.max((UnderwaterVehicle::spatial_momentum(&s) - j0).norm() / terms);
+        r.spatial = r.spatial.max((s.spatial_momentum(&Se3) - j0).norm() / terms);
         r.defect = r.defect.max(LieGroup::<f64, 6>::defect(&Se3, &s.g));
-        let de = (veh.energy(&s.mu) - e0).abs() / e0;
+        let de = (veh.energy(&s) - e0).abs() / e0;
         r.energy = r.energy.max(de);
         if k <= n / 4 {
             r.first = r.first.max(de);

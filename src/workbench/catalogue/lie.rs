@@ -120,8 +120,8 @@ impl Observe<MatrixState<3, 3>> for RigidBody {
         coordinates(s)
     }
     fn quantities(&self, s: &MatrixState<3, 3>) -> Vec<f64> {
-        let m = FreeRigidBody::spatial_momentum(s);
-        vec![self.body.energy(&s.mu), FreeRigidBody::casimir(&s.mu), m[0], m[1], m[2], So3.defect(&s.g)]
+        let m = self.body.momenta(s);
+        vec![self.body.energy(s), self.body.casimirs(s)[0], m[0], m[1], m[2], So3.defect(&s.g)]
     }
 }
 
@@ -212,7 +212,7 @@ impl Observe<MatrixState<3, 3>> for HeavyTopProblem {
         coordinates(s)
     }
     fn quantities(&self, s: &MatrixState<3, 3>) -> Vec<f64> {
-        vec![self.top.energy(s), HeavyTop::vertical_momentum(s), So3.defect(&s.g)]
+        vec![self.top.energy(s), self.top.momenta(s)[0], So3.defect(&s.g)]
     }
 }
 
@@ -291,9 +291,9 @@ impl Observe<MatrixState<4, 6>> for Vehicle {
         coordinates(s)
     }
     fn quantities(&self, s: &MatrixState<4, 6>) -> Vec<f64> {
-        let (c1, c2) = UnderwaterVehicle::casimirs(&s.mu);
-        let mut v = vec![self.vehicle.energy(&s.mu), c1, c2];
-        v.extend(UnderwaterVehicle::spatial_momentum(s).iter());
+        let [c1, c2] = self.vehicle.casimirs(s);
+        let mut v = vec![self.vehicle.energy(s), c1, c2];
+        v.extend(self.vehicle.momenta(s));
         v.push(Se3.defect(&s.g));
         v
     }
