@@ -151,7 +151,7 @@ impl Retraction for SphereNormalization {
     }
     fn retract(&self, x: &Vector3<f64>, v: &Vector3<f64>) -> Result<Vector3<f64>, GeomError> {
         check_sphere_tangent(x, v)?;
-        Ok((x + v).normalize())
+        crate::sphere::normalized(&(x + v))
     }
     fn inverse_retract(&self, x: &Vector3<f64>, y: &Vector3<f64>) -> Result<Vector3<f64>, GeomError> {
         check_sphere_point(x)?;
@@ -186,7 +186,11 @@ impl Retraction for SphereExponential {
     }
     fn retract(&self, x: &Vector3<f64>, v: &Vector3<f64>) -> Result<Vector3<f64>, GeomError> {
         check_sphere_tangent(x, v)?;
-        let t = v.norm();
+        // |v| without overflow (a huge v has a finite norm and sin t / t, so the result is on S²)
+        let t = crate::sphere::scaled_norm(v);
+        if !t.is_finite() {
+            return Err(GeomError::NonFinite { what: "norm of the S^2 tangent vector" });
+        }
         let sinc = if t < 1e-3 {
             let t2 = t * t;
             1.0 - t2 / 6.0 + t2 * t2 / 120.0
@@ -604,6 +608,36 @@ where
 
 #[cfg(test)]
 mod tests {
+    /// Huge, overflowing and non-finite tangent vectors: every `Ok` is a finite point on S², every
+    /// other input an error (never a silent point off the sphere or NaN).
+    #[test]
+    fn huge_and_non_finite_tangents_give_points_on_s2_or_errors() {
+        use crate::map::DiscretizationMap;
+        use crate::sphere::SphereThetaMap;
+        let x = Vector3::new(0.0, 0.0, 1.0);
+        let m = f64::MAX;
+        let cases = [
+            (Vector3::new(1e300, 0.0, 0.0), true),
+            (Vector3::new(1e300, 1e300, 0.0), true),
+            (Vector3::new(1e200, -1e200, 0.0), true),
+            (Vector3::new(m, m, 0.0), false),
+            (Vector3::new(f64::NAN, 0.0, 0.0), false),
+            (Vector3::new(f64::INFINITY, 0.0, 0.0), false),
+        ];
+        let on_s2 = |y: &Vector3<f64>| y.iter().all(|c| c.is_finite()) && (y.norm() - 1.0).abs() < 1e-12;
+        for (v, finite_norm) in cases {
+            let n = SphereNormalization.retract(&x, &v);
+            assert!(n.as_ref().is_ok_and(on_s2) || (n.is_err() && !v.iter().all(|c| c.is_finite())), "{v:?}: {n:?}");
+            let e = SphereExponential.retract(&x, &v);
+            assert!(e.as_ref().is_ok_and(on_s2) || (e.is_err() && !finite_norm), "{v:?}: {e:?}");
+            let t = SphereThetaMap::midpoint().apply(&x, &v);
+            assert!(t.as_ref().is_ok_and(|(a, b)| on_s2(a) && on_s2(b)) || t.is_err(), "{v:?}: {t:?}");
+            if v.iter().all(|c| c.is_finite()) {
+                assert!(n.is_ok() && t.is_ok(), "{v:?}: a finite tangent is refused");
+            }
+        }
+    }
+
     use super::*;
     use crate::checks::{AmbientChart, LieChart, check_discretization_map, check_euclidean_map, sample_algebra};
     use crate::sphere::SphereThetaMap;

@@ -48,6 +48,32 @@ pub(crate) fn check_sphere_point(x: &Vector3<f64>) -> Result<(), GeomError> {
     }
 }
 
+/// `|v|` without overflow: `|v|` where `|v|²` is finite, else `m |v/m|` with `m = max_i |v_i|`
+/// (`|v|²` overflows for `|v| ≳ 1e154`).
+pub(crate) fn scaled_norm(v: &Vector3<f64>) -> f64 {
+    let n = v.norm();
+    let m = v.amax();
+    if n.is_finite() || !m.is_finite() { n } else { m * (v / m).norm() }
+}
+
+/// `w/|w|` computed as `(w/m)/|w/m|` (no overflow for huge `w`); [`GeomError::NonFinite`] for a
+/// non-finite `w`, [`GeomError::OutsideDomain`] for `w = 0`, and never a point off `S²`.
+pub(crate) fn normalized(w: &Vector3<f64>) -> Result<Vector3<f64>, GeomError> {
+    let n = w.norm();
+    if n.is_finite() && n > 0.0 {
+        return Ok(w / n);
+    }
+    let m = w.amax();
+    if !m.is_finite() {
+        return Err(GeomError::NonFinite { what: "S^2 normalization" });
+    }
+    if m == 0.0 {
+        return Err(GeomError::OutsideDomain { map: "S^2 normalization", reason: "the vector to normalize is zero" });
+    }
+    let u = w / m;
+    Ok(u / u.norm())
+}
+
 /// `Ok(())` if `x` is on the sphere and `v` is finite with `|x·v| <= SPHERE_TOLERANCE max(1, |v|)`.
 pub(crate) fn check_sphere_tangent(x: &Vector3<f64>, v: &Vector3<f64>) -> Result<(), GeomError> {
     check_sphere_point(x)?;
@@ -55,7 +81,7 @@ pub(crate) fn check_sphere_tangent(x: &Vector3<f64>, v: &Vector3<f64>) -> Result
         return Err(GeomError::NonFinite { what: "S^2 tangent vector" });
     }
     let defect = x.dot(v).abs();
-    let tolerance = SPHERE_TOLERANCE * v.norm().max(1.0);
+    let tolerance = SPHERE_TOLERANCE * scaled_norm(v).max(1.0);
     if defect <= tolerance {
         Ok(())
     } else {
@@ -117,7 +143,7 @@ impl DiscretizationMap for SphereThetaMap {
     /// [`SPHERE_TOLERANCE`]. (`|x + c v|² = 1 + c²|v|² > 0`, so `N` is always defined.)
     fn apply(&self, x: &Vector3<f64>, v: &Vector3<f64>) -> Result<(Vector3<f64>, Vector3<f64>), GeomError> {
         check_sphere_tangent(x, v)?;
-        Ok(((x - v * self.theta).normalize(), (x + v * (1.0 - self.theta)).normalize()))
+        Ok((normalized(&(x - v * self.theta))?, normalized(&(x + v * (1.0 - self.theta)))?))
     }
     /// The closed form of the module documentation; errors unless both points are on `S^2`
     /// within [`SPHERE_TOLERANCE`], [`GeomError::OutsideDomain`] for antipodal points.
