@@ -311,10 +311,11 @@ impl<R: EuclideanMap<N>, const N: usize> EuclideanMap<N> for AdjointMap<R> {
 pub(crate) mod tests {
     use super::*;
     use crate::checks::{check_euclidean_derivatives, check_euclidean_map};
-    use crate::hamiltonian::tests::{fd_step_jacobian, omega};
+    use crate::hamiltonian::tests::fd_step_jacobian;
     use crate::theta::ThetaMap;
     use crate::{CotangentLiftIntegrator, OneStep, PhaseState};
     use geom_core::function::{AutoDiff, PhaseSpaceFunction};
+    use geom_core::step::testing::canonical_poisson_tensor as omega;
     use nalgebra::{Vector2, Vector3};
 
     /// The θ-map as a model.

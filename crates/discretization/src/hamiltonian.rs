@@ -374,19 +374,6 @@ pub(crate) mod tests {
         m
     }
 
-    /// `Ω = [[0, I], [-I, 0]]`.
-    pub(crate) fn omega(n: usize) -> DMatrix<f64> {
-        DMatrix::from_fn(2 * n, 2 * n, |i, j| {
-            if j == i + n {
-                1.0
-            } else if i == j + n {
-                -1.0
-            } else {
-                0.0
-            }
-        })
-    }
-
     #[test]
     fn step_jacobian_matches_finite_differences_and_is_symplectic() {
         let s = PhaseState::new(Vector2::new(0.3, -0.8), Vector2::new(1.1, 0.4));
@@ -404,7 +391,7 @@ pub(crate) mod tests {
             ] {
                 let d = (&m - &fd).amax();
                 assert!(d < 1e-7, "theta = {theta}, {label}: |M - M_fd| = {d:e}");
-                let w = omega(2);
+                let w = geom_core::step::testing::canonical_poisson_tensor(2);
                 let sym = (m.transpose() * &w * &m - &w).amax();
                 assert!(sym < 1e-13, "theta = {theta}, {label}: |MᵀΩM - Ω| = {sym:e}");
             }

@@ -116,23 +116,10 @@ pub fn state_distance<const N: usize>(a: &PhaseState<N>, b: &PhaseState<N>) -> f
     (a.q - b.q).amax().max((a.p - b.p).amax())
 }
 
-/// The canonical structure `Ω = [[0, I], [-I, 0]]` on `R^{2N}` (ordering `(q, p)`).
-pub fn omega(n: usize) -> DMatrix<f64> {
-    DMatrix::from_fn(2 * n, 2 * n, |i, j| {
-        if j == i + n {
-            1.0
-        } else if i == j + n {
-            -1.0
-        } else {
-            0.0
-        }
-    })
-}
-
 /// `|Mᵀ Ω M - Ω|_max` for a `2N × 2N` matrix `M` (zero iff `M` is symplectic).
 pub fn omega_defect(m: &DMatrix<f64>) -> f64 {
     let n = m.nrows() / 2;
-    let w = omega(n);
+    let w = geom_core::step::testing::canonical_poisson_tensor(n);
     (m.transpose() * &w * m - w).amax()
 }
 
