@@ -246,6 +246,37 @@ fn an_ensemble_is_k_single_runs() {
     }
 }
 
+/// A thread storm, run in a child process with a 4 GB address-space limit and a 60 s timeout:
+/// `--threads 100000` runs on at most the machine's cores (the ensemble does not depend on the
+/// thread count, so the file equals the one-thread run) instead of starting 100 000 threads.
+#[test]
+fn a_thread_storm_is_capped_at_the_cores() {
+    let tmp = TempDir::new("thread-storm");
+    let (many, one) = (tmp.join("many"), tmp.join("one"));
+    let args = "ensemble kepler --steps 200 --every 50 --members 4 --perturb 1e-3 --seed 3";
+    let script = format!(
+        "ulimit -v 4000000; exec timeout 60 '{}' {args} --threads 100000 --out '{}'",
+        env!("CARGO_BIN_EXE_geomint"),
+        many.display()
+    );
+    let out = std::process::Command::new("sh").args(["-c", &script]).current_dir(&tmp.0).output().expect("sh");
+    assert_success(&out, "--threads 100000");
+    let stdout = text(&out.stdout);
+    let used: usize = stdout
+        .split(" threads")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no thread count in: {stdout}"));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert!(used <= cores, "{used} threads on {cores} cores");
+    let rest: Vec<&str> = args.split(' ').collect();
+    let o = one.display().to_string();
+    assert_success(&geomint(&tmp.0, &[&rest[..], &["--threads", "1", "--out", &o]].concat()), "one thread");
+    let bytes = |d: &Path| std::fs::read(d.join("ensemble.csv")).unwrap();
+    assert_eq!(bytes(&many), bytes(&one));
+}
+
 /// Bad states, systems and ensembles: one `error:` line on stderr naming the problem (or the
 /// file), exit status 2, nothing written.
 #[test]

@@ -163,6 +163,9 @@ impl<B: FlatState, const R: usize> FlatState for CotangentPoint<B, R> {
         }
         Some(Self::new(B::read_words(&words[..B::WORDS])?, SVector::from_column_slice(&words[B::WORDS..])))
     }
+    fn words_finite(&self) -> bool {
+        self.x.words_finite() && self.mu.iter().all(|w| w.is_finite())
+    }
 }
 
 impl<Gd, B, const R: usize> FlowState<Gd, R> for CotangentPoint<B, R>
@@ -180,9 +183,7 @@ where
         Self::new(groupoid.target(g), mu)
     }
     fn is_finite(&self) -> bool {
-        let mut words = Vec::with_capacity(B::WORDS);
-        self.x.write_words(&mut words);
-        words.iter().chain(self.mu.iter()).all(|v| v.is_finite())
+        self.words_finite()
     }
 }
 
@@ -217,9 +218,7 @@ where
         LieState::new(groupoid.group().compose(&self.g, w), mu)
     }
     fn is_finite(&self) -> bool {
-        let mut words = Vec::new();
-        self.g.write_words(&mut words);
-        words.iter().chain(self.mu.iter()).all(|v| v.is_finite())
+        self.words_finite()
     }
 }
 

@@ -117,3 +117,47 @@ fn steps_on_the_new_groupoids_do_not_allocate() {
     assert!(value.is_finite());
     assert_eq!(after - before, 0, "heap allocations inside groupoid steps");
 }
+
+/// The groupoid flow as a `OneStep` (`groupoid::integrator`), on `(q, p)` of the pair groupoid
+/// and on `(g, μ)` of SO(3) as a groupoid, allocates nothing per step either.
+#[test]
+fn the_groupoid_integrator_does_not_allocate() {
+    use geom_core::function::{PhaseSpaceFunction, ScalarFunction};
+    use geom_core::step::{LieState, OneStep, PhaseState};
+    use groupoid::discretization_map::{FibreThetaMap, ReducedLagrangian, TangentLagrangian};
+    use groupoid::integrator::{GroupoidIntegrator, Induced};
+    use groupoid::{GroupAsGroupoid, PairGroupoid};
+
+    struct Oscillator;
+    impl PhaseSpaceFunction<2> for Oscillator {
+        fn eval<S: Scalar>(&self, q: &SVector<S, 2>, v: &SVector<S, 2>) -> S {
+            (v.norm_squared() - q.norm_squared()) * S::from(0.5)
+        }
+    }
+    struct Body;
+    impl ScalarFunction<3> for Body {
+        fn eval<S: Scalar>(&self, xi: &SVector<S, 3>) -> S {
+            (xi[0] * xi[0] * S::from(2.0) + xi[1] * xi[1] + xi[2] * xi[2] * S::from(0.5)) * S::from(0.5)
+        }
+    }
+    let pair = GroupoidIntegrator::new(
+        PairGroupoid::<2>,
+        Induced::new(FibreThetaMap::midpoint(), TangentLagrangian(Oscillator)),
+    );
+    let body = GroupoidIntegrator::new(
+        GroupAsGroupoid::new(So3, Chart::Cayley),
+        Induced::new(FibreThetaMap::midpoint(), ReducedLagrangian(Body)),
+    );
+    let mut a = PhaseState::new(Vector2::new(1.0, 0.2), Vector2::new(0.0, 0.5));
+    let mut b = LieState::new(so3::exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(0.4, 0.9, -0.3));
+    pair.step(&mut a, 0.1).unwrap(); // warm up
+    body.step(&mut b, 0.1).unwrap();
+    let before = ALLOCATIONS.with(Cell::get);
+    for _ in 0..10 {
+        pair.step(&mut a, 0.1).unwrap();
+        body.step(&mut b, 0.1).unwrap();
+    }
+    let after = ALLOCATIONS.with(Cell::get);
+    assert!(a.is_finite() && b.mu.iter().all(|v| v.is_finite()));
+    assert_eq!(after - before, 0, "heap allocations inside groupoid integrator steps");
+}

@@ -27,6 +27,14 @@ pub trait FlatState: Sized {
     fn write_words(&self, out: &mut Vec<f64>);
     /// The state written as `words`; `None` unless `words.len() == WORDS`.
     fn read_words(words: &[f64]) -> Option<Self>;
+    /// Whether every word is finite. The default writes the words (one allocation); the
+    /// states of this crate override it without allocating, so that a step can check its
+    /// state.
+    fn words_finite(&self) -> bool {
+        let mut words = Vec::with_capacity(Self::WORDS);
+        self.write_words(&mut words);
+        words.iter().all(|w| w.is_finite())
+    }
 }
 
 /// No words: the base point of a groupoid over a point.
@@ -35,6 +43,9 @@ impl FlatState for () {
     fn write_words(&self, _out: &mut Vec<f64>) {}
     fn read_words(words: &[f64]) -> Option<Self> {
         words.is_empty().then_some(())
+    }
+    fn words_finite(&self) -> bool {
+        true
     }
 }
 
@@ -49,6 +60,9 @@ impl FlatState for f64 {
             _ => None,
         }
     }
+    fn words_finite(&self) -> bool {
+        self.is_finite()
+    }
 }
 
 /// Column-major, as nalgebra stores the entries.
@@ -59,6 +73,9 @@ impl<const R: usize, const C: usize> FlatState for nalgebra::SMatrix<f64, R, C> 
     }
     fn read_words(words: &[f64]) -> Option<Self> {
         (words.len() == R * C).then(|| Self::from_column_slice(words))
+    }
+    fn words_finite(&self) -> bool {
+        self.iter().all(|w| w.is_finite())
     }
 }
 
@@ -72,6 +89,9 @@ impl<const N: usize> FlatState for PhaseState<N> {
     fn read_words(words: &[f64]) -> Option<Self> {
         (words.len() == 2 * N)
             .then(|| PhaseState::new(SVector::from_column_slice(&words[..N]), SVector::from_column_slice(&words[N..])))
+    }
+    fn words_finite(&self) -> bool {
+        self.is_finite()
     }
 }
 
@@ -88,5 +108,8 @@ impl<E: FlatState, const D: usize> FlatState for LieState<E, D> {
         }
         let g = E::read_words(&words[..E::WORDS])?;
         Some(Self::new(g, SVector::from_column_slice(&words[E::WORDS..])))
+    }
+    fn words_finite(&self) -> bool {
+        self.g.words_finite() && self.mu.iter().all(|w| w.is_finite())
     }
 }

@@ -17,7 +17,7 @@ pub fn max_threads() -> usize {
 /// ```
 /// use integrators::driver::{max_threads, with_threads};
 /// assert_eq!(with_threads(2, || rayon::current_num_threads())?, 2.min(max_threads()));
-/// assert_eq!(with_threads(100_000, || rayon::current_num_threads())?, max_threads());
+/// assert_eq!(with_threads(64, || rayon::current_num_threads())?, 64.min(max_threads()));
 /// assert!(with_threads(0, || ()).is_err());
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
