@@ -773,7 +773,8 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
         let target = legendre_plus(gd, &self.lagrangian, g);
         let normals = self.constraint_normals(g);
         let x = LieGroupoid::<f64, R>::target(gd, g);
-        self.solve_from(&x, &target, &normals, &LieGroupoid::<f64, R>::fibre_log(gd, g)?)
+        let guess = LieGroupoid::<f64, R>::fibre_log(gd, g)?;
+        self.solve_from(&self.lagrangian, &self.newton, &x, &target, &normals, &guess)
     }
 
     /// RATTLE started from a point and a momentum: the first arrow `g_1 = exp_{x_0}(ξ)` with
@@ -794,6 +795,25 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
         L: DiscreteLagrangian<Gd, R>,
         C: BaseConstraints<Gd, R, K>,
     {
+        self.start_with(&self.lagrangian, &self.newton, x0, mu0, guess)
+    }
+
+    /// [`HolonomicFlow::start`] with the discrete Lagrangian `lagrangian` and the Newton options
+    /// `newton` in place of the flow's own (the RATTLE integrator of [`crate::integrator`] passes
+    /// `L_d^h` of its step).
+    pub(crate) fn start_with<Ld, const R: usize, const K: usize>(
+        &self,
+        lagrangian: &Ld,
+        newton: &NewtonOptions,
+        x0: &<Gd as GroupoidFamily<R>>::Base<f64>,
+        mu0: &SVector<f64, R>,
+        guess: &SVector<f64, R>,
+    ) -> Result<(Arrow<Gd, R>, NewtonReport)>
+    where
+        Gd: AdGroupoid<R>,
+        Ld: DiscreteLagrangian<Gd, R>,
+        C: BaseConstraints<Gd, R, K>,
+    {
         check_dims::<R, K, M>();
         if !mu0.iter().chain(guess.iter()).all(|v| v.is_finite()) {
             return Err(GeomError::NonFinite { what: "RATTLE start (momentum or guess)" });
@@ -802,12 +822,14 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
         let unit = LieGroupoid::<f64, R>::identity(gd, x0);
         self.check(&unit)?;
         let normals = self.constraint_normals(&unit);
-        self.solve_from(x0, mu0, &normals, guess)
+        self.solve_from(lagrangian, newton, x0, mu0, &normals, guess)
     }
 
     /// Solve `X^→(exp_x ξ)(L̂) = μ + n Λ`, `c(β(exp_x ξ)) = 0` for `(ξ, Λ)` from `(guess, 0)`.
-    fn solve_from<const R: usize, const K: usize>(
+    fn solve_from<Ld, const R: usize, const K: usize>(
         &self,
+        lagrangian: &Ld,
+        newton: &NewtonOptions,
         x: &<Gd as GroupoidFamily<R>>::Base<f64>,
         target: &SVector<f64, R>,
         normals: &SMatrix<f64, R, K>,
@@ -815,7 +837,7 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
     ) -> Result<(Arrow<Gd, R>, NewtonReport)>
     where
         Gd: AdGroupoid<R>,
-        L: DiscreteLagrangian<Gd, R>,
+        Ld: DiscreteLagrangian<Gd, R>,
         C: BaseConstraints<Gd, R, K>,
     {
         let gd = &self.groupoid;
@@ -831,7 +853,7 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
                     let (_, grad) = num_dual::gradient(
                         |b: SVector<DualSVec64<R>, R>| {
                             let moved = LieGroupoid::<DualSVec64<R>, R>::right_curve(gd, &next, &b);
-                            self.lagrangian.eval::<DualSVec64<R>>(gd, &moved)
+                            lagrangian.eval::<DualSVec64<R>>(gd, &moved)
                         },
                         &SVector::zeros(),
                     );
@@ -844,7 +866,7 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
                         let next = LieGroupoid::<Hd<R>, R>::fibre_exp(gd, &xh, &a);
                         let moved = LieGroupoid::<Hd<R>, R>::right_curve(gd, &next, &b);
                         let c = self.constraints.eval::<Hd<R>>(gd, &LieGroupoid::<Hd<R>, R>::target(gd, &next));
-                        (self.lagrangian.eval::<Hd<R>>(gd, &moved), core::array::from_fn::<Hd<R>, K, _>(|k| c[k]))
+                        (lagrangian.eval::<Hd<R>>(gd, &moved), core::array::from_fn::<Hd<R>, K, _>(|k| c[k]))
                     },
                     (&xi, &SVector::zeros()),
                 );
@@ -858,7 +880,7 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
                 Ok(join::<R, K, M>(&(grad_eta - target - normals * node), &c))
             },
             &guess,
-            &self.newton,
+            newton,
         )?;
         let (xi, _) = split::<R, K, M>(&u);
         Ok((LieGroupoid::<f64, R>::fibre_exp(gd, &x, &xi), report))
@@ -878,10 +900,27 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
         C: BaseConstraints<Gd, R, K>,
     {
         let mu = legendre_plus(&self.groupoid, &self.lagrangian, g);
-        let n = self.constraint_normals(g);
-        let gram = invert(&n.tr_mul(&n), "Gram matrix of the constraint normals")?;
-        Ok(mu - n * (gram * n.tr_mul(&mu)))
+        project_off_normals(&mu, &self.constraint_normals(g), None)
     }
+}
+
+/// The representative `μ̃ = μ − n (nᵀ W n)^{-1} nᵀ W μ` of the class of `μ` modulo the span of
+/// the normals `n` (the columns of the `R × K` matrix), the one with `nᵀ W μ̃ = 0`: for a
+/// symmetric positive definite `W` (an inverse mass matrix: the velocity `W μ̃` is then tangent,
+/// `nᵀ W μ̃ = 0`), or the Euclidean `W = I` when `None`. `μ̃ − μ ∈ span n`, so every map that
+/// absorbs a normal covector (a multiplier solved for at the node) gives the same result on both.
+/// Error: [`GeomError::SingularMatrix`] if `nᵀ W n` is singular (dependent normals).
+pub(crate) fn project_off_normals<const R: usize, const K: usize>(
+    mu: &SVector<f64, R>,
+    n: &SMatrix<f64, R, K>,
+    w: Option<&SMatrix<f64, R, R>>,
+) -> Result<SVector<f64, R>> {
+    let wn = match w {
+        Some(w) => w * n,
+        None => *n,
+    };
+    let gram = invert(&n.tr_mul(&wn), "Gram matrix of the constraint normals")?;
+    Ok(mu - n * (gram * wn.tr_mul(mu)))
 }
 
 #[cfg(test)]

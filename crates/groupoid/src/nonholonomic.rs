@@ -554,6 +554,25 @@ impl<Gd, L, C, const M: usize> NonholonomicFlow<Gd, L, C, M> {
         L: DiscreteLagrangian<Gd, R>,
         C: NonholonomicConstraints<Gd, R, K>,
     {
+        self.solve_with(&self.lagrangian, &self.newton, x, p, guess)
+    }
+
+    /// [`NonholonomicFlow::solve`] with the discrete Lagrangian `lagrangian` and the Newton options
+    /// `newton` in place of the flow's own (the integrator of [`crate::integrator`] passes `L_d^h`
+    /// of its step).
+    pub(crate) fn solve_with<Ld, const R: usize, const K: usize>(
+        &self,
+        lagrangian: &Ld,
+        newton: &NewtonOptions,
+        x: &BaseAt<Gd, R>,
+        p: &SVector<f64, R>,
+        guess: &SVector<f64, M>,
+    ) -> Result<NonholonomicStep<Arrow<Gd, R>, K>>
+    where
+        Gd: AdGroupoid<R>,
+        Ld: DiscreteLagrangian<Gd, R>,
+        C: NonholonomicConstraints<Gd, R, K>,
+    {
         check_dims::<R, K, M>();
         let gd = &self.groupoid;
         let mu_t = self.constraints.one_forms::<f64>(gd, x).transpose();
@@ -567,7 +586,7 @@ impl<Gd, L, C, const M: usize> NonholonomicFlow<Gd, L, C, M> {
         // residual and exact Jacobian at u (one hyper-dual evaluation)
         let full = |u: &SVector<f64, M>| -> (SVector<f64, M>, SMatrix<f64, M, M>) {
             let (xi, lambda) = split::<R, K, M>(u);
-            let d = mixed_derivatives(gd, &self.lagrangian, &psi, &no_lambda, &xi, |a, b| {
+            let d = mixed_derivatives(gd, lagrangian, &psi, &no_lambda, &xi, |a, b| {
                 let next = LieGroupoid::<Hd<R>, R>::fibre_exp(gd, &xh, a);
                 LieGroupoid::<Hd<R>, R>::right_curve(gd, &next, b)
             });
@@ -580,7 +599,7 @@ impl<Gd, L, C, const M: usize> NonholonomicFlow<Gd, L, C, M> {
                     // residual only (the warm-start test): first-order duals
                     let (xi, lambda) = split::<R, K, M>(u);
                     let next = LieGroupoid::<D1<R>, R>::fibre_exp(gd, &x1, &xi.map(D1::<R>::from));
-                    let (minus, phi) = first_derivatives(gd, &self.lagrangian, &psi, &no_lambda, |b| {
+                    let (minus, phi) = first_derivatives(gd, lagrangian, &psi, &no_lambda, |b| {
                         LieGroupoid::<D1<R>, R>::right_curve(gd, &next, b)
                     });
                     return Ok(join::<R, K, M>(&(minus + mu_t * lambda - p), &phi));
@@ -590,7 +609,7 @@ impl<Gd, L, C, const M: usize> NonholonomicFlow<Gd, L, C, M> {
                 Ok(f)
             },
             guess,
-            &self.newton,
+            newton,
         )?;
         let (xi, lambda) = split::<R, K, M>(&u);
         Ok(NonholonomicStep { g: LieGroupoid::<f64, R>::fibre_exp(gd, x, &xi), lambda, report })
@@ -600,7 +619,7 @@ impl<Gd, L, C, const M: usize> NonholonomicFlow<Gd, L, C, M> {
 /// The two worked models, now in [`crate::models`] (re-exported here).
 pub use crate::models::{
     ChaplyginSleigh, DiskSymmetry, KnifeEdge, PlanarMotions, RollingConstraint, RollingDisk, RollingDiskFlow,
-    SleighFlow, SleighMotion,
+    RollingDiskIntegrator, SleighFlow, SleighIntegrator, SleighMotion,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 
 mod algebroid;
 mod algebroid_discretization;
+mod constrained_integrators;
 mod constrained_plate_ball;
 mod constrained_so3_control;
 mod constrained_spherical_pendulum;

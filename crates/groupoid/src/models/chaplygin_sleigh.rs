@@ -57,6 +57,18 @@ impl OneForms<3, 1> for KnifeEdge {
 /// `M = 3 + 1` unknowns per step.
 pub type SleighFlow = NonholonomicFlow<PairGroupoid<3>, Midpoint<ChaplyginSleigh>, MidpointConstraints<KnifeEdge>, 4>;
 
+/// The discrete sleigh as a one-step integrator of `(q, p)`: the midpoint family
+/// `h ↦ h L((q₀ + q₁)/2, (q₁ − q₀)/h)`, the midpoint constraint, the physical momentum
+/// representative (`W = M^{-1}`); order 2, symmetric ([`ChaplyginSleigh::integrator`]).
+pub type SleighIntegrator = crate::integrator::NonholonomicIntegrator<
+    PairGroupoid<3>,
+    crate::integrator::Stepped<crate::time_dependent::Midpoint<ChaplyginSleigh>>,
+    MidpointConstraints<KnifeEdge>,
+    3,
+    1,
+    4,
+>;
+
 impl ContinuousLagrangian<3> for ChaplyginSleigh {
     #[inline]
     fn eval<S: Scalar>(&self, _q: &SVector<S, 3>, v: &SVector<S, 3>) -> S {
@@ -111,6 +123,20 @@ impl ChaplyginSleigh {
     /// The knife-edge one-form.
     pub fn constraint(&self) -> KnifeEdge {
         KnifeEdge { offset: self.offset }
+    }
+    /// The discrete flow as a one-step integrator of `(q, p)` with the step given at each step
+    /// ([`SleighIntegrator`]): `p` is kept as the physical momentum `M v` with `μ(q) v = 0`.
+    pub fn integrator(&self) -> SleighIntegrator {
+        let inverse_mass =
+            SMatrix::<f64, 3, 3>::from_diagonal(&SVector::from([1.0 / self.mass, 1.0 / self.mass, 1.0 / self.inertia]));
+        crate::integrator::NonholonomicIntegrator::new(
+            PairGroupoid::<3>,
+            crate::integrator::Stepped(crate::time_dependent::Midpoint(*self)),
+            MidpointConstraints(self.constraint()),
+        )
+        .with_properties(2, true)
+        .with_inverse_mass(inverse_mass)
+        .expect("the inverse of a positive diagonal mass matrix is symmetric positive definite")
     }
     /// The discrete flow with step `h` ([`GeomError::InvalidStep`](geom_core::GeomError::InvalidStep) unless finite and positive).
     pub fn flow(&self, h: f64) -> Result<SleighFlow> {

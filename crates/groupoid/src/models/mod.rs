@@ -20,8 +20,8 @@ use nalgebra::{SVector, Vector3};
 mod chaplygin_sleigh;
 mod rolling_disk;
 
-pub use chaplygin_sleigh::{ChaplyginSleigh, KnifeEdge, PlanarMotions, SleighFlow, SleighMotion};
-pub use rolling_disk::{DiskSymmetry, RollingConstraint, RollingDisk, RollingDiskFlow};
+pub use chaplygin_sleigh::{ChaplyginSleigh, KnifeEdge, PlanarMotions, SleighFlow, SleighIntegrator, SleighMotion};
+pub use rolling_disk::{DiskSymmetry, RollingConstraint, RollingDisk, RollingDiskFlow, RollingDiskIntegrator};
 
 /// Standard gravity, `9.81` (the default of [`PendulumLd::new`]).
 pub const GRAVITY: f64 = 9.81;

@@ -47,6 +47,18 @@ impl OneForms<4, 2> for RollingConstraint {
 pub type RollingDiskFlow =
     NonholonomicFlow<PairGroupoid<4>, Midpoint<RollingDisk>, MidpointConstraints<RollingConstraint>, 6>;
 
+/// The discrete rolling disk as a one-step integrator of `(q, p)`: the midpoint family
+/// `h ↦ h L((q₀ + q₁)/2, (q₁ − q₀)/h)`, the midpoint constraint, the physical momentum
+/// representative (`W = M^{-1}`); order 2, symmetric ([`RollingDisk::integrator`]).
+pub type RollingDiskIntegrator = crate::integrator::NonholonomicIntegrator<
+    PairGroupoid<4>,
+    crate::integrator::Stepped<crate::time_dependent::Midpoint<RollingDisk>>,
+    MidpointConstraints<RollingConstraint>,
+    4,
+    2,
+    6,
+>;
+
 impl ContinuousLagrangian<4> for RollingDisk {
     #[inline]
     fn eval<S: Scalar>(&self, _q: &SVector<S, 4>, v: &SVector<S, 4>) -> S {
@@ -97,6 +109,24 @@ impl RollingDisk {
     /// The rolling constraint one-forms.
     pub fn constraint(&self) -> RollingConstraint {
         RollingConstraint { radius: self.radius }
+    }
+    /// The discrete flow as a one-step integrator of `(q, p)` with the step given at each step
+    /// ([`RollingDiskIntegrator`]): `p` is kept as the physical momentum `M v` with `μ(q) v = 0`.
+    pub fn integrator(&self) -> RollingDiskIntegrator {
+        let inverse_mass = SMatrix::<f64, 4, 4>::from_diagonal(&SVector::from([
+            1.0 / self.mass,
+            1.0 / self.mass,
+            1.0 / self.axle_inertia,
+            1.0 / self.vertical_inertia,
+        ]));
+        crate::integrator::NonholonomicIntegrator::new(
+            PairGroupoid::<4>,
+            crate::integrator::Stepped(crate::time_dependent::Midpoint(*self)),
+            MidpointConstraints(self.constraint()),
+        )
+        .with_properties(2, true)
+        .with_inverse_mass(inverse_mass)
+        .expect("the inverse of a positive diagonal mass matrix is symmetric positive definite")
     }
     /// The discrete flow with step `h` ([`GeomError::InvalidStep`](geom_core::GeomError::InvalidStep) unless finite and positive).
     pub fn flow(&self, h: f64) -> Result<RollingDiskFlow> {
