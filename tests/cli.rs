@@ -192,6 +192,8 @@ const PROBLEMS: &[(&str, &str)] = &[
     ("spherical-pendulum", "rattle"),
     ("plate-ball", "del"),
     ("so3-optimal-control", "del"),
+    ("rolling-disk", "dla"),
+    ("chaplygin-sleigh", "dla"),
 ];
 
 /// The problems whose only monitored quantity is the energy.
@@ -215,6 +217,58 @@ fn list_names_every_problem_and_method() {
     assert!(text.contains("--param e="), "list does not show kepler's parameter:\n{text}");
     assert!(stderr(&out).is_empty(), "list wrote to stderr: {}", stderr(&out));
     assert!(tree(tmp.path()).is_empty(), "list wrote files: {:?}", tree(tmp.path()));
+}
+
+/// The counts the README and docs/workbench.md state are those `geomint list` prints.
+#[test]
+fn the_docs_count_the_problems_and_methods_list_prints() {
+    let tmp = TempDir::new("list-docs");
+    let out = geomint(tmp.path(), &["--quiet", "list"]);
+    assert_success(&out, "list");
+    let text = stdout(&out);
+    let (problems, methods) = text.split_once("\nmethods").expect("a methods section");
+    // a problem line starts with two spaces and its name; `nbody` (a system from a file) is
+    // counted apart in the docs
+    let problem_count = problems
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   ") && !l.trim_start().starts_with("nbody"))
+        .count();
+    let method_count = methods.lines().filter(|l| l.contains("  order ")).count();
+    let words = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+    ];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let workbench = std::fs::read_to_string(root.join("docs/workbench.md")).expect("docs/workbench.md");
+    let python = std::fs::read_to_string(root.join("docs/python.md")).expect("docs/python.md");
+    let problems_word = words.get(problem_count).expect("a count below twenty-one");
+    assert!(readme.contains(&format!("It has {problems_word} problems")), "README: not {problems_word} problems");
+    assert!(python.contains(&format!("the {problems_word} problems")), "docs/python.md: not {problems_word} problems");
+    assert!(readme.contains(&format!("There are {method_count} methods")), "README: not {method_count} methods");
+    assert!(
+        workbench.contains(&format!("{method_count} methods, in three families")),
+        "docs/workbench.md: not {method_count} methods"
+    );
 }
 
 // --- showcase -----------------------------------------------------------------------------------
@@ -568,6 +622,7 @@ fn convergence_measures_the_order() {
         ("kepler", "gauss2", 4, 4.0, 0.3),
         ("rigid-body", "hp-sv", 3, 2.0, 0.2),
         ("spherical-pendulum", "rattle", 3, 2.0, 0.2),
+        ("rolling-disk", "dla", 3, 2.0, 0.2),
     ] {
         let rows = convergence(&tmp, problem, method, levels);
         let slope = rows.last().and_then(|r| r.3).expect("last slope");

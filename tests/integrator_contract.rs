@@ -25,7 +25,9 @@ use geom_core::step::testing::{
 use geom_core::step::{FlatState, LieState, OneStep, PhaseState, check_step};
 use geom_core::{GeomError, Scalar};
 use groupoid::discretization_map::{FibreThetaMap, ReducedLagrangian, TangentLagrangian};
-use groupoid::integrator::{GroupoidIntegrator, Induced};
+use groupoid::integrator::{GroupoidIntegrator, Induced, RattleIntegrator, Stepped};
+use groupoid::models::{RollingDisk, UnitSphere};
+use groupoid::time_dependent;
 use groupoid::{GroupAsGroupoid, PairGroupoid};
 use integrators::classical::{
     ExplicitRk, Gauss2, HamiltonianField, LobattoIIIAIIIB3, StormerVerlet, SymplecticEulerA, SymplecticEulerB,
@@ -185,6 +187,21 @@ fn every_integrator_on_t_star_s2_keeps_the_contract() {
     check_integrator(&lift, &sphere0(), &c).unwrap_or_else(|e| panic!("{e}"));
     let del = SphereDiscreteEulerLagrange::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), SpherePendulumL).unwrap();
     check_integrator(&del, &sphere0(), &c).unwrap_or_else(|e| panic!("{e}"));
+    // the groupoid layer's RATTLE: the pair groupoid of R³ with the node constraint |q| = 1
+    let midpoint = Stepped(time_dependent::Midpoint(SpherePendulumL));
+    let rattle =
+        RattleIntegrator::<_, _, _, 3, 1, 4>::new(PairGroupoid::<3>, midpoint, UnitSphere).with_properties(2, true);
+    check_integrator(&rattle, &sphere0(), &c).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn the_nonholonomic_integrator_keeps_the_contract() {
+    // the discrete Lagrange–d'Alembert flow of the rolling disk (symmetric, order 2, not symplectic)
+    let disk = RollingDisk::new(1.0, 0.5, 0.125, 0.0625).unwrap();
+    let q0 = SVector::from([0.1, -0.2, 0.0, 0.3]);
+    let x0 = PhaseState::new(q0, disk.momentum(&disk.velocity(&q0, 2.0, 0.7)));
+    let report = check_integrator(&disk.integrator(), &x0, &contract()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.reversibility_defect.is_some());
 }
 
 #[test]

@@ -14,7 +14,7 @@ import pytest
 
 import geomint
 
-GROUPOID = ["spherical-pendulum", "plate-ball", "so3-optimal-control"]
+GROUPOID = ["spherical-pendulum", "plate-ball", "so3-optimal-control", "rolling-disk", "chaplygin-sleigh"]
 
 
 def bits(a) -> bytes:

@@ -38,6 +38,11 @@ pub enum Structure {
     /// groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250):
     /// symplectic and Noether-conserving.
     DiscreteLagrangian,
+    /// A discrete Lagrange–d'Alembert flow (Cortés & Martínez, *Non-holonomic integrators*,
+    /// Nonlinearity 14, 2001): keeps the constraints, symmetric, conserves the nonholonomic
+    /// momenta of horizontal symmetries; not symplectic (nonholonomic flows preserve no
+    /// symplectic form).
+    Nonholonomic,
     /// Preserves the group (the state stays on `G`) but is not symplectic.
     GroupOnly,
     /// None: the classical baseline.
@@ -166,6 +171,13 @@ pub const METHODS: &[MethodInfo] = &[
         2,
         St::DiscreteLagrangian,
         "holonomic DEL with a node multiplier (SHAKE/RATTLE form, docs/math.md §C.4)",
+    ),
+    m(
+        "dla",
+        Gd,
+        2,
+        St::Nonholonomic,
+        "discrete Lagrange–d'Alembert flow, midpoint L_d and constraint, state (q, p = M v) (docs/math.md §C.7)",
     ),
 ];
 

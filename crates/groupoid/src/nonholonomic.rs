@@ -246,11 +246,10 @@ where
 // ---------------------------------------------------------------------------------------------
 // Midpoint discrete Lagrangians on R^N
 
-/// A continuous Lagrangian `L(q, q̇)` on `R^N`, written once over the scalar.
-pub trait ContinuousLagrangian<const N: usize>: Send + Sync {
-    /// `L(q, v)`.
-    fn eval<S: Scalar>(&self, q: &SVector<S, N>, v: &SVector<S, N>) -> S;
-}
+/// A continuous Lagrangian `L(q, q̇)` on `R^N`, written once over the scalar: geom-core's
+/// [`PhaseSpaceFunction`](geom_core::function::PhaseSpaceFunction) `f(q, v)`, the one trait of a
+/// function on `R^N × R^N` that the Hamiltonians of the discretization layer also implement.
+pub use geom_core::function::PhaseSpaceFunction as ContinuousLagrangian;
 
 /// The midpoint discrete Lagrangian `L_d(q_0, q_1) = h L((q_0 + q_1)/2, (q_1 − q_0)/h)` on the pair
 /// groupoid of `R^N` (a symmetric, second-order discretization).

@@ -5,6 +5,7 @@ pub mod canonical;
 pub mod groupoid;
 pub mod lie;
 pub mod nbody;
+pub mod nonholonomic;
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::problem::Problem;
@@ -70,6 +71,16 @@ pub const ENTRIES: &[Entry] = &[
     Entry { name: "spherical-pendulum", params: &[], build: |_| Ok(Box::new(groupoid::SphericalPendulum::new())) },
     Entry { name: "plate-ball", params: &[], build: |_| Ok(Box::new(groupoid::PlateBall::new())) },
     Entry { name: "so3-optimal-control", params: &[], build: |_| Ok(Box::new(groupoid::So3OptimalControl::new())) },
+    Entry {
+        name: "rolling-disk",
+        params: &[],
+        build: |_| Ok(Box::new(nonholonomic::Nonholonomic::new(nonholonomic::Disk::new()?))),
+    },
+    Entry {
+        name: "chaplygin-sleigh",
+        params: &[],
+        build: |_| Ok(Box::new(nonholonomic::Nonholonomic::new(nonholonomic::Sleigh::new()?))),
+    },
 ];
 
 /// The names of the catalogue.

@@ -106,6 +106,14 @@ impl RollingDisk {
     pub fn radius(&self) -> f64 {
         self.radius
     }
+    /// The moment of inertia `I` about the axle.
+    pub fn axle_inertia(&self) -> f64 {
+        self.axle_inertia
+    }
+    /// The moment of inertia `J` about the vertical.
+    pub fn vertical_inertia(&self) -> f64 {
+        self.vertical_inertia
+    }
     /// The rolling constraint one-forms.
     pub fn constraint(&self) -> RollingConstraint {
         RollingConstraint { radius: self.radius }
