@@ -16,7 +16,9 @@
 //! ```
 //!
 //! Every command prints a short summary and writes its files (CSV, JSON, SVG) all-or-nothing;
-//! bad input is a one-line `error: …` on stderr and exit status 2, a failed integration exit 1.
+//! bad input is a one-line `error: …` on stderr and exit status 2, a failed integration exit 1,
+//! a run or an ensemble that diverged (a monitored invariant with no correct digit left,
+//! `geomint::workbench::divergence`) exit 3 unless `--accept-divergent`.
 //! `run` and `resume` keep a checkpoint (`geomint::workbench::checkpoint`); Ctrl-C (SIGINT) stops
 //! them after the current step with their outputs and checkpoint written, exit status 130.
 

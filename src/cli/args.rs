@@ -91,6 +91,11 @@ pub(crate) struct RunArgs {
     /// `mass, x, y, vx, vy` in the plane); implies `nbody` when no problem is given.
     #[arg(long, value_name = "FILE")]
     pub(crate) system: Option<PathBuf>,
+    /// Exit with status 0 even if the run diverges. Without it, a run whose monitored conserved
+    /// quantity reaches a relative error of 1 (no digit left), or whose error is not finite,
+    /// exits with status 3 after writing its outputs.
+    #[arg(long)]
+    pub(crate) accept_divergent: bool,
 }
 
 #[derive(Args, Debug)]
@@ -106,6 +111,11 @@ pub(crate) struct ResumeArgs {
     /// Warn on stderr when a monitored error exceeds this (default: the run's setting, else 1).
     #[arg(long, allow_negative_numbers = true, value_name = "ERROR")]
     pub(crate) max_error: Option<f64>,
+    /// Exit with status 0 even if the resumed run diverges. Without it, a run whose monitored conserved
+    /// quantity reaches a relative error of 1 (no digit left), or whose error is not finite,
+    /// exits with status 3 after writing its outputs.
+    #[arg(long)]
+    pub(crate) accept_divergent: bool,
 }
 
 /// The options shared by the step sweeps of `convergence` and `compare`.
@@ -192,6 +202,11 @@ pub(crate) struct EnsembleArgs {
     /// Write ensemble.csv (one row per member) into this directory.
     #[arg(long)]
     pub(crate) out: Option<PathBuf>,
+    /// Exit with status 0 even if members diverge. Without it, an ensemble with a member whose
+    /// monitored conserved quantity reaches a relative error of 1 (no digit left), or whose error
+    /// is not finite, exits with status 3 after its table and file.
+    #[arg(long)]
+    pub(crate) accept_divergent: bool,
 }
 
 /// The parsed command line; `Err` is the exit status after `--help` or `--version` (0, printed)

@@ -2,6 +2,7 @@
 //! and the exit status.
 
 use crate::cli::diagnostics::{diagnostics_axes, error_series};
+use crate::cli::divergence;
 use crate::cli::files::{json, write_outputs};
 use crate::cli::format::short;
 use crate::cli::interrupt::{INTERRUPTED, install_interrupt_handler};
@@ -10,6 +11,7 @@ use crate::cli::summary::print_run_summary;
 use geomint::workbench::WorkbenchError;
 use geomint::workbench::checkpoint::{self, Outcome, Session};
 use geomint::workbench::config::RunConfig;
+use geomint::workbench::divergence::of_run;
 use geomint::workbench::experiment::RunResult;
 use geomint::workbench::output::{self, OutputSet};
 use geomint::workbench::plot;
@@ -18,8 +20,9 @@ use std::process::ExitCode;
 
 /// Integrates a run to its target (or to an interrupt or a failed step), then writes its
 /// outputs, its summary with how it ended, and its checkpoint, all or nothing. Exit status 0
-/// when it completed, 130 when it was interrupted, the step's error when a step failed.
-pub(crate) fn drive(mut session: Session, quiet: bool) -> Result<ExitCode, WorkbenchError> {
+/// when it completed, 3 when it completed but diverged (0 with `accept_divergent`;
+/// [`divergence`]), 130 when it was interrupted, the step's error when a step failed.
+pub(crate) fn drive(mut session: Session, quiet: bool, accept_divergent: bool) -> Result<ExitCode, WorkbenchError> {
     install_interrupt_handler()?;
     let created = session.claim()?;
     let what = format!("{} / {}", session.problem().name(), session.config().method.clone().unwrap_or_default());
@@ -59,7 +62,7 @@ pub(crate) fn drive(mut session: Session, quiet: bool) -> Result<ExitCode, Workb
         return Err(e);
     }
     match outcome {
-        Outcome::Completed => Ok(ExitCode::SUCCESS),
+        Outcome::Completed => Ok(divergence::run_status(&of_run(&result), accept_divergent)),
         Outcome::Interrupted => {
             eprintln!(
                 "interrupted at step {} of {} (t = {}); outputs and checkpoint written to {}; continue with `geomint resume {}`",

@@ -2,6 +2,7 @@
 //! errors.
 
 use crate::cli::args::EnsembleArgs;
+use crate::cli::divergence;
 use crate::cli::files::{with_output_dir, write_outputs};
 use crate::cli::format::short;
 use crate::cli::params::parse_params;
@@ -15,7 +16,8 @@ use std::time::Duration;
 
 /// `geomint ensemble`: the members' initial states ([`experiment::perturbed_states`]), the runs
 /// in parallel ([`experiment::ensemble`]), a table of one row per member and, with `--out`,
-/// `ensemble.csv`. Exit status 1, after the table and the file, if a member failed.
+/// `ensemble.csv`. Exit status 1, after the table and the file, if a member failed, else 3 if a
+/// member diverged (0 with `--accept-divergent`; [`divergence`]).
 pub(crate) fn ensemble(args: EnsembleArgs, quiet: bool) -> Result<ExitCode, WorkbenchError> {
     let params = parse_params(&args.params)?.into_iter().collect();
     let system = args.system.as_ref().map(|p| p.display().to_string());
@@ -54,7 +56,8 @@ pub(crate) fn ensemble(args: EnsembleArgs, quiet: bool) -> Result<ExitCode, Work
             eprintln!("error: {failed} of {} members failed; member {i}: {failure}", e.members.len());
             return Ok(ExitCode::from(1));
         }
-        Ok(ExitCode::SUCCESS)
+        let diverged = divergence::of_members(&e, problem.as_ref(), &states);
+        Ok(divergence::ensemble_status(&diverged, args.accept_divergent))
     };
     match &args.out {
         Some(out) => with_output_dir(out, body),

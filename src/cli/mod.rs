@@ -4,7 +4,8 @@
 //! * [`dispatch`]: a parsed command line to its command;
 //! * the commands: [`list`], [`run`] (with `resume`), [`convergence`], [`compare`],
 //!   [`ensemble`], [`showcase`]; [`drive`] integrates a run or a resumed run and writes its
-//!   files, [`summary`] and [`diagnostics`] are what a run prints and plots; [`sweep`] is shared
+//!   files, [`summary`] and [`diagnostics`] are what a run prints and plots, [`divergence`] the
+//!   exit status of a run or an ensemble that diverged; [`sweep`] is shared
 //!   by `convergence` and `compare`, [`resolve`] by `run` and `ensemble`;
 //! * the helpers: [`interrupt`] (Ctrl-C), [`progress`] (bars), [`files`] (the output directory
 //!   and its files), [`params`] (`--param`), [`format`] (numbers).
@@ -23,6 +24,7 @@ pub(crate) mod args;
 mod compare;
 mod convergence;
 mod diagnostics;
+mod divergence;
 mod drive;
 mod ensemble;
 mod files;

@@ -79,7 +79,7 @@ pub(crate) fn run(args: RunArgs, quiet: bool) -> Result<ExitCode, WorkbenchError
     };
     let session = Session::new(problem, cfg, &out)?;
     output::check_fresh(&out, args.force)?;
-    drive(session, quiet)
+    drive(session, quiet, args.accept_divergent)
 }
 
 /// `geomint resume DIR`: the run of the checkpoint in `DIR` (replayed from its initial data if its
@@ -112,5 +112,5 @@ pub(crate) fn resume(args: ResumeArgs, quiet: bool) -> Result<ExitCode, Workbenc
     if let Some(steps) = args.steps {
         session.set_target(steps)?;
     }
-    drive(session, quiet)
+    drive(session, quiet, args.accept_divergent)
 }

@@ -11,6 +11,8 @@
 //! * [`config`]: experiments described in TOML;
 //! * [`checkpoint`]: the loop of `geomint run` / `resume`: checkpoints, interrupts, resumption
 //!   bit for bit;
+//! * [`divergence`]: whether a run's monitored invariants have lost all accuracy (the exit
+//!   status of a diverged run);
 //! * [`solution`]: the solution error `geomint run` reports (exact, against a computed reference,
 //!   or not available, and why);
 //! * [`roundoff`]: the round-off of long runs, measured against the same method in double-double
@@ -20,6 +22,7 @@
 pub mod catalogue;
 pub mod checkpoint;
 pub mod config;
+pub mod divergence;
 pub mod embedded;
 pub mod experiment;
 pub mod methods;
