@@ -3,7 +3,7 @@
 
 use crate::cli::diagnostics::{diagnostics_axes, error_series};
 use crate::cli::divergence;
-use crate::cli::files::{json, write_outputs};
+use crate::cli::files::{OutputDir, json, write_outputs};
 use crate::cli::format::short;
 use crate::cli::interrupt::{INTERRUPTED, install_interrupt_handler};
 use crate::cli::progress::progress;
@@ -22,15 +22,30 @@ use std::process::ExitCode;
 /// outputs, its summary with how it ended, and its checkpoint, all or nothing. Exit status 0
 /// when it completed, 3 when it completed but diverged (0 with `accept_divergent`;
 /// [`divergence`]), 130 when it was interrupted, the step's error when a step failed.
-pub(crate) fn drive(mut session: Session, quiet: bool, accept_divergent: bool) -> Result<ExitCode, WorkbenchError> {
+pub(crate) fn drive(
+    mut session: Session,
+    quiet: bool,
+    accept_divergent: bool,
+    dir: OutputDir,
+) -> Result<ExitCode, WorkbenchError> {
     install_interrupt_handler()?;
-    let created = session.claim()?;
+    // the directory exists and is locked (`dir`): the claim of the session creates nothing
+    if let Err(e) = session.claim() {
+        dir.abandon();
+        return Err(e);
+    }
     let what = format!("{} / {}", session.problem().name(), session.config().method.clone().unwrap_or_default());
     let bar = progress(session.target() as u64, quiet, &what);
     bar.set_position(session.step() as u64);
     let outcome = session.advance(&INTERRUPTED, &mut |n| bar.set_position(n as u64));
     bar.finish_and_clear();
-    let outcome = outcome.inspect_err(|_| created.remove_if_empty())?;
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            dir.abandon();
+            return Err(e);
+        }
+    };
     let status = outcome.status(session.step());
     let result = session.result();
     let solution = solution::of_run(session.problem(), &result, matches!(outcome, Outcome::Completed));
@@ -58,7 +73,7 @@ pub(crate) fn drive(mut session: Session, quiet: bool, accept_divergent: bool) -
     }
     if let Err(e) = write_outputs(files, session.dir()) {
         session.abandon();
-        created.remove_if_empty();
+        dir.abandon();
         return Err(e);
     }
     match outcome {

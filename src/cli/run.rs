@@ -3,6 +3,7 @@
 
 use crate::cli::args::{ResumeArgs, RunArgs};
 use crate::cli::drive::drive;
+use crate::cli::files::OutputDir;
 use crate::cli::interrupt::{INTERRUPTED, install_interrupt_handler};
 use crate::cli::params::parse_params;
 use crate::cli::resolve::{Resolved, resolve_problem};
@@ -78,14 +79,21 @@ pub(crate) fn run(args: RunArgs, quiet: bool) -> Result<ExitCode, WorkbenchError
         params: cfg.params,
     };
     let session = Session::new(problem, cfg, &out)?;
-    output::check_fresh(&out, args.force)?;
-    drive(session, quiet, args.accept_divergent)
+    // locked before it is checked, so that no other run can fill it in between
+    let dir = OutputDir::claim(&out)?;
+    if let Err(e) = output::check_fresh(&out, args.force) {
+        dir.abandon();
+        return Err(e);
+    }
+    drive(session, quiet, args.accept_divergent, dir)
 }
 
 /// `geomint resume DIR`: the run of the checkpoint in `DIR` (replayed from its initial data if its
 /// simulation cannot be saved), with the options changed as given, continued to its target.
 pub(crate) fn resume(args: ResumeArgs, quiet: bool) -> Result<ExitCode, WorkbenchError> {
     install_interrupt_handler()?;
+    // locked before the checkpoint is read (a missing directory is the checkpoint's error)
+    let dir = if args.dir.is_dir() { Some(OutputDir::claim(&args.dir)?) } else { None };
     // a simulation that cannot be saved is replayed from its initial data: show that, if long
     let mut bar: Option<ProgressBar> = None;
     let mut replayed = |n: usize| {
@@ -108,9 +116,13 @@ pub(crate) fn resume(args: ResumeArgs, quiet: bool) -> Result<ExitCode, Workbenc
         b.finish_and_clear();
     }
     let mut session = opened?;
+    let dir = match dir {
+        Some(dir) => dir,
+        None => OutputDir::claim(&args.dir)?,
+    };
     session.set_options(args.checkpoint_every, args.max_error)?;
     if let Some(steps) = args.steps {
         session.set_target(steps)?;
     }
-    drive(session, quiet, args.accept_divergent)
+    drive(session, quiet, args.accept_divergent, dir)
 }
