@@ -494,7 +494,12 @@ fn run_kepler_symplectic_versus_explicit_euler() {
     let ee_dir = tmp.arg("ee");
     let ee = [&base[..], &["explicit-euler", "--out", &ee_dir]].concat();
     let out = geomint(tmp.path(), &ee);
-    assert_success(&out, "kepler explicit-euler");
+    // explicit Euler loses the orbit (an energy error of 5): the run diverged, exit status 3,
+    // with every output written
+    assert_eq!(out.status.code(), Some(3), "kepler explicit-euler\nstderr:\n{}", stderr(&out));
+    let last = stderr(&out).lines().last().unwrap_or_default().to_string();
+    assert!(last.starts_with("error: the run diverged: energy error 5."), "{last}");
+    assert!(!last.contains("angular_momentum"), "{last}");
     let euler = check_run_outputs(&tmp.join("ee"), "kepler", "explicit-euler", 1000, 1);
     assert_eq!(euler["method_structure"], "none");
     let energy = f(quantity(&euler, "energy"), "max_error");

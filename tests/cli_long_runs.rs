@@ -509,9 +509,79 @@ fn large_errors_warn() {
     assert_success(&strict, "stormer-verlet, --max-error 1e-6");
     let err = text(&strict.stderr);
     assert!(err.contains("warning: the energy error") && !err.contains("angular_momentum"), "stderr: {err}");
-    let euler = run("explicit-euler", &["--h", "0.5", "--param", "e=0.99"], tmp.join("ee").to_str().unwrap());
+    // this run diverges (energy error 2.5e7): --accept-divergent keeps its exit status 0
+    let euler = run(
+        "explicit-euler",
+        &["--h", "0.5", "--param", "e=0.99", "--accept-divergent"],
+        tmp.join("ee").to_str().unwrap(),
+    );
     assert_success(&euler, "explicit Euler");
     assert!(text(&euler.stderr).contains("warning: the energy error"), "stderr: {}", text(&euler.stderr));
+}
+
+/// The last line of stderr.
+fn last_line(out: &Output) -> String {
+    text(&out.stderr).lines().last().unwrap_or_default().to_string()
+}
+
+/// A run whose monitored invariants lose every digit (a relative error of 1 or more, or a
+/// non-finite one) exits with status 3 after writing its outputs, its last stderr line naming
+/// the quantities and their errors; `--accept-divergent` exits 0 (with a warning), and so does
+/// a run that keeps its invariants. The same holds for `resume` and `ensemble`; a heavy top
+/// with a huge step diverges in its energy only.
+#[test]
+fn divergent_runs_exit_3_unless_accepted() {
+    let tmp = TempDir::new("divergent");
+    let dir = |name: &str| tmp.join(name).display().to_string();
+    let kepler = |out: &str, extra: &[&str]| {
+        let args = [&["run", "kepler", "--h", "1e15", "--steps", "10", "--quiet", "--out", out][..], extra];
+        geomint(tmp.path(), &args.concat())
+    };
+
+    let diverged = kepler(&dir("kepler"), &[]);
+    assert_eq!(diverged.status.code(), Some(3), "stderr: {}", text(&diverged.stderr));
+    let line = last_line(&diverged);
+    assert!(line.starts_with("error: the run diverged: energy error "), "{line}");
+    assert!(line.contains("angular_momentum error ") && line.contains("--accept-divergent"), "{line}");
+    // the error is the one in summary.json, printed to four digits
+    let summary: Value = serde_json::from_str(&read(&tmp.join("kepler/summary.json"))).expect("summary.json");
+    let energy = summary["quantities"][0]["max_error"].as_f64().expect("energy max_error");
+    assert!(energy > 1e20, "energy error {energy}");
+    assert!(line.contains(&format!("energy error {energy:.3e}")), "{line} vs {energy:e}");
+    assert!(text(&diverged.stdout).contains("wrote trajectory.csv"), "outputs are written");
+    assert!(tmp.join("kepler/checkpoint.json").is_file());
+
+    let accepted = kepler(&dir("kepler-accepted"), &["--accept-divergent"]);
+    assert_success(&accepted, "--accept-divergent");
+    assert!(last_line(&accepted).starts_with("warning: the run diverged: energy error "), "{}", last_line(&accepted));
+
+    let normal = geomint(tmp.path(), &["run", "kepler", "--steps", "200", "--quiet", "--out", &dir("normal")]);
+    assert_success(&normal, "a normal run");
+    assert!(!text(&normal.stderr).contains("diverged"), "stderr: {}", text(&normal.stderr));
+
+    // resume continues the diverged run: still diverged, unless accepted
+    let resumed = geomint(tmp.path(), &["resume", &dir("kepler"), "--steps", "12", "--quiet"]);
+    assert_eq!(resumed.status.code(), Some(3), "resume: {}", text(&resumed.stderr));
+    assert!(last_line(&resumed).starts_with("error: the run diverged: energy error "), "{}", last_line(&resumed));
+    let resumed = geomint(tmp.path(), &["resume", &dir("kepler"), "--steps", "14", "--quiet", "--accept-divergent"]);
+    assert_success(&resumed, "resume --accept-divergent");
+
+    let top = geomint(tmp.path(), &["run", "heavy-top", "--h", "1e6", "--steps", "3", "--quiet", "--out", &dir("top")]);
+    assert_eq!(top.status.code(), Some(3), "heavy-top: {}", text(&top.stderr));
+    let line = last_line(&top);
+    assert!(line.starts_with("error: the run diverged: energy error ") && !line.contains("group_defect"), "{line}");
+
+    let ensemble = |extra: &[&str]| {
+        let args = [&["ensemble", "kepler", "--members", "3", "--perturb", "1e-3", "--quiet"][..], extra];
+        geomint(tmp.path(), &args.concat())
+    };
+    let e = ensemble(&["--h", "1e15", "--steps", "10"]);
+    assert_eq!(e.status.code(), Some(3), "ensemble: {}", text(&e.stderr));
+    assert!(last_line(&e).starts_with("error: 3 of 3 members diverged; member 0: energy error "), "{}", last_line(&e));
+    assert_success(&ensemble(&["--h", "1e15", "--steps", "10", "--accept-divergent"]), "ensemble --accept-divergent");
+    let calm = ensemble(&["--steps", "100"]);
+    assert_success(&calm, "a calm ensemble");
+    assert!(text(&calm.stderr).is_empty(), "stderr: {}", text(&calm.stderr));
 }
 
 // --- compensated summation ----------------------------------------------------------------------

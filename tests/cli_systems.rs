@@ -10,7 +10,8 @@ use geomint::workbench::catalogue::{self, nbody::Bodies};
 use geomint::workbench::experiment::{self, RunSpec};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// A fresh directory under the system's temporary directory, removed when dropped.
 struct TempDir(PathBuf);
@@ -323,4 +324,84 @@ fn bad_inputs_are_one_line_and_exit_2() {
         assert!(err.starts_with("error: ") && err.contains(expect), "{args:?}: {err}");
         assert!(!out_dir.exists(), "{args:?} wrote {}", out_dir.display());
     }
+}
+
+/// Two commands on one output directory: while a long run holds it (in a child process with a
+/// 4 GB address-space limit and a 120 s timeout; its lock file `.geomint.lock` names its pid and
+/// command), a second run (even with `--force`), a resume and an ensemble there fail at once with
+/// exit status 1 and one line naming the holder, and change nothing; the first run completes all
+/// its steps and removes its lock file. A stale lock file, whose holder is gone, is taken over.
+#[test]
+fn a_locked_output_directory_refuses_a_second_command() {
+    let tmp = TempDir::new("lock");
+    let dir = tmp.join("d");
+    let d = dir.display().to_string();
+    let lock = dir.join(".geomint.lock");
+    let steps = "200000000";
+    let script = format!(
+        "ulimit -v 4000000; exec timeout 120 '{}' run kepler --steps {steps} --every 1000000 --quiet --out '{d}'",
+        env!("CARGO_BIN_EXE_geomint")
+    );
+    let mut first = Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(&tmp.0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the first run");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let holder = loop {
+        let text = std::fs::read_to_string(&lock).unwrap_or_default();
+        if text.ends_with('\n') {
+            break text.trim().to_string();
+        }
+        assert!(
+            first.try_wait().expect("try_wait").is_none(),
+            "the first run ended before it was seen holding the lock"
+        );
+        assert!(Instant::now() < deadline, "no lock file after 60 s");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(holder.starts_with("pid ") && holder.contains(&format!("geomint run kepler --steps {steps}")), "{holder}");
+    let pid: u32 = holder["pid ".len()..].split(':').next().and_then(|p| p.parse().ok()).expect("the holder's pid");
+    assert!(
+        Path::new(&format!("/proc/{pid}")).exists() || !Path::new("/proc/self").exists(),
+        "pid {pid} is not running"
+    );
+
+    let second: [&[&str]; 3] = [
+        &["run", "kepler", "--steps", "100", "--force", "--out", &d],
+        &["resume", &d, "--steps", "300000000"],
+        &["ensemble", "kepler", "--members", "2", "--perturb", "1e-3", "--steps", "10", "--out", &d],
+    ];
+    for args in second {
+        let out = geomint(&tmp.0, args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out.stderr));
+        let err = text(&out.stderr);
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {lines:?}");
+        assert_eq!(
+            lines[0],
+            format!(
+                "error: output directory {d} is in use by another geomint ({holder}); wait for it to end or choose another --out"
+            ),
+            "{args:?}"
+        );
+        assert!(!text(&out.stdout).contains("wrote"), "{args:?}: {}", text(&out.stdout));
+    }
+    assert!(!dir.join("ensemble.csv").exists());
+
+    let status = first.wait().expect("wait for the first run");
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut first.stderr.take().expect("stderr"), &mut stderr).expect("read stderr");
+    assert!(status.success(), "the first run: {status:?}, stderr: {stderr}");
+    assert!(!lock.exists(), "the lock file outlived its run");
+    let s = summary(&dir);
+    assert_eq!(s["steps"].to_string(), steps, "{s}");
+    assert_eq!(s["status"], "completed");
+
+    // a lock file left by a process that is gone (killed: its system lock went with it)
+    std::fs::write(&lock, "pid 4000000000: geomint run gone\n").expect("write a stale lock file");
+    assert_success(&geomint(&tmp.0, &["run", "kepler", "--steps", "100", "--force", "--out", &d]), "stale lock");
+    assert!(!lock.exists());
 }

@@ -28,7 +28,9 @@ pyo3::create_exception!(
 fn to_py(e: WorkbenchError) -> PyErr {
     match e {
         WorkbenchError::Input(msg) => PyValueError::new_err(msg),
-        WorkbenchError::Io { .. } | WorkbenchError::Read { .. } => PyOSError::new_err(e.to_string()),
+        WorkbenchError::Io { .. } | WorkbenchError::Read { .. } | WorkbenchError::Locked { .. } => {
+            PyOSError::new_err(e.to_string())
+        }
         WorkbenchError::Geom(_) | WorkbenchError::Step { .. } => IntegrationError::new_err(e.to_string()),
     }
 }
@@ -37,7 +39,9 @@ fn ensemble_err(e: EnsembleError) -> PyErr {
     let msg = e.to_string();
     match e.source {
         WorkbenchError::Input(_) => PyValueError::new_err(msg),
-        WorkbenchError::Io { .. } | WorkbenchError::Read { .. } => PyOSError::new_err(msg),
+        WorkbenchError::Io { .. } | WorkbenchError::Read { .. } | WorkbenchError::Locked { .. } => {
+            PyOSError::new_err(msg)
+        }
         WorkbenchError::Geom(_) | WorkbenchError::Step { .. } => IntegrationError::new_err(msg),
     }
 }

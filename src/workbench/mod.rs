@@ -9,8 +9,11 @@
 //! * [`output`], [`plot`]: CSV/JSON files and SVG plots, written so that a failed run never
 //!   leaves files that look complete;
 //! * [`config`]: experiments described in TOML;
+//! * [`lock`]: the exclusive lock of an output directory, one command writing there at a time;
 //! * [`checkpoint`]: the loop of `geomint run` / `resume`: checkpoints, interrupts, resumption
 //!   bit for bit;
+//! * [`divergence`]: whether a run's monitored invariants have lost all accuracy (the exit
+//!   status of a diverged run);
 //! * [`solution`]: the solution error `geomint run` reports (exact, against a computed reference,
 //!   or not available, and why);
 //! * [`roundoff`]: the round-off of long runs, measured against the same method in double-double
@@ -20,8 +23,10 @@
 pub mod catalogue;
 pub mod checkpoint;
 pub mod config;
+pub mod divergence;
 pub mod embedded;
 pub mod experiment;
+pub mod lock;
 pub mod methods;
 pub mod output;
 pub mod plot;
@@ -58,6 +63,16 @@ pub enum WorkbenchError {
         path: String,
         /// The cause.
         source: std::io::Error,
+    },
+    /// Another process holds the lock of the output directory ([`lock`]): it is writing there.
+    #[error(
+        "output directory {dir} is in use by another geomint ({holder}); wait for it to end or choose another --out"
+    )]
+    Locked {
+        /// The directory.
+        dir: String,
+        /// The holder, as its lock file names it: `pid N: COMMAND`.
+        holder: String,
     },
     /// Reading an input file failed (missing, not a regular file, larger than its bound,
     /// unreadable).

@@ -108,12 +108,14 @@ pub fn check_writable(dir: &Path) -> Result<Created, WorkbenchError> {
 /// Refuses, with a one-line input error, an output directory that exists and is not empty,
 /// unless `force`: a new run there would replace the files (and the checkpoint) of the run it
 /// holds. A missing directory passes, and so does a path that is not a directory, which
-/// [`check_writable`] then reports.
+/// [`check_writable`] then reports. The lock file ([`crate::workbench::lock::FILE`]) does not
+/// count.
 pub fn check_fresh(dir: &Path, force: bool) -> Result<(), WorkbenchError> {
     if force {
         return Ok(());
     }
-    let occupied = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some());
+    let occupied = std::fs::read_dir(dir)
+        .is_ok_and(|mut entries| entries.any(|e| e.is_ok_and(|e| e.file_name() != crate::workbench::lock::FILE)));
     if occupied {
         return Err(WorkbenchError::Input(format!(
             "output directory {} is not empty; pass --force to replace the run in it, or choose another --out",

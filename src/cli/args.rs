@@ -1,0 +1,234 @@
+//! The command line: the clap grammar of `geomint` and its subcommands (their `--help` texts are
+//! the doc comments here), and [`parse`], which turns a clap error into one line on stderr.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "geomint", version, about = "Run, compare and measure structure-preserving integrators")]
+pub(crate) struct Cli {
+    /// No progress bars.
+    #[arg(long, short, global = true)]
+    pub(crate) quiet: bool,
+    /// Output directory (of the showcase when no command is given; default geomint-showcase).
+    #[arg(long)]
+    pub(crate) out: Option<PathBuf>,
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Command {
+    /// The problem catalogue and the method registry, one line each.
+    List,
+    /// Integrate one problem with one method; write trajectory, diagnostics, summary and plots.
+    Run(RunArgs),
+    /// Continue the run whose checkpoint is in DIR, bit for bit as one uninterrupted run.
+    Resume(ResumeArgs),
+    /// The measured order: global errors and slopes over halved steps, and an error-vs-h plot.
+    Convergence(ConvergenceArgs),
+    /// Work–precision of several methods: wall time against solution and energy errors.
+    Compare(CompareArgs),
+    /// Many runs from perturbed initial states, in parallel: a table of their errors.
+    Ensemble(EnsembleArgs),
+    /// The showcase (also what `geomint` with no command runs).
+    Showcase {
+        /// Output directory (default geomint-showcase).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct RunArgs {
+    /// Problem name (see `geomint list`).
+    pub(crate) problem: Option<String>,
+    /// Method name (default: the problem's first method).
+    #[arg(long, short)]
+    pub(crate) method: Option<String>,
+    /// Step size (default: the problem's).
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) h: Option<f64>,
+    /// Number of steps.
+    #[arg(long, conflicts_with = "t_end")]
+    pub(crate) steps: Option<usize>,
+    /// Final time (default: the problem's).
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) t_end: Option<f64>,
+    /// Sample every K steps (default: about 1000 samples).
+    #[arg(long)]
+    pub(crate) every: Option<usize>,
+    /// Output directory (default: runs/PROBLEM-METHOD).
+    #[arg(long)]
+    pub(crate) out: Option<PathBuf>,
+    /// A TOML experiment file (its `out` is relative to the file's directory); command-line
+    /// options override it.
+    #[arg(long)]
+    pub(crate) config: Option<PathBuf>,
+    /// Problem parameter, NAME=VALUE (repeatable), e.g. `--param e=0.9` for kepler.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub(crate) params: Vec<String>,
+    /// Write the checkpoint every N steps (default: every 30 s of integration).
+    #[arg(long, value_name = "N")]
+    pub(crate) checkpoint_every: Option<usize>,
+    /// Warn on stderr when a monitored error exceeds this (default 1).
+    #[arg(long, allow_negative_numbers = true, value_name = "ERROR")]
+    pub(crate) max_error: Option<f64>,
+    /// Sum the increments with compensated (Kahan) summation (canonical problems; methods that
+    /// compute their increment, e.g. stormer-verlet, gauss2, rk4).
+    #[arg(long)]
+    pub(crate) compensated: bool,
+    /// Write into an output directory that is not empty (replacing the run in it); without it,
+    /// `run` refuses such a directory.
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// The initial state, comma-separated, in the coordinates of the problem's trajectory.csv
+    /// columns, e.g. `--state 0.4,0,0,2` for kepler (default: the problem's own).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_name = "X1,X2,...")]
+    pub(crate) state: Option<Vec<f64>>,
+    /// The bodies of problem `nbody`: a file of `mass, x, y, z, vx, vy, vz` lines (or
+    /// `mass, x, y, vx, vy` in the plane); implies `nbody` when no problem is given.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) system: Option<PathBuf>,
+    /// Exit with status 0 even if the run diverges. Without it, a run whose monitored conserved
+    /// quantity reaches a relative error of 1 (no digit left), or whose error is not finite,
+    /// exits with status 3 after writing its outputs.
+    #[arg(long)]
+    pub(crate) accept_divergent: bool,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ResumeArgs {
+    /// The output directory of the run, with its checkpoint.
+    pub(crate) dir: PathBuf,
+    /// The total number of steps to reach (default: the run's --steps).
+    #[arg(long)]
+    pub(crate) steps: Option<usize>,
+    /// Write the checkpoint every N steps (default: the run's setting).
+    #[arg(long, value_name = "N")]
+    pub(crate) checkpoint_every: Option<usize>,
+    /// Warn on stderr when a monitored error exceeds this (default: the run's setting, else 1).
+    #[arg(long, allow_negative_numbers = true, value_name = "ERROR")]
+    pub(crate) max_error: Option<f64>,
+    /// Exit with status 0 even if the resumed run diverges. Without it, a run whose monitored conserved
+    /// quantity reaches a relative error of 1 (no digit left), or whose error is not finite,
+    /// exits with status 3 after writing its outputs.
+    #[arg(long)]
+    pub(crate) accept_divergent: bool,
+}
+
+/// The options shared by the step sweeps of `convergence` and `compare`.
+#[derive(Args, Debug)]
+pub(crate) struct SweepArgs {
+    /// Problem name.
+    pub(crate) problem: String,
+    /// Final time (default: a tenth of the problem's, at most 200 steps of its h).
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) t_end: Option<f64>,
+    /// Coarsest step (default: the problem's step).
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) h: Option<f64>,
+    /// Number of halvings.
+    #[arg(long, default_value_t = 6)]
+    pub(crate) levels: usize,
+    /// Problem parameter, NAME=VALUE.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub(crate) params: Vec<String>,
+    /// Output directory (default: runs/PROBLEM-METHOD-convergence or runs/PROBLEM-compare).
+    #[arg(long)]
+    pub(crate) out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ConvergenceArgs {
+    #[command(flatten)]
+    pub(crate) sweep: SweepArgs,
+    /// Method name.
+    #[arg(long, short)]
+    pub(crate) method: String,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct CompareArgs {
+    #[command(flatten)]
+    pub(crate) sweep: SweepArgs,
+    /// Comma-separated method names.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub(crate) methods: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct EnsembleArgs {
+    /// Problem name (see `geomint list`; `nbody` with --system).
+    pub(crate) problem: Option<String>,
+    /// Method name (default: the problem's first method).
+    #[arg(long, short)]
+    pub(crate) method: Option<String>,
+    /// Step size (default: the problem's).
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) h: Option<f64>,
+    /// Number of steps of every member.
+    #[arg(long, conflicts_with = "t_end")]
+    pub(crate) steps: Option<usize>,
+    /// Final time (default: the problem's).
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) t_end: Option<f64>,
+    /// Sample the errors every K steps (default: about 1000 samples per member).
+    #[arg(long)]
+    pub(crate) every: Option<usize>,
+    /// Number of members.
+    #[arg(long)]
+    pub(crate) members: usize,
+    /// Size ε of the perturbation: each coordinate moves by ε times a standard normal sample
+    /// (along the group or the constraints where the problem has them).
+    #[arg(long, allow_negative_numbers = true, value_name = "EPS")]
+    pub(crate) perturb: f64,
+    /// Seed of the perturbations (the same seed gives the same members).
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// The state the members are perturbed from, comma-separated (default: the problem's own).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_name = "X1,X2,...")]
+    pub(crate) state: Option<Vec<f64>>,
+    /// The bodies of problem `nbody` (see `geomint run --help`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) system: Option<PathBuf>,
+    /// Problem parameter, NAME=VALUE (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub(crate) params: Vec<String>,
+    /// Threads (default: all cores).
+    #[arg(long)]
+    pub(crate) threads: Option<usize>,
+    /// Write ensemble.csv (one row per member) into this directory.
+    #[arg(long)]
+    pub(crate) out: Option<PathBuf>,
+    /// Exit with status 0 even if members diverge. Without it, an ensemble with a member whose
+    /// monitored conserved quantity reaches a relative error of 1 (no digit left), or whose error
+    /// is not finite, exits with status 3 after its table and file.
+    #[arg(long)]
+    pub(crate) accept_divergent: bool,
+}
+
+/// The parsed command line; `Err` is the exit status after `--help` or `--version` (0, printed)
+/// or after bad arguments (2, one line `error: …` on stderr).
+pub(crate) fn parse() -> Result<Cli, ExitCode> {
+    match Cli::try_parse() {
+        Ok(c) => Ok(c),
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return Err(ExitCode::SUCCESS);
+            }
+            // one line: clap's first line, joined with the next when it ends in ':'
+            let text = e.to_string();
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let mut first = lines.next().unwrap_or("error: invalid arguments").to_string();
+            if first.ends_with(':') {
+                first = format!("{first} {}", lines.next().unwrap_or(""));
+            }
+            eprintln!("{first} (see `geomint --help`)");
+            Err(ExitCode::from(2))
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! The commands of the `geomint` binary, one module per command and one per shared concern:
+//!
+//! * [`args`]: the clap grammar and its one-line errors;
+//! * [`dispatch`]: a parsed command line to its command;
+//! * the commands: [`list`], [`run`] (with `resume`), [`convergence`], [`compare`],
+//!   [`ensemble`], [`showcase`]; [`drive`] integrates a run or a resumed run and writes its
+//!   files, [`summary`] and [`diagnostics`] are what a run prints and plots, [`divergence`] the
+//!   exit status of a run or an ensemble that diverged; [`sweep`] is shared
+//!   by `convergence` and `compare`, [`resolve`] by `run` and `ensemble`;
+//! * the helpers: [`interrupt`] (Ctrl-C), [`progress`] (bars), [`files`] (the output directory
+//!   and its files), [`params`] (`--param`), [`format`] (numbers).
+//!
+//! The modules import downwards only: the commands use the helpers, `dispatch` the commands.
+
+/// `println!` that ignores a closed stdout (e.g. `geomint list | head -1`) instead of panicking.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+pub(crate) mod args;
+mod compare;
+mod convergence;
+mod diagnostics;
+mod divergence;
+mod drive;
+mod ensemble;
+mod files;
+mod format;
+mod interrupt;
+mod list;
+mod params;
+mod progress;
+mod resolve;
+mod run;
+mod showcase;
+mod summary;
+mod sweep;
+
+use args::{Cli, Command};
+use geomint::workbench::WorkbenchError;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Runs the command of `cli`: its exit status, or the error that ends it.
+pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode, WorkbenchError> {
+    let quiet = cli.quiet;
+    // `geomint --out DIR COMMAND` means the same as `geomint COMMAND --out DIR`
+    let top = cli.out;
+    let showcase_dir = |out: Option<PathBuf>| out.or(top.clone()).unwrap_or_else(|| PathBuf::from("geomint-showcase"));
+    let done = |r: Result<(), WorkbenchError>| r.map(|()| ExitCode::SUCCESS);
+    match cli.command {
+        None => done(showcase::showcase(&showcase_dir(None), quiet)),
+        Some(Command::Showcase { out }) => done(showcase::showcase(&showcase_dir(out), quiet)),
+        Some(Command::List) => {
+            list::list();
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Run(mut args)) => {
+            args.out = args.out.or(top);
+            run::run(args, quiet)
+        }
+        Some(Command::Resume(args)) => run::resume(args, quiet),
+        Some(Command::Convergence(mut args)) => {
+            args.sweep.out = args.sweep.out.or(top);
+            done(convergence::convergence(args, quiet))
+        }
+        Some(Command::Ensemble(mut args)) => {
+            args.out = args.out.or(top);
+            ensemble::ensemble(args, quiet)
+        }
+        Some(Command::Compare(mut args)) => {
+            args.sweep.out = args.sweep.out.or(top);
+            done(compare::compare(args, quiet))
+        }
+    }
+}
+
+/// The exit status of a command that failed with `e`, after printing `error: …` on stderr: 130
+/// if it was interrupted, 2 for bad input, 1 otherwise.
+pub(crate) fn failure(e: &WorkbenchError) -> ExitCode {
+    eprintln!("error: {e}");
+    if interrupt::interrupted() {
+        return ExitCode::from(130);
+    }
+    ExitCode::from(if matches!(e, WorkbenchError::Input(_)) { 2 } else { 1 })
+}
