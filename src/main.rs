@@ -31,8 +31,8 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(code) => return code,
     };
-    match cli::dispatch(cli) {
+    cli::finish(match cli::dispatch(cli) {
         Ok(code) => code,
         Err(e) => cli::failure(&e),
-    }
+    })
 }

@@ -405,3 +405,38 @@ fn a_locked_output_directory_refuses_a_second_command() {
     assert_success(&geomint(&tmp.0, &["run", "kepler", "--steps", "100", "--force", "--out", &d]), "stale lock");
     assert!(!lock.exists());
 }
+
+/// Output that cannot be written is an error (status 1, one line naming stdout), not a silent
+/// success; a reader that closes the pipe early is not an error.
+#[test]
+fn a_full_stdout_fails_and_a_closed_pipe_does_not() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("skipped: no /dev/full on this system");
+        return;
+    }
+    let tmp = TempDir::new("dev-full");
+    let out_dir = tmp.join("k");
+    let out_dir = out_dir.to_str().expect("utf-8 path");
+    for args in [&["list"][..], &["run", "kepler", "--steps", "50", "--out", out_dir]] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("open /dev/full");
+        let out = Command::new(env!("CARGO_BIN_EXE_geomint"))
+            .args(args)
+            .current_dir(&tmp.0)
+            .stdout(full)
+            .output()
+            .expect("run geomint");
+        assert_eq!(out.status.code(), Some(1), "{args:?} into /dev/full: {:?}", out.status);
+        let err = text(&out.stderr);
+        assert!(err.contains("cannot write to standard output"), "{args:?}: stderr {err}");
+    }
+    // `geomint list | head -c 10`: the reader goes away, the command still succeeds
+    let mut child = Command::new(env!("CARGO_BIN_EXE_geomint"))
+        .arg("list")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn geomint");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0), "list into a closed pipe: {}", text(&out.stderr));
+}

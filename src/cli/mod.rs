@@ -12,12 +12,42 @@
 //!
 //! The modules import downwards only: the commands use the helpers, `dispatch` the commands.
 
-/// `println!` that ignores a closed stdout (e.g. `geomint list | head -1`) instead of panicking.
+/// `println!` that neither panics nor forgets a failed write: a closed stdout (e.g.
+/// `geomint list | head -1`) is ignored, any other error (a full disk, `> /dev/full`) is kept by
+/// [`stdout_failed`] and turns the exit status into 1 ([`finish`]).
 macro_rules! say {
     ($($t:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($t)*);
+        if let Err(e) = writeln!(std::io::stdout(), $($t)*) {
+            $crate::cli::stdout_failed(e);
+        }
     }};
+}
+
+/// The first error writing to stdout other than a closed pipe.
+static STDOUT_ERROR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Keeps `e` unless stdout was closed by its reader (a broken pipe is not an error of ours).
+pub(crate) fn stdout_failed(e: std::io::Error) {
+    if e.kind() != std::io::ErrorKind::BrokenPipe {
+        let _ = STDOUT_ERROR.set(e.to_string());
+    }
+}
+
+/// The exit status of a command that returned `code`: stdout is flushed, and a failed write to
+/// it makes a successful command fail with status 1 and one line on stderr.
+pub(crate) fn finish(code: ExitCode) -> ExitCode {
+    use std::io::Write as _;
+    if let Err(e) = std::io::stdout().flush() {
+        stdout_failed(e);
+    }
+    match STDOUT_ERROR.get() {
+        Some(e) if code == ExitCode::SUCCESS => {
+            eprintln!("error: cannot write to standard output: {e}");
+            ExitCode::from(1)
+        }
+        _ => code,
+    }
 }
 
 pub(crate) mod args;

@@ -173,6 +173,27 @@ pub const METHODS: &[MethodInfo] = &[
         "holonomic DEL with a node multiplier (SHAKE/RATTLE form, docs/math.md §C.4)",
     ),
     m(
+        "rattle-midpoint",
+        Gd,
+        2,
+        St::DiscreteLagrangian,
+        "RATTLE as a one-step map of (q, p) ∈ T*S: midpoint L_d, node multiplier, momentum projected (groupoid layer)",
+    ),
+    m(
+        "s2-midpoint",
+        Gd,
+        2,
+        St::Symplectic,
+        "cotangent lift of the midpoint discretization map of S² (symplectic on T*S², docs/math.md §A)",
+    ),
+    m(
+        "s2-del-midpoint",
+        Gd,
+        2,
+        St::Symplectic,
+        "discrete Euler–Lagrange flow of the midpoint map of S² (its Lagrangian route)",
+    ),
+    m(
         "dla",
         Gd,
         2,

@@ -357,3 +357,33 @@ fn the_energy_equation_can_lose_its_root_and_the_step_is_then_refused() {
     assert!(r_max < 0.0, "{r_max:e}");
     assert!(max_de <= 1e-12, "{max_de:e}");
 }
+
+/// The fixed-step flow is the one-step integrator of its family `h ↦ L̂(·, ·, h)`: from the node
+/// `(q_1, p_1 = D_2L̂(q_0, q_1, h))` the `GroupoidIntegrator` of `Stepped(L̂)` on `Q × Q` takes the
+/// same positions, its momenta are `D_2L̂` of the arrows, and the time momentum `λ_k − E_k` of
+/// the fixed-step flow stays what it was, so `Driver`, `Composition` and checkpoints take the
+/// fixed-step time-dependent flow as this integrator (with `t_k = t_0 + k h`).
+#[test]
+fn the_fixed_step_flow_is_the_one_step_integrator_of_its_family() -> Result<(), Box<dyn std::error::Error>> {
+    use geom_core::step::{OneStep, PhaseState};
+    use groupoid::integrator::{GroupoidIntegrator, Stepped};
+    let h = 0.1;
+    let flow = FixedStepFlow::new(Midpoint(Pendulum), h)?;
+    let mut point = flow.start(SVector::from([0.3]), SVector::from([0.45]), 0.0, 0.0);
+    let c = flow.time_momentum(&point);
+    let (_, p1) = momenta(&Midpoint(Pendulum), &point.g);
+    let method = GroupoidIntegrator::new(PairGroupoid::<1>, Stepped(Midpoint(Pendulum))).with_properties(2, true);
+    let mut s = PhaseState::new(point.g.q1, p1);
+    let mut worst = (0.0_f64, 0.0_f64);
+    for _ in 0..500 {
+        flow.advance(&mut point)?;
+        method.step(&mut s, h)?;
+        let (_, p) = momenta(&Midpoint(Pendulum), &point.g);
+        worst.0 = worst.0.max((s.q - point.g.q1).amax());
+        worst.1 = worst.1.max((s.p - p).amax());
+    }
+    assert!(worst.0 < 1e-13 && worst.1 < 1e-13, "positions {:e}, momenta {:e}", worst.0, worst.1);
+    assert!((flow.time_momentum(&point) - c).abs() < 1e-13);
+    assert!((point.g.source_time() - 50.0).abs() < 1e-13);
+    Ok(())
+}

@@ -18,13 +18,20 @@ use crate::workbench::methods::MethodInfo;
 use crate::workbench::problem::{
     Family, Kind, Problem, Quantity, Simulation, check_state, off_manifold, within_tolerance,
 };
+use crate::workbench::run::{Observe, Run};
+use discretization::{SphereCotangentLiftIntegrator, SphereDiscreteEulerLagrange, SphereThetaMap};
 use geom_core::GeomError;
+use geom_core::Scalar;
+use geom_core::function::PhaseSpaceFunction;
 use geom_core::lie::{Chart, LieGroup, Product, Rn, So3, so3};
 use geom_core::newton::NewtonOptions;
+use geom_core::step::{OneStep, PhaseState};
 use groupoid::constraints::{ConstrainedFlow, Constraints, HolonomicFlow, SigmaPoint, constraint_residual};
+use groupoid::integrator::{RattleIntegrator, Stepped};
 use groupoid::lagrangian::legendre_minus;
 use groupoid::models::{GRAVITY, PendulumLd, PlateBallCost as BallCost, RollingWithoutSlip as NoSlip, UnitSphere};
 use groupoid::noether::{ConstantSection, constrained_momentum_map};
+use groupoid::time_dependent::Midpoint;
 use groupoid::{GroupAsGroupoid, PairGroupoid, PairOfGroup};
 use integrators::driver::FlatState;
 use nalgebra::{Matrix3, SMatrix, SVector, Vector2, Vector3};
@@ -143,6 +150,61 @@ impl Default for SphericalPendulum {
     }
 }
 
+/// The methods of the spherical pendulum: `rattle` on its arrows, and three one-step
+/// integrators of `(q, p) ∈ T*S²`.
+const PENDULUM_METHODS: &[&str] = &["rattle", "rattle-midpoint", "s2-midpoint", "s2-del-midpoint"];
+
+/// `L(q, v) = ½|v|² − g q₃` and `H(q, p) = ½|p|² + g q₃` of the spherical pendulum (unit mass
+/// and length).
+#[derive(Debug, Clone, Copy)]
+struct PendulumL;
+impl PhaseSpaceFunction<3> for PendulumL {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 3>, v: &SVector<S, 3>) -> S {
+        v.norm_squared() * S::from(0.5) - q[2] * S::from(GRAVITY)
+    }
+}
+#[derive(Debug, Clone, Copy)]
+struct PendulumH;
+impl PhaseSpaceFunction<3> for PendulumH {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 3>, p: &SVector<S, 3>) -> S {
+        p.norm_squared() * S::from(0.5) + q[2] * S::from(GRAVITY)
+    }
+}
+
+/// The one-step methods of the pendulum on `T*S²`: RATTLE of the midpoint family
+/// `h L((q₀ + q₁)/2, (q₁ − q₀)/h)` with the node constraint `|q| = 1` (groupoid layer), and the
+/// cotangent lift and discrete Euler–Lagrange flow of the midpoint map of S² (discretization
+/// layer).
+fn pendulum_method(name: &str) -> Result<Box<dyn OneStep<PhaseState<3>>>, WorkbenchError> {
+    Ok(match name {
+        "rattle-midpoint" => Box::new(
+            RattleIntegrator::<_, _, _, 3, 1, 4>::new(PairGroupoid::<3>, Stepped(Midpoint(PendulumL)), UnitSphere)
+                .with_properties(2, true),
+        ),
+        "s2-midpoint" => {
+            Box::new(SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), PendulumH)?)
+        }
+        "s2-del-midpoint" => {
+            Box::new(SphereDiscreteEulerLagrange::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), PendulumL)?)
+        }
+        other => return Err(WorkbenchError::Input(format!("method '{other}' does not apply to 'spherical-pendulum'"))),
+    })
+}
+
+/// Energy, `e3·(q × p)` and `(|q|² − 1)/2` at a node `(q, p)`.
+fn pendulum_quantities(q: &Vector3<f64>, p: &Vector3<f64>) -> Vec<f64> {
+    vec![0.5 * p.norm_squared() + GRAVITY * q[2], q[0] * p[1] - q[1] * p[0], 0.5 * (q.norm_squared() - 1.0)]
+}
+
+impl Observe<PhaseState<3>> for SphericalPendulum {
+    fn coordinates(&self, s: &PhaseState<3>) -> Vec<f64> {
+        s.q.iter().chain(s.p.iter()).copied().collect()
+    }
+    fn quantities(&self, s: &PhaseState<3>) -> Vec<f64> {
+        pendulum_quantities(&s.q, &s.p)
+    }
+}
+
 /// `R` from 9 row-major values, within [`STATE_TOLERANCE`](crate::workbench::problem::STATE_TOLERANCE) of SO(3), else the error of a state of
 /// `problem`.
 fn rotation(problem: &str, what: &str, v: &[f64]) -> Result<Matrix3<f64>, WorkbenchError> {
@@ -187,10 +249,9 @@ impl Flow for PendulumRun {
         q.iter().chain(p.iter()).copied().collect()
     }
     fn quantities(&self) -> Vec<f64> {
-        let (q, p) = self.node();
         // e3·(q × p) at the node equals the Noether momentum F⁻L_d paired with the generator
-        let j = q[0] * p[1] - q[1] * p[0];
-        vec![0.5 * p.norm_squared() + GRAVITY * q[2], j, 0.5 * (q.norm_squared() - 1.0)]
+        let (q, p) = self.node();
+        pendulum_quantities(&q, &p)
     }
     /// `q_k`, `q_{k+1}`.
     fn save(&self, out: &mut Vec<f64>) {
@@ -225,7 +286,7 @@ impl Problem for SphericalPendulum {
         Family::Groupoid
     }
     fn methods(&self) -> Vec<&'static str> {
-        vec!["rattle"]
+        PENDULUM_METHODS.to_vec()
     }
     fn defaults(&self) -> (f64, f64) {
         (0.01, 100.0)
@@ -274,7 +335,12 @@ impl Problem for SphericalPendulum {
         q.iter().chain(p.iter()).copied().collect()
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        only(method, self.name(), &["rattle"])?;
+        only(method, self.name(), PENDULUM_METHODS)?;
+        if method.name != "rattle" {
+            // the one-step integrators of (q, p) on T*S², through the generic run
+            let state = PhaseState::new(self.q0, self.v0);
+            return Ok(Box::new(Run::new(pendulum_method(method.name)?, state, h, *self)));
+        }
         // second-order start: q_1 = q_0 + h v_0 + (h²/2) a_0 with the constrained acceleration
         // a_0 = −g e3 + g (e3·q_0) q_0 − |v_0|² q_0 (|q_0| = 1, v_0 ⟂ q_0), projected back on S²
         let (q0, v0) = (self.q0, self.v0);
