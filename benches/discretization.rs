@@ -263,7 +263,7 @@ fn ratios() {
         let d = (x.q - y.q).amax().max((x.p - y.p).amax());
         assert!(d < 1e-12, "midpoint, simplified vs full Newton after 1000 steps: {d:e}");
     }
-    let full = midpoint.newton().with_jacobian(geom_core::newton::JacobianUpdate::EveryIteration);
+    let full = midpoint.newton_options().with_jacobian(geom_core::newton::JacobianUpdate::EveryIteration);
     let midpoint_full = CotangentLiftIntegrator::new(ThetaMap::<2>::midpoint(), Kepler).with_newton(full);
     let midpoint_ad_full =
         CotangentLiftIntegrator::new(ThetaMap::<2>::midpoint(), AutoDiff(KeplerModel)).with_newton(full);

@@ -11,5 +11,6 @@ mod cross_crate;
 mod groupoid_integrator;
 mod integrator_contract;
 mod plots;
+mod preludes;
 mod rattle_default_options;
 mod sphere_discretization_map;

@@ -737,7 +737,10 @@ impl Session {
         let bytes = self.checkpoint_bytes(status)?;
         let (tmp, fin) = (self.dir.join(format!("{FILE}.partial")), self.dir.join(FILE));
         output::write_synced(&tmp, &bytes)?;
-        std::fs::rename(&tmp, &fin).map_err(|e| WorkbenchError::Io { path: fin.display().to_string(), source: e })?;
+        std::fs::rename(&tmp, &fin).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            WorkbenchError::Io { path: fin.display().to_string(), source: e }
+        })?;
         output::sync_dir(&self.dir);
         self.keep = true;
         self.auto_interval = AUTO_INTERVAL.max(t0.elapsed() * 100);

@@ -55,8 +55,23 @@ pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 
 /// Writes `bytes` to `path` and flushes them to the disk (fsync) before returning.
 pub fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), WorkbenchError> {
+    write_synced_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_synced`] with the writing done by `write`: the file is created, written and synced,
+/// and removed again if writing or syncing fails (a full disk leaves no empty or truncated file
+/// behind).
+fn write_synced_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), WorkbenchError> {
     let mut file = std::fs::File::create(path).map_err(|e| io(path, e))?;
-    file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| io(path, e))
+    let written = write(&mut file).and_then(|()| file.sync_all());
+    drop(file);
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(path);
+        io(path, e)
+    })
 }
 
 /// Flushes a directory's entries (renames, new files) to the disk. Best effort: some file
@@ -327,6 +342,25 @@ pub fn ensemble_csv(e: &crate::workbench::experiment::Ensemble) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A write that fails half-way (a full disk) leaves no file behind, and says which.
+    #[test]
+    fn a_failed_write_removes_its_file() {
+        let dir = std::env::temp_dir().join(format!("geomint-write-synced-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.json.partial");
+        let r = super::write_synced_with(&path, |f| {
+            use std::io::Write as _;
+            f.write_all(b"half")?;
+            Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "no space left on device"))
+        });
+        let Err(WorkbenchError::Io { path: named, .. }) = r else { panic!("not an I/O error: {r:?}") };
+        assert!(named.ends_with("c.json.partial"));
+        assert!(!path.exists(), "the partial file is left behind");
+        write_synced(&path, b"whole").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"whole");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     use super::*;
 
     #[test]

@@ -251,7 +251,7 @@ pub(crate) mod tests {
             let hidden = Hidden(reduced);
             let general = CotangentLiftIntegrator::new(hidden, AutoDiff(Mixed));
             // the integrator's own Newton options (simplified Newton by default)
-            let opts = *general.newton();
+            let opts = *general.newton_options();
             let mut s = PhaseState::new(Vector2::new(0.3, -0.8), Vector2::new(1.1, 0.4));
             for k in 0..50 {
                 let h = if k % 2 == 0 { 0.1 } else { -0.07 };

@@ -91,7 +91,7 @@ impl<R, H> CotangentLiftIntegrator<R, H> {
         &self.hamiltonian
     }
     /// The Newton options.
-    pub fn newton(&self) -> &NewtonOptions {
+    pub fn newton_options(&self) -> &NewtonOptions {
         &self.newton
     }
 }

@@ -145,3 +145,13 @@ pub use retraction::{
 pub use sphere::SphereThetaMap;
 pub use sphere_lift::{SphereCotangentLiftIntegrator, SphereDiscreteEulerLagrange};
 pub use theta::ThetaMap;
+
+/// The names most code of this layer needs, with geom-core's: `use discretization::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        Composition, CotangentLiftIntegrator, DiscretizationMap, LieAutoDiff, LieCotangentLiftIntegrator, LieFunction,
+        LieGroupThetaMap, LieLagrangianIntegrator, LiePoissonIntegrator, SphereCotangentLiftIntegrator,
+        SphereDiscreteEulerLagrange, SphereThetaMap, ThetaMap,
+    };
+    pub use geom_core::prelude::*;
+}

@@ -716,6 +716,10 @@ impl<Gd, L, C, const M: usize> HolonomicFlow<Gd, L, C, M> {
     pub fn constraints(&self) -> &C {
         &self.constraints
     }
+    /// The Newton options of a step.
+    pub fn newton_options(&self) -> &NewtonOptions {
+        &self.newton
+    }
 
     /// `Ok(())` if both end points of `g` satisfy `|c|_∞ <= CONSTRAINT_TOLERANCE`, else
     /// [`GeomError::NonFinite`] / [`GeomError::OffManifold`] (`what = "arrow end point off the

@@ -150,6 +150,19 @@ pub use pair::PairGroupoid;
 pub use pair_manifold::{PairOfGroup, SpherePair};
 pub use variational::{action_gradient, action_sum, tangent_gradient};
 
+/// The names most code of this layer needs, with geom-core's: `use groupoid::prelude::*;`.
+pub mod prelude {
+    pub use crate::constraints::{BaseConstraints, ConstrainedFlow, Constraints, HolonomicFlow};
+    pub use crate::integrator::{
+        CotangentPoint, FlowState, GroupoidIntegrator, Induced, LagrangianFamily, NonholonomicIntegrator,
+        RattleIntegrator, Stepped,
+    };
+    pub use crate::nonholonomic::{MidpointConstraints, NonholonomicConstraints, NonholonomicFlow, OneForms};
+    pub use crate::time_dependent::{ContinuousLagrangian, Midpoint, StepLagrangian};
+    pub use crate::{DiscreteFlow, DiscreteLagrangian, GroupAsGroupoid, LieGroupoid, PairGroupoid};
+    pub use geom_core::prelude::*;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -413,7 +413,7 @@ macro_rules! splitting_common {
                 &self.hamiltonian
             }
             /// The Newton options.
-            pub fn newton(&self) -> &NewtonOptions {
+            pub fn newton_options(&self) -> &NewtonOptions {
                 &self.newton
             }
         }
@@ -926,7 +926,7 @@ macro_rules! prk_method {
                 &self.hamiltonian
             }
             /// The Newton options.
-            pub fn newton(&self) -> &NewtonOptions {
+            pub fn newton_options(&self) -> &NewtonOptions {
                 &self.newton
             }
             /// `(a, â, b, c)`: the coefficients for `q`, for `p`, the weights and the nodes.
@@ -1027,7 +1027,7 @@ impl<R: EuclideanMap<N>, H: PhaseSpaceDerivatives<N>, const N: usize> Increment<
                 Ok([z[0] - gp * a, z[1] + gq * b])
             },
             &[gp * a, gq * -b],
-            self.newton(),
+            self.newton_options(),
         )?;
         let (gq, gp) = ham.gradient(&(state.q + x), &(state.p + y));
         checked(state, (gp * h, gq * -h))

@@ -147,7 +147,7 @@ impl<B: AttitudeDynamics> Lgvi<B> {
     }
 
     /// The Newton options.
-    pub fn newton(&self) -> &NewtonOptions {
+    pub fn newton_options(&self) -> &NewtonOptions {
         &self.newton
     }
 

@@ -81,3 +81,18 @@ pub use discretization;
 pub use geom_core;
 pub use geom_core::step::{LieState, OneStep, PhaseState};
 pub use tableau::Tableau;
+
+/// The names most code of this layer needs, with geom-core's: `use integrators::prelude::*;`.
+pub mod prelude {
+    pub use crate::classical::{Gauss2, Gauss3, LobattoIIIAIIIB3, StormerVerlet, SymplecticEulerA, SymplecticEulerB};
+    pub use crate::driver::Driver;
+    pub use crate::explicit_rk::ExplicitRk;
+    pub use crate::hp::{self, HpIntegrator};
+    pub use crate::lgvi::Lgvi;
+    pub use crate::models::{BuoyantVehicle, FreeRigidBody, HeavyTop, UnderwaterVehicle};
+    pub use crate::rkmk::Rkmk;
+    pub use crate::variational::VariationalIntegrator;
+    pub use crate::verlet_composition::VerletComposition;
+    pub use crate::{Tableau, tableau};
+    pub use geom_core::prelude::*;
+}

@@ -71,7 +71,7 @@ impl<Gd: GroupoidFamily<R>, F: LagrangianFamily<Gd, R>, const R: usize> Groupoid
         &self.family
     }
     /// The Newton options.
-    pub fn newton(&self) -> &NewtonOptions {
+    pub fn newton_options(&self) -> &NewtonOptions {
         &self.newton
     }
 }

@@ -81,7 +81,7 @@ impl<Gd, F, C, const R: usize, const K: usize, const M: usize> NonholonomicInteg
         self.flow.constraints()
     }
     /// The Newton options.
-    pub fn newton(&self) -> &NewtonOptions {
+    pub fn newton_options(&self) -> &NewtonOptions {
         &self.newton
     }
 
