@@ -219,3 +219,11 @@ def test_the_gil_is_released_while_integrating():
     alive = worker.is_alive()
     worker.join()
     assert count > 1000 and alive, "the main thread could not run while the ensemble was integrating"
+
+
+def test_every_defaults_to_about_1000_samples_and_too_many_samples_are_refused():
+    r = geomint.run("kepler", "stormer-verlet", 0.01, 20_000)
+    assert r.every == 20 and len(r.t) == 1001
+    # 10^8 steps sampled at every step would not fit in memory: refused before any step
+    with pytest.raises(ValueError, match="sample every 51 steps or more"):
+        geomint.run("kepler", "stormer-verlet", 0.01, 10**8, every=1)

@@ -21,6 +21,11 @@ use std::time::Instant;
 /// The largest number of steps a run may take (10^10: hours for the cheapest method).
 pub const MAX_STEPS: usize = 10_000_000_000;
 
+/// The most samples a run keeps (`steps / every + 1`): the samples of a run are held in memory
+/// (each a few hundred bytes: the state, the quantities and their errors), so a run of `10^8`
+/// steps sampled at every step is refused before it starts instead of exhausting the memory.
+pub const MAX_SAMPLES: usize = 2_000_000;
+
 /// How long and how finely to run.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct RunSpec {
@@ -56,6 +61,14 @@ impl RunSpec {
         }
         if steps > MAX_STEPS {
             return Err(WorkbenchError::Input(format!("{steps} steps requested; at most {MAX_STEPS} (raise h)")));
+        }
+        let samples = steps / every + 1;
+        if samples > MAX_SAMPLES {
+            let least = steps.div_ceil(MAX_SAMPLES - 1);
+            return Err(WorkbenchError::Input(format!(
+                "{steps} steps sampled every {every} give {samples} samples; a run keeps at most \
+                 {MAX_SAMPLES} in memory: sample every {least} steps or more"
+            )));
         }
         Ok(Self { h, steps, every })
     }

@@ -223,7 +223,7 @@ def run(
     t_end: Optional[float] = None,
     params: Optional[Mapping[str, float]] = None,
     state: Optional[ArrayLike] = None,
-    every: Optional[int] = 1,
+    every: Optional[int] = None,
 ) -> RunResult:
     """Integrates ``problem`` (a catalogue name or a :class:`System`) with ``method`` for
     ``steps`` steps of ``h`` (or to ``t_end``), sampling every ``every`` steps.
