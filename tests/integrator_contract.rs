@@ -220,6 +220,11 @@ fn every_integrator_on_t_star_g_keeps_the_contract() {
     check(&LieCotangentLiftIntegrator::new(LieGroupThetaMap::midpoint(So3, Chart::Exp), LieAutoDiff(TopH)));
     check(&LieCotangentLiftIntegrator::new(LieGroupThetaMap::new(So3, 0.3, Chart::Cayley).unwrap(), LieAutoDiff(TopH)));
     check(&LieLagrangianIntegrator::new(So3, 0.5, Chart::Cayley, LieAutoDiff(TopL)).unwrap());
+    // the cotangent lift of a model's own Hamiltonian (`integrators::models::Hamiltonian`), whose
+    // value is the model's energy
+    let h = body().hamiltonian();
+    assert_eq!(LieFunction::<f64, So3, 3>::eval(&h, &So3, &lie0().g, &lie0().mu), body().energy(&lie0()));
+    check(&LieCotangentLiftIntegrator::new(LieGroupThetaMap::midpoint(So3, Chart::Cayley), LieAutoDiff(h)));
     check(&discretization::LieGroupDiscreteEulerLagrange::new(So3, Chart::Cayley, Body));
     // the groupoid layer's flow on G ⇉ {e}, the configuration reconstructed
     let midpoint = Induced::new(FibreThetaMap::midpoint(), ReducedLagrangian(Inertia));

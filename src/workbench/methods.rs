@@ -8,7 +8,10 @@ use crate::workbench::WorkbenchError;
 use crate::workbench::embedded::{EmbeddedRk, LieField};
 use crate::workbench::problem::Family;
 use discretization::composition::{kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6};
-use discretization::{Composition, CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
+use discretization::{
+    AdLieFunction, AdLieGroup, Composition, CotangentLiftIntegrator, LieAutoDiff, LieCotangentLiftIntegrator,
+    LieGroupThetaMap, OneStep, PhaseState, ThetaMap,
+};
 use geom_core::function::PhaseSpaceDerivatives;
 use geom_core::lie::{Chart, LieGroup};
 use integrators::classical::{
@@ -25,7 +28,7 @@ use nalgebra::SMatrix;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Structure {
-    /// Symplectic on `T*R^n`; conserves the momentum maps of symmetries it is equivariant under
+    /// Symplectic on `T*R^n` (or on `T*G`, `T*S²` for the cotangent lifts of those spaces); conserves the momentum maps of symmetries it is equivariant under
     /// (Barbero-Liñán, Marrero & Martín de Diego, *From retraction maps to symplectic-momentum
     /// numerical integrators*, 2024, arXiv:2401.14800, Theorem 2) and quadratic invariants where
     /// stated.
@@ -159,6 +162,20 @@ pub const METHODS: &[MethodInfo] = &[
         6,
         St::Variational,
         "HP RKMK, 3-stage Gauss tableau, exp chart, dτ⁻¹ truncated at q = 4 (order 6, docs/math.md §D.11)",
+    ),
+    m(
+        "lift-midpoint-exp",
+        L,
+        2,
+        St::Symplectic,
+        "cotangent lift of the midpoint discretization map of G, exp chart (Barbero-Liñán et al. 2024; docs/math.md §A)",
+    ),
+    m(
+        "lift-midpoint-cayley",
+        L,
+        2,
+        St::Symplectic,
+        "cotangent lift of the midpoint discretization map of G, Cayley chart",
     ),
     m("rkmk4", L, 4, St::GroupOnly, "Runge–Kutta–Munthe-Kaas 4 on SO(3) × R^3 (stays on the group, not symplectic)"),
     m("rk4-embedded", L, 4, St::None, "classical RK4 on the matrix entries of g and on Π (leaves the group)"),
@@ -354,17 +371,24 @@ where
 /// The state of a Lie-group problem whose elements are `M × M` matrices.
 pub type MatrixState<const M: usize, const D: usize> = LieState<SMatrix<f64, M, M>, D>;
 
-/// A Lie-group method for the left-trivialized Lagrangian `lagrangian` on `group`, as a trait
+/// A Lie-group method for the left-trivialized Lagrangian `lagrangian` (and its Hamiltonian
+/// `hamiltonian`, for the cotangent lifts of the discretization layer) on `group`, as a trait
 /// object (every method of the family but `rkmk4`, which needs the model as a vector field on
 /// `SO(3) × R^3` and is built by the SO(3) problems).
-pub fn lie_group<G, La, const M: usize, const D: usize>(
+pub fn lie_group<G, La, H, const M: usize, const D: usize>(
     info: &MethodInfo,
     group: G,
     lagrangian: La,
+    hamiltonian: H,
 ) -> Result<Box<dyn OneStep<MatrixState<M, D>>>, WorkbenchError>
 where
-    G: HpGroup<D> + LieGroup<f64, D, Element = SMatrix<f64, M, M>, Matrix = SMatrix<f64, M, M>> + Clone + 'static,
+    G: HpGroup<D>
+        + AdLieGroup<D>
+        + LieGroup<f64, D, Element = SMatrix<f64, M, M>, Matrix = SMatrix<f64, M, M>>
+        + Clone
+        + 'static,
     La: HpLagrangian<G, D> + LieField<G, D> + Clone + 'static,
+    H: AdLieFunction<G, D> + Clone + 'static,
 {
     let hp = |t: &tableau::Tableau, chart: Chart, name: &str| -> Result<HpIntegrator<G, La, D, 2>, WorkbenchError> {
         Ok(HpIntegrator::new(group.clone(), lagrangian.clone(), t, chart).map_err(geom)?.with_name(name))
@@ -397,6 +421,14 @@ where
                 .with_truncation(4)
                 .map_err(geom)?,
         ),
+        "lift-midpoint-exp" => Box::new(LieCotangentLiftIntegrator::new(
+            LieGroupThetaMap::midpoint(group, Chart::Exp),
+            LieAutoDiff(hamiltonian),
+        )),
+        "lift-midpoint-cayley" => Box::new(LieCotangentLiftIntegrator::new(
+            LieGroupThetaMap::midpoint(group, Chart::Cayley),
+            LieAutoDiff(hamiltonian),
+        )),
         "rk4-embedded" => Box::new(EmbeddedRk::<_, _, 4>::new(&tableau::rk4(), group, lagrangian).map_err(geom)?),
         "rk2-embedded" => Box::new(EmbeddedRk::<_, _, 2>::new(&tableau::heun(), group, lagrangian).map_err(geom)?),
         _ => return Err(not_here(info)),

@@ -19,9 +19,10 @@
 
 use crate::hp::{Lagrangian, LeftLagrangian, LieState, check_inertia};
 use crate::rkmk::LieVectorField;
+use discretization::LieFunction;
 use geom_core::lie::{Se3, So3, So3xR3, se3, so3};
 use geom_core::{GeomError, Result, Scalar};
-use nalgebra::{Matrix3, Matrix4, Matrix6, SVector, Vector3, Vector6};
+use nalgebra::{Matrix3, Matrix4, Matrix6, SMatrix, SVector, Vector3, Vector6};
 
 /// The free rigid body on SO(3): `ℓ(ξ) = ½ ξᵀ I ξ`, `Π = IΩ`, Euler's equation
 /// `Π̇ = Π × Ω` (docs/math.md §D.1). Left-invariant: the spatial angular momentum `RΠ` and the
@@ -32,7 +33,48 @@ pub struct FreeRigidBody {
     inertia_inv: Matrix3<f64>,
 }
 
+/// The Hamiltonian `H(g, μ)` of a model on `T*G ≅ G × g*` (left trivialization), the Legendre
+/// transform of its `ℓ(g, ξ)`, as a [`LieFunction`] written once over the scalar: what the
+/// discretization layer's Lie-group cotangent lift (`discretization::LieCotangentLiftIntegrator`,
+/// with `discretization::LieAutoDiff`) integrates. At `f64` it equals the model's `energy`:
+///
+/// ```text
+///   free rigid body      H = ½ μ·I^{-1}μ
+///   heavy top            H = ½ μ·I^{-1}μ + mgl e3·(Rχ)
+///   underwater vehicle   H = ½ μ·M^{-1}μ          (M the 6 × 6 metric with added masses)
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hamiltonian<M>(pub M);
+
+/// `½ μᵀ A μ` at the scalar `S` for a constant symmetric `A`.
+fn half_quadratic<S: Scalar, const D: usize>(a: &SMatrix<f64, D, D>, mu: &SVector<S, D>) -> S {
+    mu.dot(&(a.map(S::from) * mu)) * S::from(0.5)
+}
+
+impl<S: Scalar> LieFunction<S, So3, 3> for Hamiltonian<FreeRigidBody> {
+    fn eval(&self, _: &So3, _: &Matrix3<S>, mu: &SVector<S, 3>) -> S {
+        half_quadratic(&self.0.inertia_inv, mu)
+    }
+}
+
+impl<S: Scalar> LieFunction<S, So3, 3> for Hamiltonian<HeavyTop> {
+    fn eval(&self, _: &So3, r: &Matrix3<S>, mu: &SVector<S, 3>) -> S {
+        let height = (0..3).fold(S::from(0.0), |acc, j| acc + r[(2, j)] * S::from(self.0.chi[j]));
+        half_quadratic(&self.0.inertia_inv, mu) + height * S::from(self.0.mgl)
+    }
+}
+
+impl<S: Scalar> LieFunction<S, Se3, 6> for Hamiltonian<UnderwaterVehicle> {
+    fn eval(&self, _: &Se3, _: &Matrix4<S>, mu: &SVector<S, 6>) -> S {
+        half_quadratic(&self.0.metric_inv, mu)
+    }
+}
+
 impl FreeRigidBody {
+    /// The Hamiltonian `H(g, μ)` ([`Hamiltonian`]).
+    pub fn hamiltonian(&self) -> Hamiltonian<FreeRigidBody> {
+        Hamiltonian(*self)
+    }
     /// A body with the symmetric positive definite inertia tensor `I` (body frame), else
     /// [`GeomError::InvalidParameter`] / [`GeomError::NonFinite`].
     ///
@@ -127,6 +169,10 @@ pub struct HeavyTop {
 }
 
 impl HeavyTop {
+    /// The Hamiltonian `H(g, μ)` ([`Hamiltonian`]).
+    pub fn hamiltonian(&self) -> Hamiltonian<HeavyTop> {
+        Hamiltonian(*self)
+    }
     /// A top with inertia `I` (about the fixed point, body frame), weight-times-length `mgl`
     /// (finite) and body direction `χ` of the centre of mass (normalised; error if zero).
     pub fn new(inertia: Matrix3<f64>, mgl: f64, chi: Vector3<f64>) -> Result<Self> {
@@ -293,6 +339,10 @@ pub fn carlson_rd(x: f64, y: f64, z: f64) -> f64 {
 }
 
 impl UnderwaterVehicle {
+    /// The Hamiltonian `H(g, μ)` ([`Hamiltonian`]).
+    pub fn hamiltonian(&self) -> Hamiltonian<UnderwaterVehicle> {
+        Hamiltonian(*self)
+    }
     /// A vehicle with body-plus-added inertia `I` and mass-plus-added-mass `M` (both symmetric
     /// positive definite, else [`GeomError::InvalidParameter`]).
     pub fn new(inertia: Matrix3<f64>, mass: Matrix3<f64>) -> Result<Self> {

@@ -156,7 +156,7 @@ impl Problem for RigidBody {
         let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
             "rkmk4" => Box::new(Rkmk4So3::new(self.body)?),
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.body).map_err(WorkbenchError::Geom)?),
-            _ => methods::lie_group(method, So3, self.body)?,
+            _ => methods::lie_group(method, So3, self.body, self.body.hamiltonian())?,
         };
         Ok(start(m, self.s0, h, *self))
     }
@@ -246,7 +246,7 @@ impl Problem for HeavyTopProblem {
         let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
             "rkmk4" => Box::new(Rkmk4So3::new(self.top)?),
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.top).map_err(WorkbenchError::Geom)?),
-            _ => methods::lie_group(method, So3, self.top)?,
+            _ => methods::lie_group(method, So3, self.top, self.top.hamiltonian())?,
         };
         Ok(start(m, self.s0, h, *self))
     }
@@ -331,7 +331,7 @@ impl Problem for Vehicle {
         ("rk4-embedded", 8)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        let m = methods::lie_group(method, Se3, self.vehicle)?;
+        let m = methods::lie_group(method, Se3, self.vehicle, self.vehicle.hamiltonian())?;
         Ok(start(m, self.s0, h, *self))
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
