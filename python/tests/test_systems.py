@@ -75,6 +75,7 @@ def test_a_groupoid_problem_from_a_given_state(run_cli):
         ("spherical-pendulum", [0.0, 0.6, -0.8, 0.0, 1.0, 0.0]),
         ("so3-optimal-control", [1, 0, 0, 0, 1, 0, 0, 0, 1, 0.2, 0.4, 0.1, 0.0]),
         ("plate-ball", [0, 0, 1.1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0]),
+        ("rolling-disk", [0, 0, 0, 0.3, 1.0, 0, 0, 0]),
     ],
 )
 def test_a_state_off_the_constraints_raises_the_cli_message(run_cli, name, state):
