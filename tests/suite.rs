@@ -8,6 +8,7 @@ mod cli;
 mod cli_long_runs;
 mod cli_systems;
 mod cross_crate;
+mod fuzz_inputs;
 mod groupoid_integrator;
 mod integrator_contract;
 mod plots;

@@ -1,0 +1,171 @@
+//! The parsers of outside input never panic, whatever the bytes: TOML run configs (parsed, then
+//! resolved into a problem and a run as `geomint run --config` does), N-body system files, and
+//! checkpoints (`checkpoint.json` of a real run, damaged, then opened as `geomint resume` does).
+//!
+//! Each input is a valid seed mutated by a deterministic generator (fixed seed): byte flips,
+//! deletions, duplications, insertions of random bytes and of hostile tokens (`nan`, `1e309`,
+//! `-0`, huge integers, unbalanced quotes and brackets), truncation. The default is a few
+//! thousand cases per parser, a second or two; a longer run sets `GEOMINT_FUZZ_CASES`
+//! (e.g. `GEOMINT_FUZZ_CASES=200000 cargo test --test suite fuzz_inputs -- --nocapture`).
+
+use geomint::workbench::catalogue::{self, nbody::Bodies};
+use geomint::workbench::checkpoint::Session;
+use geomint::workbench::config::RunConfig;
+use geomint::workbench::experiment::RunSpec;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+/// xorshift64*: a fixed sequence of cases on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const TOKENS: &[&str] = &[
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "1e309",
+    "-1e309",
+    "-0",
+    "0",
+    "1e-320",
+    "18446744073709551616",
+    "-1",
+    "99999999999999999999",
+    "\"",
+    "[",
+    "]",
+    "{",
+    "}",
+    "=",
+    ",",
+    "\n",
+    "\u{0}",
+    "é",
+    "\u{202e}",
+    "#",
+    "[params]",
+];
+
+fn cases() -> usize {
+    std::env::var("GEOMINT_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000)
+}
+
+/// One structured mutation of `seed`.
+fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut v = seed.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let len = v.len();
+        let at = rng.below(len + 1);
+        match rng.below(7) {
+            0 if len > 0 => v[at.min(len - 1)] ^= 1 << rng.below(8),
+            1 => {
+                let end = (at + rng.below(16)).min(len);
+                v.drain(at..end);
+            }
+            2 => {
+                let end = (at + rng.below(32)).min(len);
+                let chunk = v[at..end].to_vec();
+                v.splice(at..at, chunk);
+            }
+            3 => {
+                let bytes: Vec<u8> = (0..rng.below(8)).map(|_| rng.next() as u8).collect();
+                v.splice(at..at, bytes);
+            }
+            4 => {
+                let token = TOKENS[rng.below(TOKENS.len())].as_bytes().to_vec();
+                // replace a number-like run at `at` by the token
+                let end =
+                    v[at..].iter().position(|b| !(b.is_ascii_digit() || b"+-.e".contains(b))).map_or(len, |k| at + k);
+                v.splice(at..end.max(at), token);
+            }
+            5 => v.truncate(at),
+            _ => {}
+        }
+    }
+    v
+}
+
+/// Runs `f` on `cases()` mutations of `seed`; a panic fails the test with the input.
+fn fuzz(what: &str, seed: &str, salt: u64, mut f: impl FnMut(&[u8])) {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ salt);
+    for case in 0..cases() {
+        let input = mutate(seed.as_bytes(), &mut rng);
+        if catch_unwind(AssertUnwindSafe(|| f(&input))).is_err() {
+            panic!("{what}: case {case} panicked on {:?}", String::from_utf8_lossy(&input));
+        }
+    }
+}
+
+const CONFIG: &str = "problem = \"kepler\"\nmethod = \"stormer-verlet\"\nh = 0.01\nsteps = 200\nevery = 10\n\
+    checkpoint_every = 100\nmax_error = 0.01\nstate = [0.4, 0.0, 0.0, 2.0]\n[params]\ne = 0.6\n";
+
+#[test]
+fn run_configs_never_panic() {
+    fuzz("config", CONFIG, 1, |bytes| {
+        let Ok(text) = std::str::from_utf8(bytes) else { return };
+        let Ok(config) = RunConfig::parse(text) else { return };
+        let params: Vec<(String, f64)> = config.params.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let name = config.problem.as_deref().unwrap_or("kepler");
+        let Ok(problem) = catalogue::resolve(name, &params, None, config.state.as_deref()) else { return };
+        let _ = RunSpec::resolve(problem.as_ref(), config.h, config.steps, config.t_end, config.every);
+    });
+}
+
+const BODIES: &str = "mass, x, y, z, vx, vy, vz\n1.0, 0, 0, 0, 0, 0, 0\n1e-3, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0\n\
+    2e-3, -1.5, 0.1, 0.0, 0.0, -0.8, 0.05\n";
+
+#[test]
+fn nbody_files_never_panic() {
+    fuzz("nbody", BODIES, 2, |bytes| {
+        let text = String::from_utf8_lossy(bytes);
+        if let Ok(bodies) = Bodies::parse(&text, 1.0, "fuzz.csv") {
+            let _ = bodies.problem();
+        }
+    });
+}
+
+/// A fresh directory under the system's temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn damaged_checkpoints_never_panic() {
+    let tmp = TempDir(std::env::temp_dir().join(format!("geomint-fuzz-checkpoint-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&tmp.0);
+    let run = tmp.0.join("run");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_geomint"))
+        .args(["run", "kepler", "--steps", "60", "--every", "7", "--checkpoint-every", "20", "--quiet", "--out"])
+        .arg(&run)
+        .output()
+        .expect("run geomint");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json = std::fs::read_to_string(run.join("checkpoint.json")).expect("checkpoint.json");
+    let stop = AtomicBool::new(false);
+    // fewer cases: each opens a directory and may replay a run
+    let n = (cases() / 10).max(50);
+    let mut rng = Rng(0xC0FF_EE00_D15E_A5E5);
+    for case in 0..n {
+        let damaged = mutate(json.as_bytes(), &mut rng);
+        std::fs::write(run.join("checkpoint.json"), &damaged).expect("write the damaged checkpoint");
+        let opened = catch_unwind(AssertUnwindSafe(|| Session::open(&run, &stop, &mut |_| {}).map(|_| ())));
+        assert!(opened.is_ok(), "checkpoint case {case} panicked on {:?}", String::from_utf8_lossy(&damaged));
+    }
+}
