@@ -27,7 +27,7 @@
 //! `G: LieGroup<S, D, Element = G::ElementAt<S>>`) is that `ElementAt<S>` is the `Element` of
 //! `LieGroup<S, D>` for every scalar the group is implemented at.
 
-use super::{Gl, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2};
+use super::{Gl, LieGroup, Linear, MatrixGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2};
 use crate::Scalar;
 use core::fmt;
 use nalgebra::{Matrix2, Matrix3, Matrix4, SMatrix, SVector, Vector4};
@@ -197,6 +197,33 @@ impl<const N: usize, const D: usize> LieGroupFamily<D> for Gl<N, D> {
         side: Side,
     ) -> Option<SMatrix<HyperDual64, N, N>> {
         Some(matrix_translation_jet_dual(g, &LieGroup::<f64, D>::hat(self, x), side))
+    }
+}
+
+/// Every [`MatrixGroup`]: elements `N × N` matrices at every scalar, and the matrix jets
+/// `g + ε g x̂` (left) and `g + ε x̂ g` (right).
+impl<G: MatrixGroup<D, N>, const D: usize, const N: usize> LieGroupFamily<D> for Linear<G, N> {
+    type ElementAt<S: Scalar> = SMatrix<S, N, N>;
+    fn lift_at<S: Scalar>(&self, g: &SMatrix<f64, N, N>) -> SMatrix<S, N, N> {
+        g.map(S::from)
+    }
+    #[inline]
+    fn translation_jet(
+        &self,
+        g: &SMatrix<f64, N, N>,
+        x: &SVector<f64, D>,
+        side: Side,
+    ) -> Option<SMatrix<Dual64, N, N>> {
+        Some(matrix_translation_jet(g, &self.0.hat(x), side))
+    }
+    #[inline]
+    fn translation_jet_dual(
+        &self,
+        g: &SMatrix<Dual64, N, N>,
+        x: &SVector<f64, D>,
+        side: Side,
+    ) -> Option<SMatrix<HyperDual64, N, N>> {
+        Some(matrix_translation_jet_dual(g, &self.0.hat(x), side))
     }
 }
 
