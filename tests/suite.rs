@@ -10,6 +10,7 @@ mod cli_systems;
 mod cross_crate;
 mod groupoid_integrator;
 mod integrator_contract;
+mod matrix_group_sl3;
 mod plots;
 mod rattle_default_options;
 mod sphere_discretization_map;
