@@ -214,3 +214,68 @@ fn derivatives_are_exact_at_dual_and_hyper_dual_numbers() {
     assert!((v - x).amax() < 1e-13);
     assert!((j - nalgebra::SMatrix::<f64, 8, 8>::identity()).amax() < 1e-11, "{j}");
 }
+
+/// SL(3) whose refusal of Cayley is incomplete: it refuses `cayley` and `cayley_inv` but keeps
+/// the trait's defaults of `dcay` and `dtau_inv(Cayley)`, which answer from the NaN `dcay^{-1}`
+/// instead of refusing. A method asking for `dcay^{-1}` alone would run on NaN; the suite fails it.
+#[derive(Debug, Clone, Copy)]
+struct LeakyCayley;
+impl<S: Scalar> LieGroup<S, 8> for LeakyCayley {
+    type Element = Matrix3<S>;
+    type Matrix = Matrix3<S>;
+    fn name(&self) -> String {
+        "leaky SL(3)".into()
+    }
+    fn identity(&self) -> Matrix3<S> {
+        SL3.identity()
+    }
+    fn compose(&self, a: &Matrix3<S>, b: &Matrix3<S>) -> Matrix3<S> {
+        SL3.compose(a, b)
+    }
+    fn inverse(&self, a: &Matrix3<S>) -> Matrix3<S> {
+        SL3.inverse(a)
+    }
+    fn exp(&self, x: &SVector<S, 8>) -> Matrix3<S> {
+        SL3.exp(x)
+    }
+    fn log(&self, g: &Matrix3<S>) -> geom_core::Result<SVector<S, 8>> {
+        SL3.log(g)
+    }
+    fn hat(&self, x: &SVector<S, 8>) -> Matrix3<S> {
+        Sl3.hat(x)
+    }
+    fn vee(&self, m: &Matrix3<S>) -> SVector<S, 8> {
+        Sl3.vee(m)
+    }
+    fn to_matrix(&self, g: &Matrix3<S>) -> Matrix3<S> {
+        *g
+    }
+    fn adjoint(&self, g: &Matrix3<S>) -> nalgebra::SMatrix<S, 8, 8> {
+        SL3.adjoint(g)
+    }
+    fn ad(&self, x: &SVector<S, 8>) -> nalgebra::SMatrix<S, 8, 8> {
+        SL3.ad(x)
+    }
+    fn dcay_inv(&self, x: &SVector<S, 8>) -> nalgebra::SMatrix<S, 8, 8> {
+        SL3.dcay_inv(x)
+    }
+    fn cayley(&self, x: &SVector<S, 8>) -> geom_core::Result<Matrix3<S>> {
+        SL3.cayley(x)
+    }
+    fn cayley_inv(&self, g: &Matrix3<S>) -> geom_core::Result<SVector<S, 8>> {
+        SL3.cayley_inv(g)
+    }
+    fn defect(&self, g: &Matrix3<S>) -> f64 {
+        LieGroup::<S, 8>::defect(&SL3, g)
+    }
+}
+
+#[test]
+fn an_incomplete_refusal_of_cayley_fails_the_suite() {
+    // the trait's default dtau_inv(Cayley) is Ok(dcay_inv): not refused
+    assert!(LieGroup::<f64, 8>::dtau_inv(&LeakyCayley, Chart::Cayley, &sl3_points()[3]).is_ok());
+    let result = std::panic::catch_unwind(|| check_group(&LeakyCayley, &sl3_points(), 1e-11));
+    let message = result.expect_err("an incomplete refusal must fail check_group");
+    let text = message.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(text.contains("cayley is refused but dcay is not refused with GeomError::ChartUnavailable"), "{text}");
+}

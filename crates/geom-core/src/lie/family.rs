@@ -364,17 +364,18 @@ mod tests {
     #[test]
     fn conditioning_is_one_on_compact_groups_and_grows_with_the_elements_otherwise() {
         let r = crate::lie::so3::exp(&SVector::<f64, 3>::new(0.4, -1.0, 0.2));
-        assert_eq!(So3.condition(&r), 1.0);
+        assert_eq!(LieGroupFamily::<3>::condition(&So3, &r), 1.0);
         let g = LieGroup::<f64, 6>::exp(&Se3, &SVector::<f64, 6>::new(0.1, 0.2, 0.3, 5.0, -40.0, 2.0));
-        assert!((Se3.condition(&g) - (1.0 + g[(1, 3)].abs())).abs() < 1e-15 && g[(1, 3)].abs() > 30.0);
-        assert_eq!(Rn::<2>.condition(&SVector::<f64, 2>::new(3.0, -7.0)), 8.0);
+        let kappa = LieGroupFamily::<6>::condition(&Se3, &g);
+        assert!((kappa - (1.0 + g.fixed_view::<3, 1>(0, 3).amax())).abs() < 1e-15 && kappa > 30.0);
+        assert_eq!(LieGroupFamily::<2>::condition(&Rn::<2>, &SVector::<f64, 2>::new(3.0, -7.0)), 8.0);
         // ‖g‖_∞ ‖g⁻¹‖_∞ of diag(100, 1/100): 1e4; of a singular matrix: inf
-        let d = Matrix2::new(100.0, 0.0, 0.0, 0.01);
-        assert!((Gl::<2, 4>.condition(&d) - 1e4).abs() < 1e-9);
-        assert!(Gl::<2, 4>.condition(&Matrix2::new(1.0, 2.0, 2.0, 4.0)).is_infinite());
+        let gl = Gl::<2, 4>;
+        assert!((LieGroupFamily::<4>::condition(&gl, &Matrix2::new(100.0, 0.0, 0.0, 0.01)) - 1e4).abs() < 1e-9);
+        assert!(LieGroupFamily::<4>::condition(&gl, &Matrix2::new(1.0, 2.0, 2.0, 4.0)).is_infinite());
         let p = Product::<So3, Rn<3>, 3, 3>(So3, Rn::<3>);
-        assert_eq!(p.condition(&(r, SVector::<f64, 3>::new(0.0, 9.0, 0.0))), 10.0);
-        assert_eq!(Power::<So3, 3, 2>(So3).condition(&[r, r]), 1.0);
+        assert_eq!(LieGroupFamily::<6>::condition(&p, &(r, SVector::<f64, 3>::new(0.0, 9.0, 0.0))), 10.0);
+        assert_eq!(LieGroupFamily::<6>::condition(&Power::<So3, 3, 2>(So3), &[r, r]), 1.0);
     }
 
     #[test]
