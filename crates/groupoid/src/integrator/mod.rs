@@ -6,7 +6,8 @@
 //! given as a family `h ↦ L_d^h` ([`LagrangianFamily`]): the Lagrangian `h L ∘ R_d^{-1}(·)/h`
 //! induced by a discretization map `R_d: AG → G` and a Lagrangian `L` on the algebroid
 //! ([`Induced`]), or a discrete Lagrangian `L_d(q₀, q₁; h)` on the pair groupoid `R^N × R^N`
-//! written once over the scalar ([`Stepped`] of a [`StepLagrangian`]). The state is a point
+//! written once over the scalar ([`Stepped`] of a
+//! [`StepLagrangian`](geom_core::function::StepLagrangian)). The state is a point
 //! `(x, μ)` of `A*G` (a base point and a covector of the algebroid at it), and the step is the
 //! discrete Hamiltonian flow `F^+L_d^h ∘ (F^-L_d^h)^{-1}` (Marrero, Martín de Diego & Stern,
 //! *Symplectic groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250;
@@ -54,7 +55,8 @@
 //! ([`NewtonOptions::for_momentum_residual`]) and at the base point `x`
 //! ([`GroupoidFamily::roundoff_scale`]: on the pair groupoid of a group, the conditioning
 //! `κ(x) = ‖x‖ ‖x^{-1}‖`, without which the flow of a non-compact group such as SL(3) stalls
-//! once `|x|` has grown to a few hundred: a residual floor `ε κ(x) |μ| / h` above `1e-14 / h`). A failed step leaves the state untouched.
+//! once `|x|` has grown to a few hundred: a residual floor `ε κ(x) |μ| / h` above `1e-14 / h`).
+//! A failed step leaves the state untouched.
 
 use crate::lagrangian::{Arrow, GroupoidFamily};
 use geom_core::newton::NewtonOptions;
