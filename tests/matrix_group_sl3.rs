@@ -1,7 +1,7 @@
 //! SL(3, R) written with three functions (`hat`, `vee`, membership: `geom_core::lie::MatrixGroup`)
 //! outside the crates runs every Lie-group layer with no other impl: the Hamilton–Pontryagin
 //! Störmer–Verlet step, the Lie-group cotangent lift of the midpoint θ-map, its Lie–Poisson
-//! reduction, and the discrete Euler–Lagrange flows of the Lie group `SL(3) ⇉ {e}` and of the
+//! reduction, RKMK 4 on the reconstruction equation, and the discrete Euler–Lagrange flows of the Lie group `SL(3) ⇉ {e}` and of the
 //! pair groupoid `SL(3) × SL(3) ⇉ SL(3)`, all on the exp chart. The free left-invariant motion
 //! `ℓ(ξ) = ½ ξᵀ I ξ` conserves the spatial momentum `Ad*_{g⁻¹} μ`, the Casimirs `tr(A²)`,
 //! `tr(A³)` of the body momentum, and keeps the energy bounded; Cayley methods refuse the group
@@ -19,6 +19,8 @@ use groupoid::discretization_map::{AlgebroidLagrangian, FibreThetaMap, ReducedLa
 use groupoid::integrator::{CotangentPoint, GroupoidIntegrator, Induced};
 use groupoid::{GroupAsGroupoid, PairOfGroup};
 use integrators::hp::{self, Lagrangian, LeftLagrangian};
+use integrators::rkmk::{GroupState, LieVectorField, Rkmk};
+use integrators::tableau;
 use nalgebra::{Matrix3, SMatrix, SVector};
 
 /// sl(3): `hat(x) = [[x0, x2, x3], [x4, x1 - x0, x5], [x6, x7, -x1]]` (traceless).
@@ -168,6 +170,48 @@ fn hp_stormer_verlet_on_sl3_conserves_the_momentum_map_and_bounds_the_energy() -
         Err(GeomError::ChartUnavailable { chart: "cayley", group }) => assert_eq!(group, "SL(3,R)"),
         other => panic!("HP with Cayley on SL(3): {:?}", other.map(|_| ())),
     }
+    Ok(())
+}
+
+/// The reconstruction equation of the free motion, `ġ = g I⁻¹ Ad*_g m` (`m` the spatial
+/// momentum, so the body momentum is `μ = Ad*_g m`).
+struct Reconstruction(SVector<f64, 8>);
+impl LieVectorField<SL3, 8> for Reconstruction {
+    fn eval(&self, group: &SL3, _: f64, g: &Matrix3<f64>) -> Result<SVector<f64, 8>> {
+        let mu = group.coadjoint(g, &self.0);
+        Ok(SVector::from_fn(|i, _| mu[i] / INERTIA[i]))
+    }
+}
+
+#[test]
+fn rkmk_4_on_sl3_has_order_4_and_stays_on_the_group() -> Result<()> {
+    let m = State::new(g0(), mu0()).spatial_momentum(&SL3);
+    let rk = Rkmk::<_, _, 8, 4>::new(SL3, Reconstruction(m), &tableau::rk4(), Chart::Exp)?;
+    let solve = |h: f64, n: usize| -> Result<Matrix3<f64>> {
+        let mut s = GroupState::new(0.0, g0());
+        for _ in 0..n {
+            rk.step(&mut s, h)?;
+        }
+        Ok(s.g)
+    };
+    // T = 2: h = 0.05 and 0.025 against h = 0.003125
+    let reference = solve(0.003125, 640)?;
+    let (e1, e2) = ((solve(0.05, 40)? - reference).amax(), (solve(0.025, 80)? - reference).amax());
+    let ratio = e1 / e2;
+    let end = solve(0.05, STEPS)?;
+    let mu = SL3.coadjoint(&end, &m);
+    let de = (energy(&mu) - energy(&mu0())).abs() / energy(&mu0());
+    eprintln!(
+        "SL(3) RKMK 4 (exp): error ratio h -> h/2 {ratio:.2}, |det g - 1| {:.1e}, |ΔE|/E {de:.2e} at T = 20",
+        (end.determinant() - 1.0).abs()
+    );
+    assert!((3.8..4.2).contains(&ratio.log2()), "order 4: error ratio {ratio} ({e1:e}, {e2:e})");
+    assert!((end.determinant() - 1.0).abs() < 1e-12);
+    assert!(de < 1e-5, "energy error {de:e}");
+    assert!(matches!(
+        Rkmk::<_, _, 8, 4>::new(SL3, Reconstruction(m), &tableau::rk4(), Chart::Cayley),
+        Err(GeomError::ChartUnavailable { chart: "cayley", .. })
+    ));
     Ok(())
 }
 
