@@ -11,6 +11,7 @@ mod cross_crate;
 mod fuzz_inputs;
 mod groupoid_integrator;
 mod integrator_contract;
+mod matrix_group_sl3;
 mod plots;
 mod preludes;
 mod rattle_default_options;

@@ -48,6 +48,16 @@ pub enum GeomError {
         /// Why (e.g. "rotation angle is pi").
         reason: &'static str,
     },
+    /// A chart (a map `τ: g → G` with its derivatives) that the group does not have: e.g. the
+    /// Cayley map of SL(n ≥ 3), whose values have `det ≠ 1`. Returned by every operation of that
+    /// chart, so a method built on it is refused with this error.
+    #[error("{group} has no {chart} chart into the group")]
+    ChartUnavailable {
+        /// The chart (`"cayley"`).
+        chart: &'static str,
+        /// The group's name.
+        group: String,
+    },
     /// A time step that is zero, NaN or infinite (one-step maps accept negative steps, which
     /// compositions and adjoints use; drivers require positive ones).
     #[error("invalid step size h = {h}")]

@@ -31,7 +31,7 @@ use geom_core::action::{
     Diagonal, LeftMultiplication, LinearAction, RightMultiplication, RigidMotion, RotationAction, SphereRotation,
     Translation,
 };
-use geom_core::lie::{Gl, LieGroup, LieGroupFamily, Product, Rn, Se2, Se3, So2, So3, Su2};
+use geom_core::lie::{Gl, LieGroup, LieGroupFamily, Linear, MatrixGroup, Product, Rn, Se2, Se3, So2, So3, Su2};
 use nalgebra::{Matrix2, Matrix4, Vector4};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 
@@ -68,6 +68,13 @@ impl<const N: usize> EveryScalarGroup<N> for Rn<N> {
 impl<const N: usize, const D: usize> EveryScalarGroup<D> for Gl<N, D> {
     fn at<S: Scalar>(&self) -> impl LieGroup<S, D, Element = SMatrix<S, N, N>> {
         *self
+    }
+}
+
+/// A group given by `hat`, `vee` and membership is itself at every scalar.
+impl<G: MatrixGroup<D, N>, const D: usize, const N: usize> EveryScalarGroup<D> for Linear<G, N> {
+    fn at<S: Scalar>(&self) -> impl LieGroup<S, D, Element = SMatrix<S, N, N>> {
+        self.clone()
     }
 }
 

@@ -30,6 +30,18 @@ pub trait GroupoidFamily<const R: usize>: Send + Sync {
     /// Base points at scalar `S`.
     type Base<S: Scalar>: Clone + std::fmt::Debug + Send + Sync;
 
+    /// The factor by which the round-off floor of a momentum residual at the base point `x`
+    /// exceeds that at a well-conditioned point: the flows of [`crate::integrator`] multiply
+    /// their Newton residual tolerance by it
+    /// ([`NewtonOptions::with_residual_scale`](geom_core::newton::NewtonOptions::with_residual_scale)).
+    /// `1` by default; the pair groupoid of a group, whose arrows `(x, x τ(ξ))` store both
+    /// elements absolutely so that `x^{-1} y` loses `ε κ(x)`, gives the group's conditioning
+    /// `κ(x)` ([`LieGroupFamily::condition`](geom_core::lie::LieGroupFamily::condition): `‖x‖ ‖x^{-1}‖`
+    /// for a matrix group, which grows without bound along the motions of a non-compact group).
+    fn roundoff_scale(&self, x: &Self::Base<f64>) -> f64 {
+        let _ = x;
+        1.0
+    }
     /// Optional closed form of the first-order jets of the invariant curves through `g` along
     /// `ξ`, as elements at [`Dual64`] (`ε² = 0`): `g · exp_{β(g)}(εξ)` (`Side::Left`, velocity
     /// `X^←(g)`) or `i(exp_{α(g)}(−εξ)) · g` (`Side::Right`, velocity `X^→(g)`). A Legendre

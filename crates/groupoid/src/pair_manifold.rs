@@ -164,6 +164,12 @@ impl<S: Scalar, const D: usize, G: LieGroup<S, D>> LieGroupoid<S, D> for PairOfG
 impl<G: LieGroupFamily<D>, const D: usize> GroupoidFamily<D> for PairOfGroup<G> {
     type Element<S: Scalar> = (G::ElementAt<S>, G::ElementAt<S>);
     type Base<S: Scalar> = G::ElementAt<S>;
+    /// The conditioning `κ(x)` of the base point ([`LieGroupFamily::condition`]): an arrow
+    /// `(x, x τ(ξ))` stores both elements, and `x^{-1} (x τ(ξ))` recovers `τ(ξ)` only to
+    /// `ε κ(x)`.
+    fn roundoff_scale(&self, x: &G::ElementAt<f64>) -> f64 {
+        self.group.condition(x)
+    }
 }
 
 impl<S: Scalar, G, const D: usize> GroupoidLift<S, D> for PairOfGroup<G>

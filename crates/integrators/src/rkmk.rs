@@ -90,7 +90,8 @@ where
     /// The RKMK method of the explicit tableau `tableau` (`S` stages, else
     /// [`GeomError::DimensionMismatch`]; an implicit tableau is [`GeomError::InvalidParameter`]),
     /// with the chart `τ` (a shipped [`Chart`], or a user's [`GroupChart`], which must pass
-    /// [`check_chart`], else [`GeomError::InvalidParameter`]). For `τ = exp` the truncation is
+    /// [`check_chart`], else [`GeomError::InvalidParameter`]; a shipped chart the group refuses,
+    /// [`GeomError::ChartUnavailable`]). For `τ = exp` the truncation is
     /// `q = max(p - 2, 0)`, which keeps the order `p` of the tableau; the other charts use their
     /// exact `dτ^{-1}`.
     ///
@@ -108,6 +109,9 @@ where
     pub fn new(group: G, field: F, tableau: &Tableau, chart: C) -> Result<Self> {
         if chart.builtin().is_none() {
             check_chart(&group, &chart)?;
+        } else {
+            // a shipped chart the group does not have (Cayley on SL(3)): its typed refusal now
+            chart.tau(&group, &SVector::zeros())?;
         }
         if !tableau.is_explicit() {
             return Err(GeomError::InvalidParameter {

@@ -27,7 +27,7 @@
 //! `G: LieGroup<S, D, Element = G::ElementAt<S>>`) is that `ElementAt<S>` is the `Element` of
 //! `LieGroup<S, D>` for every scalar the group is implemented at.
 
-use super::{Gl, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2};
+use super::{Gl, LieGroup, Linear, MatrixGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2};
 use crate::Scalar;
 use core::fmt;
 use nalgebra::{Matrix2, Matrix3, Matrix4, SMatrix, SVector, Vector4};
@@ -39,6 +39,17 @@ pub trait LieGroupFamily<const D: usize>: LieGroup<f64, D> {
     type ElementAt<S: Scalar>: Clone + fmt::Debug + Send + Sync;
     /// `g` at the scalar `S` (same value, zero derivative parts); `g.map(S::from)` for a matrix.
     fn lift_at<S: Scalar>(&self, g: &Self::ElementAt<f64>) -> Self::ElementAt<S>;
+    /// The conditioning `κ(g) >= 1` of `g` for the group's arithmetic: the factor by which the
+    /// round-off of `g^{-1} h` (for `h` near `g`), read in algebra coordinates, exceeds the unit
+    /// round-off. Solvers whose equations compare nearby elements stored absolutely (the pair
+    /// groupoid `G × G`) scale their round-off floor by it. `1` by default, right for groups of
+    /// bounded elements (SO(n), SU(2)); matrix groups (GL(n), [`super::Linear`]) give
+    /// `‖g‖_∞ ‖g^{-1}‖_∞` (max row sums, `+inf` if singular), `R^n` and the rigid motions
+    /// `1 + |t|_∞` (`t` the translation), products and powers the largest of their factors'.
+    fn condition(&self, g: &Self::ElementAt<f64>) -> f64 {
+        let _ = g;
+        1.0
+    }
     /// The first-order jet of a translated curve through `g` along `x ∈ g`, as an element at
     /// [`Dual64`] (`ε² = 0`): `g · τ(εx) = g + ε g x̂` (`side = Left`) or
     /// `τ(εx) · g = g + ε x̂ g` (`Right`), the same for every chart `τ` (`τ(0) = e`,
@@ -120,12 +131,21 @@ fn matrix_translation_jet<const N: usize>(
     }
 }
 
+/// `1 + |t|_∞` for a homogeneous matrix of a rigid motion (`t` the last column above the corner).
+fn translation_condition<const N: usize>(g: &SMatrix<f64, N, N>) -> f64 {
+    1.0 + (0..N - 1).map(|i| g[(i, N - 1)].abs()).fold(0.0, f64::max)
+}
+
 macro_rules! matrix_family {
-    ($($group:ty => $d:literal, $elem:ident;)*) => {$(
+    ($($group:ty => $d:literal, $elem:ident, $condition:expr;)*) => {$(
         impl LieGroupFamily<$d> for $group {
             type ElementAt<S: Scalar> = $elem<S>;
             fn lift_at<S: Scalar>(&self, g: &$elem<f64>) -> $elem<S> {
                 g.map(S::from)
+            }
+            fn condition(&self, g: &$elem<f64>) -> f64 {
+                let condition: fn(&$elem<f64>) -> f64 = $condition;
+                condition(g)
             }
             #[inline]
             fn translation_jet(&self, g: &$elem<f64>, x: &SVector<f64, $d>, side: Side) -> Option<$elem<Dual64>> {
@@ -139,10 +159,10 @@ macro_rules! matrix_family {
     )*};
 }
 matrix_family! {
-    So2 => 1, Matrix2;
-    So3 => 3, Matrix3;
-    Se2 => 3, Matrix3;
-    Se3 => 6, Matrix4;
+    So2 => 1, Matrix2, |_| 1.0;
+    So3 => 3, Matrix3, |_| 1.0;
+    Se2 => 3, Matrix3, translation_condition;
+    Se3 => 6, Matrix4, translation_condition;
 }
 
 /// SU(2) as unit quaternions: no closed-form jet (the default, through the chart at `Dual64`).
@@ -157,6 +177,10 @@ impl<const N: usize> LieGroupFamily<N> for Rn<N> {
     type ElementAt<S: Scalar> = SVector<S, N>;
     fn lift_at<S: Scalar>(&self, g: &SVector<f64, N>) -> SVector<S, N> {
         g.map(S::from)
+    }
+    /// `1 + |g|_∞`: `h - g` loses `ε |g|`.
+    fn condition(&self, g: &SVector<f64, N>) -> f64 {
+        1.0 + g.amax()
     }
     /// `g + εx` on either side (the group is additive).
     #[inline]
@@ -180,6 +204,10 @@ impl<const N: usize, const D: usize> LieGroupFamily<D> for Gl<N, D> {
     fn lift_at<S: Scalar>(&self, g: &SMatrix<f64, N, N>) -> SMatrix<S, N, N> {
         g.map(S::from)
     }
+    /// `‖g‖_∞ ‖g^{-1}‖_∞`.
+    fn condition(&self, g: &SMatrix<f64, N, N>) -> f64 {
+        super::matrix_group::condition(g)
+    }
     #[inline]
     fn translation_jet(
         &self,
@@ -200,6 +228,37 @@ impl<const N: usize, const D: usize> LieGroupFamily<D> for Gl<N, D> {
     }
 }
 
+/// Every [`MatrixGroup`]: elements `N × N` matrices at every scalar, and the matrix jets
+/// `g + ε g x̂` (left) and `g + ε x̂ g` (right).
+impl<G: MatrixGroup<D, N>, const D: usize, const N: usize> LieGroupFamily<D> for Linear<G, N> {
+    type ElementAt<S: Scalar> = SMatrix<S, N, N>;
+    fn lift_at<S: Scalar>(&self, g: &SMatrix<f64, N, N>) -> SMatrix<S, N, N> {
+        g.map(S::from)
+    }
+    /// `‖g‖_∞ ‖g^{-1}‖_∞`.
+    fn condition(&self, g: &SMatrix<f64, N, N>) -> f64 {
+        super::matrix_group::condition(g)
+    }
+    #[inline]
+    fn translation_jet(
+        &self,
+        g: &SMatrix<f64, N, N>,
+        x: &SVector<f64, D>,
+        side: Side,
+    ) -> Option<SMatrix<Dual64, N, N>> {
+        Some(matrix_translation_jet(g, &self.0.hat(x), side))
+    }
+    #[inline]
+    fn translation_jet_dual(
+        &self,
+        g: &SMatrix<Dual64, N, N>,
+        x: &SVector<f64, D>,
+        side: Side,
+    ) -> Option<SMatrix<HyperDual64, N, N>> {
+        Some(matrix_translation_jet_dual(g, &self.0.hat(x), side))
+    }
+}
+
 impl<A, B, const DA: usize, const DB: usize, const D: usize> LieGroupFamily<D> for Product<A, B, DA, DB>
 where
     A: LieGroupFamily<DA>,
@@ -209,6 +268,10 @@ where
     type ElementAt<S: Scalar> = (A::ElementAt<S>, B::ElementAt<S>);
     fn lift_at<S: Scalar>(&self, g: &Self::ElementAt<f64>) -> Self::ElementAt<S> {
         (self.0.lift_at(&g.0), self.1.lift_at(&g.1))
+    }
+    /// The larger of the factors' conditionings.
+    fn condition(&self, g: &Self::ElementAt<f64>) -> f64 {
+        self.0.condition(&g.0).max(self.1.condition(&g.1))
     }
     /// The factors' jets, `x = (x_A, x_B)`, when both have one.
     #[inline]
@@ -251,6 +314,10 @@ where
     fn lift_at<S: Scalar>(&self, g: &Self::ElementAt<f64>) -> Self::ElementAt<S> {
         core::array::from_fn(|i| self.0.lift_at(&g[i]))
     }
+    /// The largest of the factors' conditionings.
+    fn condition(&self, g: &Self::ElementAt<f64>) -> f64 {
+        g.iter().map(|gk| self.0.condition(gk)).fold(1.0, f64::max)
+    }
     /// The factors' jets, `x = (x_1, …, x_K)`, when the factor group has one.
     fn translation_jet(
         &self,
@@ -292,6 +359,23 @@ mod tests {
         check_translation_jet(&Gl::<2, 4>, &points::<4>().iter().map(|x| x * 0.5).collect::<Vec<_>>(), 1e-13);
         check_translation_jet(&Product::<So3, Rn<3>, 3, 3>(So3, Rn::<3>), &points::<6>(), 1e-14);
         check_translation_jet(&Power::<Se2, 3, 2>(Se2), &points::<6>(), 1e-14);
+    }
+
+    #[test]
+    fn conditioning_is_one_on_compact_groups_and_grows_with_the_elements_otherwise() {
+        let r = crate::lie::so3::exp(&SVector::<f64, 3>::new(0.4, -1.0, 0.2));
+        assert_eq!(LieGroupFamily::<3>::condition(&So3, &r), 1.0);
+        let g = LieGroup::<f64, 6>::exp(&Se3, &SVector::<f64, 6>::new(0.1, 0.2, 0.3, 5.0, -40.0, 2.0));
+        let kappa = LieGroupFamily::<6>::condition(&Se3, &g);
+        assert!((kappa - (1.0 + g.fixed_view::<3, 1>(0, 3).amax())).abs() < 1e-15 && kappa > 30.0);
+        assert_eq!(LieGroupFamily::<2>::condition(&Rn::<2>, &SVector::<f64, 2>::new(3.0, -7.0)), 8.0);
+        // ‖g‖_∞ ‖g⁻¹‖_∞ of diag(100, 1/100): 1e4; of a singular matrix: inf
+        let gl = Gl::<2, 4>;
+        assert!((LieGroupFamily::<4>::condition(&gl, &Matrix2::new(100.0, 0.0, 0.0, 0.01)) - 1e4).abs() < 1e-9);
+        assert!(LieGroupFamily::<4>::condition(&gl, &Matrix2::new(1.0, 2.0, 2.0, 4.0)).is_infinite());
+        let p = Product::<So3, Rn<3>, 3, 3>(So3, Rn::<3>);
+        assert_eq!(LieGroupFamily::<6>::condition(&p, &(r, SVector::<f64, 3>::new(0.0, 9.0, 0.0))), 10.0);
+        assert_eq!(LieGroupFamily::<6>::condition(&Power::<So3, 3, 2>(So3), &[r, r]), 1.0);
     }
 
     #[test]

@@ -3,9 +3,9 @@
 //! the common case `f64 -> S` with zero derivative parts, so that code holding `f64` elements
 //! can differentiate functions of nearby ones.
 
-use super::{Gl, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2};
+use super::{Gl, LieGroup, Linear, MatrixGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2};
 use crate::Scalar;
-use nalgebra::SVector;
+use nalgebra::{SMatrix, SVector};
 
 /// A group whose elements at scalar `A` can be mapped entrywise to elements at scalar `B`.
 ///
@@ -61,6 +61,14 @@ impl<A: Scalar, B: Scalar, const N: usize, const D: usize> MapScalar<A, B, D> fo
         g: &<Self as LieGroup<A, D>>::Element,
         f: &F,
     ) -> <Self as LieGroup<B, D>>::Element {
+        g.map(f)
+    }
+}
+
+/// Entrywise, `g.map(f)`, for every [`MatrixGroup`].
+impl<A: Scalar, B: Scalar, G: MatrixGroup<D, N>, const D: usize, const N: usize> MapScalar<A, B, D> for Linear<G, N> {
+    #[inline]
+    fn map_scalar<F: Fn(A) -> B>(&self, g: &SMatrix<A, N, N>, f: &F) -> SMatrix<B, N, N> {
         g.map(f)
     }
 }

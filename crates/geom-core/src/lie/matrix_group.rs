@@ -49,6 +49,18 @@ where
     out
 }
 
+/// `κ_∞(g) = ‖g‖_∞ ‖g^{-1}‖_∞` (max row sums) of the real part, `+inf` if `g` is singular or not
+/// finite: [`LieGroupFamily::condition`](super::LieGroupFamily::condition) of a matrix group.
+pub fn condition<S: Scalar, const N: usize>(g: &SMatrix<S, N, N>) -> f64 {
+    let re = g.map(|v| v.re());
+    let norm =
+        |m: &SMatrix<f64, N, N>| (0..N).map(|i| m.row(i).iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max);
+    match crate::linalg::invert(&re, "condition number") {
+        Ok(inv) if re.iter().all(|v| v.is_finite()) => norm(&re) * norm(&inv),
+        _ => f64::INFINITY,
+    }
+}
+
 /// `Ad_g`, column `j` = `vee(g hat(e_j) g^{-1})`.
 pub fn adjoint<S, G, const D: usize, const N: usize>(group: &G, g: &SMatrix<S, N, N>) -> SMatrix<S, D, D>
 where

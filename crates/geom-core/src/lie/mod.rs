@@ -28,6 +28,7 @@ mod chart;
 mod family;
 mod gl;
 mod lift;
+mod linear;
 pub mod matrix_group;
 mod power;
 mod product;
@@ -44,6 +45,7 @@ pub use chart::{CHART_DERIVATIVE_TOL, CHART_IDENTITY_TOL, ChartReport, GroupChar
 pub use family::{LieGroupFamily, Side};
 pub use gl::Gl;
 pub use lift::{LiftElement, MapScalar};
+pub use linear::{Linear, MatrixGroup};
 pub use power::Power;
 pub use product::{Product, So3xR3};
 pub use rn::Rn;

@@ -18,7 +18,11 @@
 //!   second-order ones (`translation_jet_dual`) against the same curves at `HyperDual64`.
 //!
 //! They panic with a message naming the group, the point and the failed identity (they are meant
-//! to be called from `#[test]` functions).
+//! to be called from `#[test]` functions). A group may lack the Cayley map (a
+//! [`Linear`](crate::lie::Linear) group of SL(n ≥ 3), say): it must then refuse every Cayley
+//! operation with [`GeomError::ChartUnavailable`] (checked), and `check_group` and
+//! `check_matrix_group` skip the Cayley identities and list them in the [`SuiteReport`] they
+//! return.
 //!
 //! ```
 //! use geom_core::lie::testing::{check_group, check_matrix_group};
@@ -30,11 +34,37 @@
 //! ```
 use crate::lie::series::dexp_inv_default;
 use crate::lie::{Chart, LieGroup, LieGroupFamily, MapScalar, Side, dexp_series};
+use crate::{GeomError, Result};
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::{Dual64, DualSVec64, HyperDual64, jacobian};
 
 /// The AD scalar of the checks.
 pub type Dv<const D: usize> = DualSVec64<D>;
+
+/// What [`check_group`] and [`check_matrix_group`] checked, and what they skipped because the
+/// group does not offer it (a chart refused with [`GeomError::ChartUnavailable`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SuiteReport {
+    /// Sample points at which every offered identity was checked.
+    pub points: usize,
+    /// The identities skipped, once each, with the group's reason, e.g.
+    /// `"Cayley identities: SL(3,R) has no cayley chart into the group"`.
+    pub skipped: Vec<String>,
+}
+
+impl SuiteReport {
+    fn skip(&mut self, what: &str, why: &GeomError) {
+        let line = format!("{what}: {why}");
+        if !self.skipped.contains(&line) {
+            self.skipped.push(line);
+        }
+    }
+}
+
+/// Whether `r` is the typed refusal of a chart the group does not have.
+fn refused<T>(r: &Result<T>) -> bool {
+    matches!(r, Err(GeomError::ChartUnavailable { .. }))
+}
 
 /// Real entries of an element (matrix, pair or array of them), for comparisons.
 pub trait Flat {
@@ -119,16 +149,43 @@ macro_rules! d {
     };
 }
 
+/// A group that refuses the Cayley map refuses every Cayley operation, at `f64` and at dual
+/// numbers, with the same typed error (so no method reaches a NaN `dcay^{-1}`).
+fn check_cayley_refused<G, const D: usize>(g: &G, x: &SVector<f64, D>, ctx: &str)
+where
+    G: LieGroup<f64, D> + LieGroup<Dv<D>, D>,
+{
+    let e = f!(g, exp, x);
+    let c = Chart::Cayley;
+    let checks = [
+        ("cayley", refused(&f!(g, cayley, x))),
+        ("cayley_inv", refused(&f!(g, cayley_inv, &e))),
+        ("dcay", refused(&f!(g, dcay, x))),
+        ("tau", refused(&f!(g, tau, c, x))),
+        ("tau_inv", refused(&f!(g, tau_inv, c, &e))),
+        ("dtau", refused(&f!(g, dtau, c, x))),
+        ("dtau_inv", refused(&f!(g, dtau_inv, c, x))),
+        ("dtau_left", refused(&f!(g, dtau_left, c, x))),
+        ("compose_tau", refused(&f!(g, compose_tau, c, &e, x))),
+        ("cayley at dual numbers", refused(&d!(g, cayley, &seed(x)))),
+        ("dtau_inv at dual numbers", refused(&d!(g, dtau_inv, c, &seed(x)))),
+    ];
+    for (what, ok) in checks {
+        assert!(ok, "{ctx}: cayley is refused but {what} is not refused with GeomError::ChartUnavailable");
+    }
+}
+
 fn close<const R: usize, const C: usize>(a: &SMatrix<f64, R, C>, b: &SMatrix<f64, R, C>, tol: f64, what: &str) {
     let err = (a - b).amax();
     assert!(err <= tol, "{what}: error {err:.3e} > {tol:.3e}\n{a}\n{b}");
 }
 
 /// [`LieGroupFamily::translation_jet`] against the curves it stands for: at `g = exp(x)` for each
-/// `x` of `xs`, along `y` (the next point of `xs`), on both sides and for both charts, the jet's
-/// real part is `g` and its `ε` part is that of `compose(g, τ(εy))` (`Left`) or
-/// `compose(τ(εy), g)` (`Right`), the chart and the product evaluated at `Dual64`. A group
-/// without a closed-form jet (`None`) passes. Tolerance `tol` relative to `|x| + |y|`.
+/// `x` of `xs`, along `y` (the next point of `xs`), on both sides and for both charts (a chart
+/// the group refuses with [`GeomError::ChartUnavailable`] is skipped), the jet's real part is `g`
+/// and its `ε` part is that of `compose(g, τ(εy))` (`Left`) or `compose(τ(εy), g)` (`Right`), the
+/// chart and the product evaluated at `Dual64`. A group without a closed-form jet (`None`)
+/// passes. Tolerance `tol` relative to `|x| + |y|`.
 pub fn check_translation_jet<G, const D: usize>(g: &G, xs: &[SVector<f64, D>], tol: f64)
 where
     G: LieGroupFamily<D>
@@ -154,8 +211,10 @@ where
             assert!(err <= t, "{name}: {side:?} jet at x = {:?}: real part off g by {err:.3e}", x.as_slice());
             let eps = g.map_scalar(&jet, &|v: Dual64| v.eps);
             for chart in [Chart::Exp, Chart::Cayley] {
-                let step = <G as LieGroup<Dual64, D>>::tau(g, chart, &yd)
-                    .unwrap_or_else(|e| panic!("{name}: tau({chart:?}) at an infinitesimal: {e}"));
+                let step = match <G as LieGroup<Dual64, D>>::tau(g, chart, &yd) {
+                    Err(GeomError::ChartUnavailable { .. }) => continue,
+                    r => r.unwrap_or_else(|e| panic!("{name}: tau({chart:?}) at an infinitesimal: {e}")),
+                };
                 let curve = match side {
                     Side::Left => <G as LieGroup<Dual64, D>>::compose(g, &ed, &step),
                     Side::Right => <G as LieGroup<Dual64, D>>::compose(g, &step, &ed),
@@ -196,8 +255,10 @@ where
         for side in [Side::Left, Side::Right] {
             let Some(jet) = g.translation_jet_dual(&gd, &y, side) else { continue };
             for chart in [Chart::Exp, Chart::Cayley] {
-                let step = <G as LieGroup<HyperDual64, D>>::tau(g, chart, &yh)
-                    .unwrap_or_else(|e| panic!("{name}: tau({chart:?}) at an infinitesimal: {e}"));
+                let step = match <G as LieGroup<HyperDual64, D>>::tau(g, chart, &yh) {
+                    Err(GeomError::ChartUnavailable { .. }) => continue,
+                    r => r.unwrap_or_else(|e| panic!("{name}: tau({chart:?}) at an infinitesimal: {e}")),
+                };
                 let curve = match side {
                     Side::Left => <G as LieGroup<HyperDual64, D>>::compose(g, &gh, &step),
                     Side::Right => <G as LieGroup<HyperDual64, D>>::compose(g, &step, &gh),
@@ -220,14 +281,20 @@ where
 /// Every convention of `crate::lie` that can be stated with group operations only, at each
 /// point of `xs` (which must lie where `log(exp x) = x`), with tolerance `tol` relative to the
 /// size of the quantities involved.
-pub fn check_group<G, const D: usize>(g: &G, xs: &[SVector<f64, D>], tol: f64)
+///
+/// A group that refuses the Cayley map ([`GeomError::ChartUnavailable`], e.g. a
+/// [`Linear`](crate::lie::Linear) group without `has_cayley`) must refuse every Cayley operation
+/// the same way; its Cayley identities are skipped and listed in the returned report.
+pub fn check_group<G, const D: usize>(g: &G, xs: &[SVector<f64, D>], tol: f64) -> SuiteReport
 where
     G: LieGroup<f64, D> + LieGroup<Dv<D>, D>,
     <G as LieGroup<f64, D>>::Element: Flat,
 {
     let id = SMatrix::<f64, D, D>::identity();
     let name = f!(g, name);
+    let mut report = SuiteReport::default();
     for (k, x) in xs.iter().enumerate() {
+        report.points += 1;
         let y = xs[(k + 1) % xs.len()] * 0.7 + SVector::from_fn(|i, _| 0.05 * (i as f64 + 1.0));
         let s = 1.0 + x.norm() + y.norm();
         let t = tol * s * s * s;
@@ -288,7 +355,11 @@ where
 
         // Cayley
         // (on GL(n), cay(x) exists and cay(-x) not when hat(x) has an eigenvalue -2)
-        if let (Ok(c), Ok(cm)) = (f!(g, cayley, x), f!(g, cayley, &(-x))) {
+        let cay = f!(g, cayley, x);
+        if let Err(why @ GeomError::ChartUnavailable { .. }) = &cay {
+            check_cayley_refused(g, x, &ctx);
+            report.skip("Cayley identities", why);
+        } else if let (Ok(c), Ok(cm)) = (cay, f!(g, cayley, &(-x))) {
             assert!(dist(&f!(g, compose, &cm, &c), &f!(g, identity)) <= t, "{ctx}: cay(-x) = cay(x)^-1");
             assert!(f!(g, defect, &c) <= t, "{ctx}: cay(x) in the group");
             close(&f!(g, cayley_inv, &c).expect("cay^-1"), x, t, &format!("{ctx}: cay^-1(cay x) = x"));
@@ -323,19 +394,30 @@ where
     let (v, j) = jacobian(|yy| d!(g, log, &d!(g, exp, &yy)).expect("log"), &SVector::<f64, D>::zeros());
     assert!(v.norm() == 0.0 && (j - id).amax() < 1e-15, "{name}: d log(exp x) at 0 = I");
     assert!(dist(&f!(g, exp, &SVector::zeros()), &f!(g, identity)) == 0.0, "{name}: exp(0) = e");
+    report
 }
 
 /// The checks that need the matrix representation (`Matrix = N × N` matrices): bracket =
 /// commutator of hats, `Ad_g y = vee(g hat(y) g^{-1})`, `exp = expm ∘ hat`,
 /// `(∂_j tau(x)) tau(x)^{-1} = hat(dtau_x e_j)` by AD (columns of dexp, dcay), at `x = 0`
-/// `∂_j exp = hat(e_j)`, and the Cayley and `dcay^{-1}` matrix formulas.
-pub fn check_matrix_group<G, const D: usize, const N: usize>(g: &G, xs: &[SVector<f64, D>], tol: f64)
+/// `∂_j exp = hat(e_j)`, and the Cayley and `dcay^{-1}` matrix formulas (skipped, and listed in
+/// the report, for a group that refuses the Cayley map with [`GeomError::ChartUnavailable`]).
+pub fn check_matrix_group<G, const D: usize, const N: usize>(g: &G, xs: &[SVector<f64, D>], tol: f64) -> SuiteReport
 where
     G: LieGroup<f64, D, Matrix = SMatrix<f64, N, N>> + LieGroup<Dv<D>, D, Matrix = SMatrix<Dv<D>, N, N>>,
 {
     let name = f!(g, name);
     let i_n = SMatrix::<f64, N, N>::identity();
+    let mut report = SuiteReport::default();
+    let cayley = match f!(g, cayley, &SVector::zeros()) {
+        Err(why @ GeomError::ChartUnavailable { .. }) => {
+            report.skip("Cayley and dcay^-1 matrix formulas", &why);
+            false
+        }
+        _ => true,
+    };
     for (k, x) in xs.iter().enumerate() {
+        report.points += 1;
         let y = xs[(k + 1) % xs.len()] * 0.7 + SVector::from_fn(|i, _| 0.05 * (i as f64 + 1.0));
         let s = 1.0 + x.norm() + y.norm();
         let t = tol * s * s * s;
@@ -372,12 +454,15 @@ where
                 close(&col, &dcay.column(j).into_owned(), t, &format!("{ctx}: dcay column {j} (matrix AD)"));
             }
         }
-        let want = hy - (hx * hy - hy * hx) * 0.5 - hx * hy * hx * 0.25;
-        close(&f!(g, hat, &(f!(g, dcay_inv, x) * y)), &want, t, &format!("{ctx}: dcay^-1 matrix formula"));
+        if cayley {
+            let want = hy - (hx * hy - hy * hx) * 0.5 - hx * hy * hx * 0.25;
+            close(&f!(g, hat, &(f!(g, dcay_inv, x) * y)), &want, t, &format!("{ctx}: dcay^-1 matrix formula"));
+        }
     }
     let md = d!(g, to_matrix, &d!(g, exp, &seed(&SVector::<f64, D>::zeros())));
     for j in 0..D {
         close(&eps(&md, j), &f!(g, hat, &basis::<D>(j)), 1e-15, &format!("{name}: ∂_{j} exp at 0 = hat(e_{j})"));
     }
     close(&re(&md), &i_n, 0.0, &format!("{name}: exp(0) = I"));
+    report
 }

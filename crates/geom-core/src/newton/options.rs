@@ -189,6 +189,23 @@ impl NewtonOptions {
         }
     }
 
+    /// These options with the residual tolerance multiplied by `scale` (at least 1; a non-finite
+    /// `scale` or one below 1 leaves them as they are): for equations whose round-off floor is
+    /// `scale` times that of a well-conditioned point, e.g. the conditioning
+    /// `κ(x) = ‖x‖ ‖x^{-1}‖` ([`crate::lie::LieGroupFamily::condition`]) of the base point of a pair
+    /// groupoid `G × G`, whose arrows store both elements absolutely. The step test is unchanged.
+    ///
+    /// ```
+    /// use geom_core::newton::NewtonOptions;
+    /// let o = NewtonOptions::integrator().for_momentum_residual(0.05).with_residual_scale(1e3);
+    /// assert!((o.residual_tol - 2e-10).abs() < 1e-24 && o.step_tol == 1e-14);
+    /// assert_eq!(NewtonOptions::integrator().with_residual_scale(f64::INFINITY).residual_tol, 1e-14);
+    /// assert_eq!(NewtonOptions::integrator().with_residual_scale(0.5).residual_tol, 1e-14);
+    /// ```
+    pub fn with_residual_scale(self, scale: f64) -> Self {
+        if scale.is_finite() && scale > 1.0 { Self { residual_tol: self.residual_tol * scale, ..self } } else { self }
+    }
+
     /// The same options with the Jacobian update policy `jacobian`.
     pub fn with_jacobian(self, jacobian: JacobianUpdate) -> Self {
         Self { jacobian, ..self }

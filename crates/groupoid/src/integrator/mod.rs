@@ -6,7 +6,8 @@
 //! given as a family `h ↦ L_d^h` ([`LagrangianFamily`]): the Lagrangian `h L ∘ R_d^{-1}(·)/h`
 //! induced by a discretization map `R_d: AG → G` and a Lagrangian `L` on the algebroid
 //! ([`Induced`]), or a discrete Lagrangian `L_d(q₀, q₁; h)` on the pair groupoid `R^N × R^N`
-//! written once over the scalar ([`Stepped`] of a [`StepLagrangian`]). The state is a point
+//! written once over the scalar ([`Stepped`] of a
+//! [`StepLagrangian`](geom_core::function::StepLagrangian)). The state is a point
 //! `(x, μ)` of `A*G` (a base point and a covector of the algebroid at it), and the step is the
 //! discrete Hamiltonian flow `F^+L_d^h ∘ (F^-L_d^h)^{-1}` (Marrero, Martín de Diego & Stern,
 //! *Symplectic groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250;
@@ -51,7 +52,11 @@
 //! **Newton.** From the identity arrow (`ξ = 0`, `Λ = 0`), with
 //! [`NewtonOptions::groupoid_flow`] (nonholonomic: [`NewtonOptions::nonholonomic`]) whose
 //! residual tolerance is raised to the round-off floor of a momentum difference at step `h`
-//! ([`NewtonOptions::for_momentum_residual`]). A failed step leaves the state untouched.
+//! ([`NewtonOptions::for_momentum_residual`]) and at the base point `x`
+//! ([`GroupoidFamily::roundoff_scale`]: on the pair groupoid of a group, the conditioning
+//! `κ(x) = ‖x‖ ‖x^{-1}‖`, without which the flow of a non-compact group such as SL(3) stalls
+//! once `|x|` has grown to a few hundred: a residual floor `ε κ(x) |μ| / h` above `1e-14 / h`).
+//! A failed step leaves the state untouched.
 
 use crate::lagrangian::{Arrow, GroupoidFamily};
 use geom_core::newton::NewtonOptions;
@@ -97,7 +102,9 @@ where
         return Err(GeomError::NonFinite { what: "state before step" });
     }
     let ld = family.at_step(h)?;
-    let (g, mu) = solve(&ld, &newton.for_momentum_residual(h), &state.base_point(), &state.momentum())?;
+    let x = state.base_point();
+    let newton = newton.for_momentum_residual(h).with_residual_scale(groupoid.roundoff_scale(&x));
+    let (g, mu) = solve(&ld, &newton, &x, &state.momentum())?;
     let next = state.after(groupoid, &g, mu);
     if next.is_finite() { Ok(next) } else { Err(GeomError::NonFinite { what: "state after step" }) }
 }

@@ -28,7 +28,9 @@
 //! integrators of `discretization`); the exp ones are here.
 
 use geom_core::lie::so3::DEXP_INV_D;
-use geom_core::lie::{Chart, Gl, GroupChart, LieGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2, se3, so3};
+use geom_core::lie::{
+    Chart, Gl, GroupChart, LieGroup, Linear, MatrixGroup, Power, Product, Rn, Se2, Se3, So2, So3, Su2, se3, so3,
+};
 use geom_core::scalar::{estrin, head};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{Const, Matrix3, Matrix6, SMatrix, SVector, U1, Vector3, Vector6};
@@ -248,6 +250,9 @@ impl ChartDerivative<6> for Se3 {
     }
 }
 impl<const N: usize, const D: usize> ChartDerivative<D> for Gl<N, D> {}
+/// A group given by `hat`, `vee` and membership: forward AD of its series `dexp^{-1}` (and of
+/// `dcay^{-1}` where it has the Cayley map).
+impl<G: MatrixGroup<D, N>, const D: usize, const N: usize> ChartDerivative<D> for Linear<G, N> {}
 impl<GA, GB, const DA: usize, const DB: usize, const D: usize> ChartDerivative<D> for Product<GA, GB, DA, DB>
 where
     GA: LieGroup<f64, DA> + LieGroup<DualSVec64<D>, DA>,

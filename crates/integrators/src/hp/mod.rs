@@ -213,7 +213,8 @@ where
     /// The HP integrator of `tableau` (which must have `S` stages, `Σ b_i = 1` and every
     /// `b_i != 0`, else [`GeomError::DimensionMismatch`] / [`GeomError::InvalidParameter`]),
     /// with the chart `τ` (a shipped [`Chart`] or a user's [`GroupChart`], which must pass
-    /// [`check_chart`], else [`GeomError::InvalidParameter`]) and [`geom_core::newton::INTEGRATOR_TOL`].
+    /// [`check_chart`], else [`GeomError::InvalidParameter`]; a shipped chart the group refuses,
+    /// [`GeomError::ChartUnavailable`]) and [`geom_core::newton::INTEGRATOR_TOL`].
     ///
     /// ```
     /// use geom_core::lie::{Chart, So3};
@@ -230,6 +231,9 @@ where
     pub fn new(group: G, lagrangian: L, tableau: &Tableau, chart: C) -> Result<Self> {
         if GroupChart::<f64, G, D>::builtin(&chart).is_none() {
             check_chart::<G, C, D>(&group, &chart)?;
+        } else {
+            // a shipped chart the group does not have (Cayley on SL(3)): its typed refusal now
+            GroupChart::<f64, G, D>::tau(&chart, &group, &SVector::zeros())?;
         }
         let (a, b, c) = tableau.arrays::<S>()?;
         let sum: f64 = b.iter().sum();
