@@ -31,7 +31,7 @@ def test_catalogue():
     assert list(probs)[:3] == ["harmonic-oscillator", "pendulum", "kepler"]
     assert len(probs) == 13 and "param e = 0.6" in probs["kepler"]
     ms = geomint.methods("rigid-body")
-    assert list(ms)[0] == "hp-sv" and "rkmk4" in ms and ms["hp-sv"].startswith("order 2, Variational")
+    assert list(ms)[0] == "hp-sv" and "rkmk4" in ms and ms["hp-sv"].startswith("order 2, variational")
     assert "rkmk4" not in geomint.methods("underwater-vehicle")
     p = geomint.problem("kepler", {"e": 0.3})
     assert p.name == "kepler" and p.family == "canonical" and p.labels == ["q1", "q2", "p1", "p2"]

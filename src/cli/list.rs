@@ -50,7 +50,7 @@ pub(crate) fn list() {
                 overrides.iter().filter(|o| o.0 == m.name).map(|(_, p, o)| format!("{o} on {p}")).collect();
             let order =
                 if except.is_empty() { m.order.to_string() } else { format!("{} ({})", m.order, except.join(", ")) };
-            say!("  {:<22} order {}, {:<20} {}", m.name, order, format!("{:?}", m.structure), m.summary);
+            say!("  {:<22} order {}, {:<20} {}", m.name, order, m.structure.label(), m.summary);
         }
     }
 }

@@ -48,7 +48,7 @@ fn showcase_in(out: &Path, quiet: bool) -> Result<(), WorkbenchError> {
         report += &format!(
             "| {} | {} | {} | {:.3} |\n",
             r.method,
-            info.map_or("?".into(), |m| format!("{:?}", m.structure)),
+            info.map_or("?", |m| m.structure.label()),
             errs.join(" | "),
             r.wall_seconds
         );

@@ -16,7 +16,7 @@ pub(crate) fn print_run_summary(problem: &dyn Problem, r: &RunResult, compensate
         problem.summary(),
         r.method,
         info.map_or(0, |m| problem.order_of(m)),
-        info.map_or("?".into(), |m| format!("{:?}", m.structure)),
+        info.map_or("?", |m| m.structure.label()),
         if compensated { ", compensated summation" } else { "" },
         short(r.spec.h),
         r.spec.steps,

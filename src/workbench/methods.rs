@@ -52,6 +52,21 @@ pub enum Structure {
     None,
 }
 
+impl Structure {
+    /// The name `geomint list`, the run header and the showcase print: the serialized name
+    /// (`symplectic`, `variational`, `discrete-lagrangian`, `nonholonomic`, `group-only`, `none`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Structure::Symplectic => "symplectic",
+            Structure::Variational => "variational",
+            Structure::DiscreteLagrangian => "discrete-lagrangian",
+            Structure::Nonholonomic => "nonholonomic",
+            Structure::GroupOnly => "group-only",
+            Structure::None => "none",
+        }
+    }
+}
+
 /// One row of the registry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct MethodInfo {
@@ -439,6 +454,14 @@ where
 mod tests {
     use super::*;
     use crate::workbench::catalogue::canonical::{CanonicalSystem, Kepler};
+
+    /// The printed name of a structure is its name in `summary.json`.
+    #[test]
+    fn structure_labels_are_the_serialized_names() {
+        for m in METHODS {
+            assert_eq!(serde_json::to_value(m.structure).unwrap(), m.structure.label(), "{}", m.name);
+        }
+    }
 
     /// Every method of [`COMPENSATED`] is a canonical method of the registry with an increment,
     /// and every other canonical method is refused with an error naming the list.

@@ -367,7 +367,7 @@ pub fn method_descriptions(problem: &dyn Problem) -> Vec<(&'static str, String)>
         .methods()
         .into_iter()
         .filter_map(|m| methods::find(m))
-        .map(|m| (m.name, format!("order {}, {:?}: {}", problem.order_of(m), m.structure, m.summary)))
+        .map(|m| (m.name, format!("order {}, {}: {}", problem.order_of(m), m.structure.label(), m.summary)))
         .collect()
 }
 
