@@ -11,6 +11,7 @@ mod lagrangian;
 mod lie_cotangent_lift;
 mod lie_poisson;
 mod orders;
+mod polish;
 mod retraction_models;
 mod symplectic;
 mod theorems;
