@@ -6,7 +6,7 @@
 //! given as a family `h ↦ L_d^h` ([`LagrangianFamily`]): the Lagrangian `h L ∘ R_d^{-1}(·)/h`
 //! induced by a discretization map `R_d: AG → G` and a Lagrangian `L` on the algebroid
 //! ([`Induced`]), or a discrete Lagrangian `L_d(q₀, q₁; h)` on the pair groupoid `R^N × R^N`
-//! written once over the scalar ([`Stepped`] of a [`StepLagrangian`]). The state is a point
+//! written once over the scalar ([`Stepped`] of a [`StepLagrangian`](geom_core::function::StepLagrangian)). The state is a point
 //! `(x, μ)` of `A*G` (a base point and a covector of the algebroid at it), and the step is the
 //! discrete Hamiltonian flow `F^+L_d^h ∘ (F^-L_d^h)^{-1}` (Marrero, Martín de Diego & Stern,
 //! *Symplectic groupoids and discrete constrained Lagrangian mechanics*, 2015, arXiv:1103.6250;
