@@ -32,7 +32,7 @@ use crate::map::EuclideanMap;
 use geom_core::GeomError;
 use geom_core::function::{Hessian, PhaseSpaceDerivatives};
 use geom_core::linalg::{BlockLu, BlockMatrix, BlockVector};
-use geom_core::newton::{JacobianUpdate, NewtonOptions, newton_blocks};
+use geom_core::newton::{NewtonOptions, newton_blocks};
 use geom_core::step::{OneStep, PhaseState, check_step};
 use nalgebra::{DMatrix, SMatrix, SVector};
 
@@ -67,16 +67,20 @@ pub struct CotangentLiftIntegrator<R, H> {
 }
 
 impl<R, H> CotangentLiftIntegrator<R, H> {
-    /// The integrator of `map` for `hamiltonian`, with [`NewtonOptions::integrator`] and
-    /// simplified Newton ([`JacobianUpdate::Frozen`]): the Jacobian (the Hessian of `H`, `N(2N+1)`
-    /// hyper-dual passes for an AD model) is evaluated and factored at the first iterate and
-    /// reused, re-evaluated only if the iteration contracts slowly. The steps land on the root of
-    /// the same equations to the Newton tolerance (Kepler's implicit midpoint: `1e-13` from full
-    /// Newton after 1000 steps) at 60% of the cost with AD derivatives, 80% with hand-written
-    /// ones. [`Self::with_newton`] takes full Newton back
-    /// (`NewtonOptions::integrator()`, [`JacobianUpdate::EveryIteration`]).
+    /// The integrator of `map` for `hamiltonian`, with [`NewtonOptions::simplified`]: simplified
+    /// Newton ([`JacobianUpdate::Frozen`](geom_core::newton::JacobianUpdate::Frozen)) at the tolerances of [`NewtonOptions::integrator`],
+    /// with final polishing. The Jacobian (the Hessian of `H`, `N(2N+1)` hyper-dual passes for an
+    /// AD model) is evaluated and factored at the first iterate and reused, re-evaluated only if
+    /// the iteration contracts slowly; the accepted iterate gets one more correction
+    /// `x − J⁻¹F(x)` with that factorization ([`NewtonOptions::polish`]), so the step carries no
+    /// error of the size of the tolerance. Without it the linearly converging iteration stops
+    /// about `1e-14` from the root in every step and the conserved quantities drift like
+    /// `steps × tolerance` (Kepler's implicit midpoint, `e = 0.6`, `h = 0.05`: angular momentum
+    /// `7.5e-12` after `10^5` steps; polished `9e-14`, the round-off level). Cost: 60% of full
+    /// Newton with AD derivatives, 80% with hand-written ones. [`Self::with_newton`] takes full
+    /// Newton back (`NewtonOptions::integrator()`, [`JacobianUpdate::EveryIteration`](geom_core::newton::JacobianUpdate::EveryIteration)).
     pub fn new(map: R, hamiltonian: H) -> Self {
-        Self { map, hamiltonian, newton: NewtonOptions::integrator().with_jacobian(JacobianUpdate::Frozen) }
+        Self { map, hamiltonian, newton: NewtonOptions::simplified() }
     }
     /// The same integrator with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {

@@ -7,10 +7,12 @@
 mod common;
 mod composition;
 mod composition_order10;
+mod hostile;
 mod lagrangian;
 mod lie_cotangent_lift;
 mod lie_poisson;
 mod orders;
+mod polish;
 mod retraction_models;
 mod symplectic;
 mod theorems;

@@ -132,6 +132,7 @@ pub(super) fn newton_loop_from<Sp: Space>(
         return Err(GeomError::NonFinite { what: "Newton initial guess" });
     }
     let mut x = *x0;
+    let mut x_norm = Sp::scan(x0).1;
     let mut jac = Sp::zero_jac();
     let mut monitor = Monitor::new(opts);
     let mut k = 0;
@@ -171,7 +172,7 @@ pub(super) fn newton_loop_from<Sp: Space>(
             }
         }
         if let Some(report) = accepted {
-            if opts.polish && *factored {
+            if opts.polish && *factored && !monitor.polish_negligible(r, x_norm) {
                 let dx = Sp::step(lu, &fx);
                 let mut polished = x;
                 Sp::add(&mut polished, &dx);
@@ -187,7 +188,8 @@ pub(super) fn newton_loop_from<Sp: Space>(
         }
         let dx = Sp::step(lu, &fx);
         Sp::add(&mut x, &dx);
-        let (finite, x_norm) = Sp::scan(&x);
+        let finite;
+        (finite, x_norm) = Sp::scan(&x);
         if !finite {
             return Err(GeomError::NonFinite { what: "Newton iterate" });
         }
@@ -258,6 +260,16 @@ impl<'a> Monitor<'a> {
         self.refresh = theta > FROZEN_REFRESH_THETA;
         let estimate = s * (theta / (1.0 - theta)).max(1.0);
         (theta < 1.0 && estimate <= self.opts.step_tol * (1.0 + x_norm)).then(|| self.report(k, r, StopCriterion::Step))
+    }
+
+    /// Whether the polishing correction at an accepted iterate with `r = |F(x_k)|` and
+    /// `x_norm = |x_k|` would be below the rounding of `x_k`: its size is predicted from the last
+    /// step, `|J^{-1} F(x_k)| ≈ r |dx_{k-1}| / |F(x_{k-1})|` (the last step's ratio estimates
+    /// `|J^{-1}|` along `F`), and it is negligible when that is `<= POLISH_FLOOR · x_norm`. At the
+    /// warm start (no step yet) it is never negligible.
+    #[inline]
+    pub(super) fn polish_negligible(&self, r: f64, x_norm: f64) -> bool {
+        self.previous_residual.is_some_and(|prev| r * self.step <= POLISH_FLOOR * x_norm * prev)
     }
 
     pub(super) fn report(&self, iterations: usize, residual: f64, criterion: StopCriterion) -> NewtonReport {

@@ -24,8 +24,9 @@
 //! | --- | --- | --- | --- | --- | --- |
 //! | [`NewtonOptions::default`] | `1e-12` | `1e-12` | every iteration | no | general solves |
 //! | [`NewtonOptions::integrator`] | `1e-14` | `1e-14` | every iteration | no | implicit methods on `T*R^N`, Hamilton–Pontryagin |
-//! | [`NewtonOptions::lie_group`] | `1e-14` | `1e-14` | frozen | no | Lie-group cotangent lift and Lagrangian route |
-//! | [`NewtonOptions::lie_poisson`] | `1e-18` | `1e-14` | frozen | no | Lie–Poisson integrators |
+//! | [`NewtonOptions::simplified`] | `1e-14` | `1e-14` | frozen | yes | cotangent lift on `T*R^N`, truncated Hamilton–Pontryagin |
+//! | [`NewtonOptions::lie_group`] | `1e-14` | `1e-14` | frozen | yes | Lie-group cotangent lift and Lagrangian route |
+//! | [`NewtonOptions::lie_poisson`] | `1e-18` | `1e-14` | frozen | yes | Lie–Poisson integrators |
 //! | [`NewtonOptions::groupoid_flow`] | `1e-14` | `1e-14` | every iteration | yes | groupoid flows |
 //! | [`NewtonOptions::nonholonomic`] | `1e-12` | `1e-14` | every iteration | yes | nonholonomic flows |
 //!

@@ -397,3 +397,45 @@ fn simplified_newton_reuses_the_jacobian() {
     assert!(report.jacobian_updates > 1, "{report:?}");
     assert!(report.jacobian_updates < report.iterations, "{report:?}");
 }
+
+/// Polishing ([`NewtonOptions::polish`]): simplified Newton on `F(x) = (x - 1) + (x - 1)²/4`
+/// from `x_0 = 1/2` (Jacobian frozen at `3/4`, true derivative `1` at the root: linear
+/// convergence with rate `1 - 1/(3/4) = -1/3`) stops by the residual test `|F| <= 1e-6` about
+/// `1e-6` from the root; the polishing correction, one solve with the frozen Jacobian, multiplies
+/// that error by `-1/3`.
+#[test]
+fn polishing_corrects_the_accepted_iterate_of_a_simplified_iteration() {
+    let f = |x: &SVector<f64, 1>| {
+        let e = x[0] - 1.0;
+        Ok((SVector::from([e + 0.25 * e * e]), SMatrix::<f64, 1, 1>::new(1.0 + 0.5 * e)))
+    };
+    let opts = NewtonOptions { residual_tol: 1e-6, ..NewtonOptions::default() }.with_jacobian(JacobianUpdate::Frozen);
+    let (plain, report) = newton(f, &SVector::from([0.5]), &opts).unwrap();
+    let (polished, polished_report) = newton(f, &SVector::from([0.5]), &opts.with_polish(true)).unwrap();
+    assert_eq!((report.criterion, report.jacobian_updates), (StopCriterion::Residual, 1));
+    assert_eq!(report, polished_report);
+    let (e_plain, e_polished) = ((plain[0] - 1.0).abs(), (polished[0] - 1.0).abs());
+    assert!(e_plain > 1e-8 && e_plain <= 2e-6, "unpolished error {e_plain:e}");
+    // the correction -F/J_0 overshoots: the error shrinks by the rate 1/3 and changes sign
+    assert!(e_polished <= 0.4 * e_plain && (polished[0] - 1.0) * (plain[0] - 1.0) < 0.0, "{e_polished:e}");
+}
+
+/// A polishing correction predicted below half an ulp of `|x|_∞` is skipped
+/// ([`POLISH_FLOOR`]): predicted size `|F(x_k)| |dx_{k-1}| / |F(x_{k-1})|`.
+#[test]
+fn a_polishing_correction_below_the_rounding_of_x_is_skipped() {
+    let opts = NewtonOptions::simplified();
+    let mut monitor = Monitor::new(&opts);
+    // the warm start: nothing to predict from, never skipped
+    assert!(!monitor.polish_negligible(1e-30, 1.0));
+    // one step of size 1e-8 from a residual 1e-8 (|J^{-1}| ≈ 1)
+    let _ = monitor.step_test(1, 1e-8, 1e-8, 1.0);
+    assert!(monitor.polish_negligible(1e-17, 1.0));
+    assert!(!monitor.polish_negligible(1e-15, 1.0));
+    // relative to |x|: the same residual at |x| = 100 is below its rounding
+    assert!(monitor.polish_negligible(1e-15, 100.0));
+    // |J^{-1}| ≈ 1e4 (step 1e-4 from residual 1e-8): a residual 1e-17 predicts a correction 1e-13
+    let mut stiff = Monitor::new(&opts);
+    let _ = stiff.step_test(1, 1e-8, 1e-4, 1.0);
+    assert!(!stiff.polish_negligible(1e-17, 1.0));
+}

@@ -278,8 +278,10 @@ where
     /// truncation is exact; Cayley with `q = 1` stays at order 2). The stages are solved in the
     /// velocities `V^j = D_q(-hΘ^j) Ξ^j`; for `q ≥ 1` the left-invariant and separable
     /// reductions do not apply and every step solves the `S` stage blocks, by simplified Newton
-    /// (one AD block Jacobian per step, [`JacobianUpdate::Frozen`](geom_core::newton::JacobianUpdate);
-    /// [`Self::with_newton`] afterwards overrides it).
+    /// with final polishing (one AD block Jacobian per step,
+    /// [`NewtonOptions::simplified`]: [`JacobianUpdate::Frozen`](geom_core::newton::JacobianUpdate)
+    /// and [`NewtonOptions::polish`], so the stages carry no error of the size of the tolerance
+    /// from step to step; [`Self::with_newton`] afterwards overrides it).
     ///
     /// Errors ([`GeomError::InvalidParameter`]): `q ≥ 1` with a user's chart (the truncated
     /// series is defined for the shipped charts), `q >` [`MAX_TRUNCATION`].
@@ -303,8 +305,9 @@ where
         self.truncation = q;
         if q > 0 {
             // measured (heavy top, Gauss 2, q = 2): 3 simplified-Newton iterations with one AD
-            // Jacobian cost a third of 2 full ones
-            self.newton = self.newton.with_jacobian(geom_core::newton::JacobianUpdate::Frozen);
+            // Jacobian cost a third of 2 full ones; as with every frozen
+            // Jacobian, the result is polished (one solve with the factored Jacobian)
+            self.newton = self.newton.with_jacobian(geom_core::newton::JacobianUpdate::Frozen).with_polish(true);
         }
         if q > 0 && !self.name.contains(" q = ") {
             self.name = format!("{}, q = {q}", self.name);
