@@ -7,7 +7,6 @@
 mod common;
 mod composition;
 mod composition_order10;
-mod hostile;
 mod lagrangian;
 mod lie_cotangent_lift;
 mod lie_poisson;

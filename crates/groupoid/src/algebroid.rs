@@ -412,54 +412,11 @@ impl<G: EveryScalarGroup<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupo
 }
 
 /// The gnomonic chart `φ_{x_0}(u) = N(x_0 + E u)` of `S²` centred at `x_0`, `E = E(x_0)` the
-/// frame of [`SpherePair::frame`]. `N(y) = y/|y|` is computed as `(y/m)/|y/m|`, `m = max |y_i|`,
-/// when `|y|²` would overflow (`|u| ≳ 1e154`), so a finite `u` gives a point of `S²`.
+/// frame of [`SpherePair::frame`].
 fn gnomonic<S: Scalar>(x0: &Vector3<f64>, u: &Vector2<S>) -> Vector3<S> {
     let (e1, e2) = SpherePair::frame(x0);
     let y = x0.map(S::from) + e1.map(S::from) * u[0] + e2.map(S::from) * u[1];
-    let m = y.iter().fold(0.0f64, |m, v| m.max(v.re().abs()));
-    let y = if m > 1e150 && m.is_finite() { y * S::from(1.0 / m) } else { y };
     y / y.norm()
-}
-
-/// Beyond this `|u|_∞` the gnomonic chart has no resolution left: `x · x_0 = 1/√(1 + |u|²)` is
-/// below `1e-8` and carries a rounding error of relative size `ε |u| > 2e-8`, which the anchor
-/// divides by twice.
-const GNOMONIC_MAX: f64 = 1e8;
-
-/// The anchors of the sphere algebroids (`TS²` of [`SpherePair`], the action algebroid of
-/// [`SphereRotation`]) as a `Result`: [`GeomError::NonFinite`] for a non-finite `x_0` or `u`
-/// (real parts); [`GeomError::OutsideDomain`] for `|u|_∞ >` [`GNOMONIC_MAX`] `= 1e8` (the
-/// point at the edge of the gnomonic chart, where `x · x_0 → 0` is rounding, as for
-/// `|u| = 1e300`) and when the matrix is not finite at finite arguments;
-/// [`GeomError::OffManifold`] for a centre with `||x_0|² − 1| > 1e-6`.
-fn checked_sphere_anchor<S: Scalar, const C: usize>(
-    x0: &Vector3<f64>,
-    u: &Vector2<S>,
-    anchor: impl FnOnce() -> SMatrix<S, 2, C>,
-) -> Result<SMatrix<S, 2, C>> {
-    if !(x0.iter().all(|v| v.is_finite()) && u.iter().all(|v| v.re().is_finite())) {
-        return Err(GeomError::NonFinite { what: "anchor argument (x0, u)" });
-    }
-    let defect = (x0.norm_squared() - 1.0).abs();
-    if defect > 1e-6 {
-        return Err(GeomError::OffManifold { what: "chart centre x0 on S^2", defect, tolerance: 1e-6 });
-    }
-    if u.iter().any(|v| v.re().abs() > GNOMONIC_MAX) {
-        return Err(GeomError::OutsideDomain {
-            map: "anchor of a sphere algebroid",
-            reason: "|u| > 1e8: at the edge of the gnomonic chart x . x0 is below rounding",
-        });
-    }
-    let rho = anchor();
-    if rho.iter().all(|v| v.re().is_finite()) {
-        Ok(rho)
-    } else {
-        Err(GeomError::OutsideDomain {
-            map: "anchor of a sphere algebroid",
-            reason: "u is at the edge of the gnomonic chart",
-        })
-    }
 }
 
 /// The inverse `u = Eᵀ x/(x · x_0)` of [`gnomonic`]; [`GeomError::OutsideDomain`] unless
@@ -510,18 +467,14 @@ impl LieAlgebroid<2, 2> for SpherePair {
     fn base_chart_inv<S: Scalar>(&self, x0: &Vector3<f64>, x: &Vector3<S>) -> Result<Vector2<S>> {
         gnomonic_inv(x0, x)
     }
-    /// Column `a`: the gnomonic coordinates of `E_a(x)` at `x = φ_{x_0}(u)`. Errors: NaN or ∞
-    /// in `x_0` or `u` ([`GeomError::NonFinite`]); `|u|_∞ > 1e8`, where `x · x_0` is below
-    /// rounding, or a non-finite matrix at finite arguments ([`GeomError::OutsideDomain`]).
+    /// Column `a`: the gnomonic coordinates of `E_a(x)` at `x = φ_{x_0}(u)`.
     fn anchor<S: Scalar>(&self, x0: &Vector3<f64>, u: &Vector2<S>) -> Result<SMatrix<S, 2, 2>> {
-        checked_sphere_anchor(x0, u, || {
-            let x = gnomonic(x0, u);
-            let (f1, f2) = SpherePair::frame(&x);
-            let mut rho = SMatrix::<S, 2, 2>::zeros();
-            rho.set_column(0, &gnomonic_tangent(x0, &x, &f1));
-            rho.set_column(1, &gnomonic_tangent(x0, &x, &f2));
-            rho
-        })
+        let x = gnomonic(x0, u);
+        let (f1, f2) = SpherePair::frame(&x);
+        let mut rho = SMatrix::<S, 2, 2>::zeros();
+        rho.set_column(0, &gnomonic_tangent(x0, &x, &f1));
+        rho.set_column(1, &gnomonic_tangent(x0, &x, &f2));
+        Ok(rho)
     }
     /// `C^1_12 = −C^1_21 = −x_k/|k × x|` at `x = φ_{x_0}(u)`, all other components `0`.
     fn structure<S: Scalar>(&self, x0: &Vector3<f64>, u: &Vector2<S>) -> Result<StructureFunctions<S, 2>> {
@@ -553,19 +506,16 @@ impl LieAlgebroid<3, 2> for ActionGroupoid<SphereRotation> {
     fn base_chart_inv<S: Scalar>(&self, x0: &Vector3<f64>, x: &Vector3<S>) -> Result<Vector2<S>> {
         gnomonic_inv(x0, x)
     }
-    /// Column `a`: the coordinates of `−e_a × x` at `x = φ_{x_0}(u)`. Errors as for the anchor
-    /// of [`SpherePair`].
+    /// Column `a`: the coordinates of `−e_a × x` at `x = φ_{x_0}(u)`.
     fn anchor<S: Scalar>(&self, x0: &Vector3<f64>, u: &Vector2<S>) -> Result<SMatrix<S, 2, 3>> {
-        checked_sphere_anchor(x0, u, || {
-            let x = gnomonic(x0, u);
-            let mut rho = SMatrix::<S, 2, 3>::zeros();
-            for a in 0..3 {
-                let e = Vector3::<S>::from_fn(|i, _| if i == a { S::from(-1.0) } else { S::from(0.0) });
-                let w = GroupAction::<S, 3>::infinitesimal_generator(self.action(), &e, &x);
-                rho.set_column(a, &gnomonic_tangent(x0, &x, &w));
-            }
-            rho
-        })
+        let x = gnomonic(x0, u);
+        let mut rho = SMatrix::<S, 2, 3>::zeros();
+        for a in 0..3 {
+            let e = Vector3::<S>::from_fn(|i, _| if i == a { S::from(-1.0) } else { S::from(0.0) });
+            let w = GroupAction::<S, 3>::infinitesimal_generator(self.action(), &e, &x);
+            rho.set_column(a, &gnomonic_tangent(x0, &x, &w));
+        }
+        Ok(rho)
     }
     /// `C^c_ab = ε_abc` ([`structure_constants`] of SO(3)).
     fn structure<S: Scalar>(&self, _x0: &Vector3<f64>, _u: &Vector2<S>) -> Result<StructureFunctions<S, 3>> {

@@ -123,13 +123,6 @@ pub fn mul3<S: Scalar>(a: &Matrix3<S>, b: &Matrix3<S>) -> Matrix3<S> {
 }
 
 /// Rodrigues' formula `exp(x)`.
-///
-/// Not a `Result`, by design (it sits on the critical path of every step): a non-finite `x`, or
-/// one with `|x|² ` beyond `f64::MAX` (`|x| ≳ 1.3e154`), gives a matrix with NaN entries. Every
-/// integrator that calls it checks the finiteness of the state it produces and returns
-/// [`GeomError::NonFinite`] with the state untouched; a caller outside a step checks with
-/// [`so3_argument`] first, or calls [`LieGroup::tau`] / [`LieGroup::compose_tau`] with
-/// [`Chart::Exp`], which return the error of [`so3_argument`] for [`So3`].
 #[inline(always)]
 pub fn exp<S: Scalar>(x: &Vector3<S>) -> Matrix3<S> {
     let (a, b, _) = rodrigues_coefficients(x.norm_squared());
@@ -320,52 +313,6 @@ pub fn defect<S: Scalar>(r: &Matrix3<S>) -> f64 {
     (m.transpose() * m - Matrix3::identity()).norm() + (m.determinant() - 1.0).abs()
 }
 
-/// `Ok(())` if `|x|²` is finite (real part): the algebra element is finite and its closed forms
-/// do not overflow (`|x| ≲ 1.3e154`). Else [`GeomError::NonFinite`] for a non-finite `x` and
-/// [`GeomError::OutsideDomain`] (`map`) for a finite `x` whose `|x|²` overflows. One comparison:
-/// the argument checks of the `Result`-returning maps of [`So3`].
-#[inline(always)]
-pub fn so3_argument<S: Scalar>(x: &Vector3<S>, map: &'static str) -> Result<()> {
-    if x.norm_squared().re().is_finite() { Ok(()) } else { Err(so3_argument_error(x, map)) }
-}
-
-#[cold]
-#[inline(never)]
-fn so3_argument_error<S: Scalar>(x: &Vector3<S>, map: &'static str) -> GeomError {
-    if x.iter().all(|v| v.re().is_finite()) {
-        GeomError::OutsideDomain { map, reason: "|x|² overflows f64 (|x| beyond 1.3e154)" }
-    } else {
-        GeomError::NonFinite { what: "so(3) element" }
-    }
-}
-
-/// Every entry of a rotation matrix lies in `[-1, 1]`: this bound (with `1e-6` of slack for
-/// rounding and the membership tolerance) rejects what the logarithm and the inverse Cayley map
-/// would otherwise turn into a finite but meaningless vector.
-const ROTATION_ENTRY_BOUND: f64 = 1.0 + 1e-6;
-
-/// `Ok(())` if every entry of `r` is finite and `|r_ij| <= 1 + 1e-6` (real parts), else
-/// [`GeomError::NonFinite`] or [`GeomError::OffManifold`]: the cheap check (one pass, no
-/// product) of the `Result`-returning maps that take an SO(3) element.
-#[inline(always)]
-pub fn so3_element_entries<S: Scalar>(r: &Matrix3<S>) -> Result<()> {
-    let (zero, max) = r.iter().fold((0.0f64, 0.0f64), |(z, m), v| {
-        let a = v.re().abs();
-        (z + 0.0 * v.re(), if a > m { a } else { m })
-    });
-    if zero == 0.0 && max <= ROTATION_ENTRY_BOUND { Ok(()) } else { Err(so3_element_error(zero, max)) }
-}
-
-#[cold]
-#[inline(never)]
-fn so3_element_error(zero: f64, max: f64) -> GeomError {
-    if zero == 0.0 {
-        GeomError::OffManifold { what: "SO(3) element (an entry beyond 1)", defect: max - 1.0, tolerance: 1e-6 }
-    } else {
-        GeomError::NonFinite { what: "SO(3) element" }
-    }
-}
-
 /// The rotation group SO(3) with elements `Matrix3` (see the module documentation).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct So3;
@@ -406,16 +353,11 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
     fn inverse(&self, a: &Matrix3<S>) -> Matrix3<S> {
         a.transpose()
     }
-    /// [`exp`]: not a `Result` (the trait's signature); NaN entries for a non-finite `x` or
-    /// `|x| ≳ 1.3e154` (see [`exp`] for who checks).
     #[inline(always)]
     fn exp(&self, x: &Vector3<S>) -> Matrix3<S> {
         exp(x)
     }
-    /// [`log`], after [`so3_element_entries`] (a non-finite matrix or one with an entry beyond
-    /// 1 is an error, not a vector).
     fn log(&self, g: &Matrix3<S>) -> Result<Vector3<S>> {
-        so3_element_entries(g)?;
         Ok(log(g))
     }
     fn hat(&self, x: &Vector3<S>) -> Matrix3<S> {
@@ -445,35 +387,17 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
     fn dexp(&self, x: &Vector3<S>) -> Matrix3<S> {
         dexp(x)
     }
-    /// `exp(x)` or `cay(x)`, after [`so3_argument`] (one comparison): the `Result` the exponential
-    /// itself cannot return.
-    #[inline(always)]
-    fn tau(&self, chart: Chart, x: &Vector3<S>) -> Result<Matrix3<S>> {
-        so3_argument(x, "chart of SO(3)")?;
-        Ok(match chart {
-            Chart::Exp => exp(x),
-            Chart::Cayley => cayley(x),
-        })
-    }
-    /// [`dexp_inv`], after [`so3_argument`].
     fn dexp_inv(&self, x: &Vector3<S>) -> Result<Matrix3<S>> {
-        so3_argument(x, "dexp^-1 on SO(3)")?;
         dexp_inv(x)
     }
-    /// [`cayley`], after [`so3_argument`] (NaN, ∞ or `|x|²` overflowing is an error).
     #[inline(always)]
     fn cayley(&self, x: &Vector3<S>) -> Result<Matrix3<S>> {
-        so3_argument(x, "Cayley map on SO(3)")?;
         Ok(cayley(x))
     }
-    /// [`cayley_inv`], after [`so3_element_entries`].
     fn cayley_inv(&self, g: &Matrix3<S>) -> Result<Vector3<S>> {
-        so3_element_entries(g)?;
         cayley_inv(g)
     }
-    /// [`dcay`], after [`so3_argument`].
     fn dcay(&self, x: &Vector3<S>) -> Result<Matrix3<S>> {
-        so3_argument(x, "dcay on SO(3)")?;
         Ok(dcay(x))
     }
     fn dcay_inv(&self, x: &Vector3<S>) -> Matrix3<S> {
