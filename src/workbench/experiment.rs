@@ -87,7 +87,9 @@ impl RunSpec {
         let (h0, t0) = problem.defaults();
         let h = h.unwrap_or(h0);
         let t_end = if steps.is_none() { Some(t_end.unwrap_or(t0)) } else { t_end };
-        let provisional = Self::new(h, steps, t_end, 1)?;
+        // the step count first (with `every = steps`, which keeps the sample count at 2), then
+        // the default of about 1000 samples
+        let provisional = Self::new(h, steps, t_end, every.unwrap_or(usize::MAX))?;
         Self::new(h, steps, t_end, every.unwrap_or((provisional.steps / 1000).max(1)))
     }
 }
