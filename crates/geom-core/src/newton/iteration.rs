@@ -132,7 +132,6 @@ pub(super) fn newton_loop_from<Sp: Space>(
         return Err(GeomError::NonFinite { what: "Newton initial guess" });
     }
     let mut x = *x0;
-    let mut x_norm = Sp::scan(x0).1;
     let mut jac = Sp::zero_jac();
     let mut monitor = Monitor::new(opts);
     let mut k = 0;
@@ -172,7 +171,7 @@ pub(super) fn newton_loop_from<Sp: Space>(
             }
         }
         if let Some(report) = accepted {
-            if opts.polish && *factored && !monitor.polish_negligible(r, x_norm) {
+            if opts.polish && *factored && !monitor.polish_negligible(r, Sp::scan(&x).1) {
                 let dx = Sp::step(lu, &fx);
                 let mut polished = x;
                 Sp::add(&mut polished, &dx);
@@ -188,8 +187,7 @@ pub(super) fn newton_loop_from<Sp: Space>(
         }
         let dx = Sp::step(lu, &fx);
         Sp::add(&mut x, &dx);
-        let finite;
-        (finite, x_norm) = Sp::scan(&x);
+        let (finite, x_norm) = Sp::scan(&x);
         if !finite {
             return Err(GeomError::NonFinite { what: "Newton iterate" });
         }
