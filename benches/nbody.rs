@@ -160,7 +160,7 @@ fn check_agreement() {
     let mut b = Bodies::initial();
     assert_eq!(flat(&s), b.flat(), "the hand loop starts elsewhere");
     for _ in 0..1000 {
-        sim.advance().unwrap();
+        sim.advance_by(1).unwrap();
         sv.step(&mut s, H).unwrap();
         hand.step(&mut b, H);
     }
@@ -184,7 +184,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("nbody_outer_solar_system_sv");
     g.bench_function("cli_advance", |bch| {
         let mut sim = cli_simulation();
-        bch.iter(|| black_box(sim.as_mut()).advance().unwrap())
+        bch.iter(|| black_box(sim.as_mut()).advance_by(1).unwrap())
     });
     g.bench_function("stormer_verlet_step", |bch| {
         let sv = StormerVerlet::new(OuterSolarSystem.hamiltonian());
@@ -215,7 +215,7 @@ fn profile(route: &str) {
     match route {
         "cli" => {
             let mut sim = cli_simulation();
-            (0..N).for_each(|_| black_box(sim.as_mut()).advance().unwrap());
+            (0..N).for_each(|_| black_box(sim.as_mut()).advance_by(1).unwrap());
         }
         "sv" => {
             let sv = StormerVerlet::new(OuterSolarSystem.hamiltonian());
@@ -268,7 +268,7 @@ fn main() {
         STEPS,
         |n| {
             for _ in 0..n {
-                black_box(sim.as_mut()).advance().unwrap();
+                black_box(sim.as_mut()).advance_by(1).unwrap();
             }
         },
         |n| hand_run(&mut b, n),

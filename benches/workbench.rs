@@ -32,7 +32,7 @@ fn bench(c: &mut Criterion) {
     let mut sim = problem::start(rigid.as_ref(), "hp-sv", h).unwrap();
     let mut s = s0;
     for _ in 0..100 {
-        sim.advance().unwrap();
+        sim.advance_by(1).unwrap();
         sv.step(&mut s, h).unwrap();
     }
     let pi = sim.state();
@@ -41,7 +41,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("workbench_rigid_body_hp_sv");
     g.bench_function("workbench", |b| {
         let mut sim = problem::start(rigid.as_ref(), "hp-sv", h).unwrap();
-        b.iter(|| black_box(sim.as_mut()).advance().unwrap())
+        b.iter(|| black_box(sim.as_mut()).advance_by(1).unwrap())
     });
     g.bench_function("direct", |b| {
         let mut s = s0;
@@ -57,7 +57,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("workbench_kepler_sv");
     g.bench_function("workbench", |b| {
         let mut sim = problem::start(kepler.as_ref(), "stormer-verlet", h).unwrap();
-        b.iter(|| black_box(sim.as_mut()).advance().unwrap())
+        b.iter(|| black_box(sim.as_mut()).advance_by(1).unwrap())
     });
     g.bench_function("direct", |b| {
         let mut s = k0;
@@ -89,7 +89,7 @@ fn ratios() {
     let mut sim = problem::start(kepler.as_ref(), "stormer-verlet", h).unwrap();
     let mut s = k0;
     for _ in 0..1000 {
-        sim.advance().unwrap();
+        sim.advance_by(1).unwrap();
         leapfrog(&mut s);
     }
     let st = sim.state();
@@ -102,7 +102,7 @@ fn ratios() {
         20_000,
         |n| {
             for _ in 0..n {
-                black_box(sim.as_mut()).advance().unwrap();
+                black_box(sim.as_mut()).advance_by(1).unwrap();
             }
         },
         |n| {
@@ -120,7 +120,7 @@ fn ratios() {
         20_000,
         |n| {
             for _ in 0..n {
-                black_box(sim.as_mut()).advance().unwrap();
+                black_box(sim.as_mut()).advance_by(1).unwrap();
             }
         },
         |n| {

@@ -55,14 +55,15 @@
 use crate::workbench::config::RunConfig;
 use crate::workbench::experiment::{self, MAX_STEPS, RunResult, RunSpec, Sample};
 use crate::workbench::output;
-use crate::workbench::problem::{self, Problem, Quantity, Simulation};
+use crate::workbench::problem::{self, Problem, Propagator, Quantity, Simulation};
 use crate::workbench::{WorkbenchError, catalogue};
 pub use integrators::driver::Fnv1a;
+use integrators::driver::{Cadence, Ended, Plan, drive};
 use std::collections::BTreeMap;
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 /// The checkpoint's file name in the output directory.
 pub const FILE: &str = "checkpoint.json";
@@ -83,10 +84,6 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const AUTO_INTERVAL: Duration = Duration::from_secs(30);
 /// With the default schedule, the clock is read at least every this many steps.
 const AUTO_STRIDE: usize = 1 << 14;
-
-/// Steps taken per call of [`Simulation::advance_by`] in a run, between two polls of the stop
-/// flag (an interrupt waits for at most this many steps).
-const STOP_POLL: usize = 256;
 
 /// Why a checkpoint was refused. Nothing in the directory has been changed when one is returned.
 #[derive(Debug, thiserror::Error)]
@@ -386,10 +383,16 @@ impl Outcome {
 }
 
 /// One run of `geomint run` / `geomint resume`: the simulation, its samples, and its checkpoint
-/// in the output directory.
+/// in the output directory. The steps are taken by the driver's one loop
+/// (`integrators::driver::drive`); the session is its hooks (samples, progress, checkpoints).
 pub struct Session {
-    problem: Box<dyn Problem>,
     sim: Box<dyn Simulation>,
+    book: Book,
+}
+
+/// Everything of a [`Session`] but the simulation: what the loop's hooks write to.
+struct Book {
+    problem: Box<dyn Problem>,
     quantities: Vec<Quantity>,
     config: RunConfig,
     method: String,
@@ -404,8 +407,6 @@ pub struct Session {
     /// be resumed; the flag stays for the library's callers that want outputs only).
     keep: bool,
     resumed: bool,
-    last_checkpoint: Instant,
-    auto_interval: Duration,
 }
 
 /// The sample of the simulation's current state; the same numbers as the samples of
@@ -446,10 +447,9 @@ impl Session {
         let quantities = problem.quantities();
         let v0 = sim.quantities();
         let first = sample(problem.as_ref(), sim.as_ref(), &quantities, &v0);
-        Ok(Self {
+        let book = Book {
             keep: true,
             problem,
-            sim,
             quantities,
             method,
             h,
@@ -460,14 +460,13 @@ impl Session {
             wall: 0.0,
             log: SampleLog::new(dir),
             resumed: false,
-            last_checkpoint: Instant::now(),
-            auto_interval: AUTO_INTERVAL,
             config,
-        })
+        };
+        Ok(Self { sim, book })
     }
 
     /// The run whose checkpoint is in `dir`, restored exactly (or replayed from its initial data
-    /// where the simulation cannot be saved, reading `stop` before each step and reporting the
+    /// where the simulation cannot be saved, reading `stop` between chunks of steps and reporting the
     /// steps replayed to `progress`). Every check is made before anything in `dir` changes; the
     /// errors are [`CheckpointError`]s, turned into one-line [`WorkbenchError`]s.
     pub fn open(dir: &Path, stop: &AtomicBool, progress: &mut dyn FnMut(usize)) -> Result<Self, WorkbenchError> {
@@ -594,9 +593,8 @@ impl Session {
         };
         check_options(&config).map_err(|e| bad(e.to_string()))?;
         let log = SampleLog { path: log_path, persisted: count, bytes: info.bytes, hash, file: None, created: false };
-        Ok(Self {
+        let book = Book {
             problem,
-            sim,
             quantities,
             method: cp.method,
             h,
@@ -608,10 +606,9 @@ impl Session {
             log,
             keep: true,
             resumed: true,
-            last_checkpoint: Instant::now(),
-            auto_interval: AUTO_INTERVAL,
             config,
-        })
+        };
+        Ok(Self { sim, book })
     }
 
     /// Sets the total number of steps to reach (at least the steps taken).
@@ -627,8 +624,8 @@ impl Session {
         if steps > MAX_STEPS {
             return Err(input(format!("{steps} steps requested; at most {MAX_STEPS}")));
         }
-        self.target = steps;
-        self.config.steps = Some(steps);
+        self.book.target = steps;
+        self.book.config.steps = Some(steps);
         Ok(())
     }
 
@@ -638,12 +635,12 @@ impl Session {
         checkpoint_every: Option<usize>,
         max_error: Option<f64>,
     ) -> Result<(), WorkbenchError> {
-        let mut config = self.config.clone();
+        let mut config = self.book.config.clone();
         config.checkpoint_every = checkpoint_every.or(config.checkpoint_every);
         config.max_error = max_error.or(config.max_error);
         check_options(&config)?;
-        self.keep |= config.checkpoint_every.is_some();
-        self.config = config;
+        self.book.keep |= config.checkpoint_every.is_some();
+        self.book.config = config;
         Ok(())
     }
 
@@ -652,19 +649,19 @@ impl Session {
     /// file back to its checkpoint's samples (bytes written after that checkpoint). Returns the
     /// directories created.
     pub fn claim(&mut self) -> Result<output::Created, WorkbenchError> {
-        let created = output::check_writable(&self.dir)?;
-        if self.resumed {
-            let path = self.log.path.clone();
+        let created = output::check_writable(&self.book.dir)?;
+        if self.book.resumed {
+            let path = self.book.log.path.clone();
             let io = |e| WorkbenchError::Io { path: path.display().to_string(), source: e };
             let mut f = std::fs::OpenOptions::new().write(true).open(&path).map_err(io)?;
-            if f.metadata().map_err(io)?.len() > self.log.bytes {
-                f.set_len(self.log.bytes).and_then(|()| f.sync_all()).map_err(io)?;
+            if f.metadata().map_err(io)?.len() > self.book.log.bytes {
+                f.set_len(self.book.log.bytes).and_then(|()| f.sync_all()).map_err(io)?;
             }
             f.seek(std::io::SeekFrom::End(0)).map_err(io)?;
-            self.log.file = Some(f);
+            self.book.log.file = Some(f);
         } else {
             for name in [FILE, SAMPLES_FILE, &format!("{FILE}.partial")] {
-                let p = self.dir.join(name);
+                let p = self.book.dir.join(name);
                 match std::fs::remove_file(&p) {
                     Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                         return Err(WorkbenchError::Io { path: p.display().to_string(), source: e });
@@ -676,65 +673,111 @@ impl Session {
         Ok(created)
     }
 
-    /// Steps the run to its target, sampling every `every` steps, reading `stop` before each step
-    /// and writing the periodic checkpoints; `progress` gets the steps taken after each batch.
-    /// A failed step is [`Outcome::Failed`] (the run stays at the last good step); an I/O error
-    /// of a checkpoint is an error.
+    /// Steps the run to its target through the driver's loop: sampling every `every` steps,
+    /// reading `stop` between chunks of steps and writing the periodic checkpoints (every
+    /// `checkpoint_every` steps, else by wall time, [`AUTO_INTERVAL`]); `progress` gets the steps
+    /// taken after each segment. A failed step is [`Outcome::Failed`] (the run stays at the last
+    /// good step); an I/O error of a checkpoint is an error.
     pub fn advance(&mut self, stop: &AtomicBool, progress: &mut dyn FnMut(usize)) -> Result<Outcome, WorkbenchError> {
-        let every = self.every;
-        let v0 = self.samples[0].values.clone();
-        self.last_checkpoint = Instant::now();
-        while self.sim.steps() < self.target {
-            let k = self.sim.steps();
-            let mut end = self.target.min((k / every + 1) * every);
-            end = match self.config.checkpoint_every {
-                Some(n) => end.min((k / n + 1) * n),
-                None => end.min(k + AUTO_STRIDE),
-            };
-            let mut failure = None;
-            let mut interrupted = false;
-            let t0 = Instant::now();
-            // chunks of `STOP_POLL` steps in one call each (`Simulation::advance_by`: the method
-            // shares work between the steps of a chunk), the stop flag polled between chunks
-            while self.sim.steps() < end {
-                if stop.load(Ordering::Relaxed) {
-                    interrupted = true;
-                    break;
-                }
-                let chunk = (end - self.sim.steps()).min(STOP_POLL);
-                if let Err(source) = self.sim.advance_by(chunk) {
-                    failure = Some(WorkbenchError::Step { step: self.sim.steps() + 1, t: self.sim.time(), source });
-                    break;
-                }
+        let cadence = match self.book.config.checkpoint_every {
+            Some(n) => Cadence::Steps(n),
+            None => Cadence::Wall { interval: AUTO_INTERVAL, stride: AUTO_STRIDE },
+        };
+        let plan = Plan::new(self.book.target, self.book.every)?.with_cadence(cadence)?;
+        let v0 = self.book.samples[0].values.clone();
+        let mut hooks = Hooks { book: &mut self.book, v0, progress };
+        Ok(match drive(self.sim.as_mut(), &plan, Some(stop), &mut hooks)? {
+            Ended::Reached => Outcome::Completed,
+            Ended::Stopped => Outcome::Interrupted,
+            Ended::Failed { step, time, error } => {
+                Outcome::Failed(WorkbenchError::Step { step, t: time, source: error })
             }
-            self.wall += t0.elapsed().as_secs_f64();
-            let k = self.sim.steps();
-            if k.is_multiple_of(every) && self.samples.last().is_none_or(|s| s.step != k) {
-                let s = sample(self.problem.as_ref(), self.sim.as_ref(), &self.quantities, &v0);
-                self.samples.push(s);
-            }
-            progress(k);
-            if let Some(e) = failure {
-                return Ok(Outcome::Failed(e));
-            }
-            if interrupted {
-                return Ok(Outcome::Interrupted);
-            }
-            let due = match self.config.checkpoint_every {
-                Some(n) => k.is_multiple_of(n),
-                None => self.last_checkpoint.elapsed() >= self.auto_interval,
-            };
-            if due && k < self.target {
-                self.write_checkpoint("running")?;
-            }
-        }
-        Ok(Outcome::Completed)
+        })
     }
 
+    /// The checkpoint to write with the final outputs (last in the set, so that a failed commit
+    /// leaves the previous one): for an interrupted or failed run always, for a completed one if
+    /// the directory keeps a checkpoint. Appends the new samples first.
+    pub fn final_checkpoint(&mut self, status: &str) -> Result<Option<Vec<u8>>, WorkbenchError> {
+        if !self.book.keep && status == "completed" {
+            return Ok(None);
+        }
+        self.book.checkpoint_bytes(self.sim.as_ref(), status).map(Some)
+    }
+
+    /// After a failed commit of the final outputs: removes a sample file that this session
+    /// created and that no checkpoint names.
+    pub fn abandon(&self) {
+        if self.book.log.created && !self.book.dir.join(FILE).exists() {
+            let _ = std::fs::remove_file(&self.book.log.path);
+        }
+    }
+
+    /// The run so far as a [`RunResult`]: the samples, and the current step sampled too if it is
+    /// off the sampling grid (as a run of that many steps samples its last step).
+    pub fn result(&self) -> RunResult {
+        let mut samples = self.book.samples.clone();
+        if samples.last().is_none_or(|s| s.step != self.sim.steps()) {
+            samples.push(sample(
+                self.book.problem.as_ref(),
+                self.sim.as_ref(),
+                &self.book.quantities,
+                &self.book.samples[0].values,
+            ));
+        }
+        RunResult {
+            problem: self.book.problem.name().into(),
+            method: self.book.method.clone(),
+            spec: RunSpec { h: self.book.h, steps: self.sim.steps(), every: self.book.every },
+            labels: self.book.problem.state_labels(),
+            quantities: self.book.quantities.clone(),
+            samples,
+            wall_seconds: self.book.wall,
+        }
+    }
+
+    /// The problem.
+    pub fn problem(&self) -> &dyn Problem {
+        self.book.problem.as_ref()
+    }
+    /// The resolved configuration (its `steps` is the target).
+    pub fn config(&self) -> &RunConfig {
+        &self.book.config
+    }
+    /// The output directory.
+    pub fn dir(&self) -> &Path {
+        &self.book.dir
+    }
+    /// Steps taken.
+    pub fn step(&self) -> usize {
+        self.sim.steps()
+    }
+    /// The time `step · h`.
+    pub fn time(&self) -> f64 {
+        self.sim.time()
+    }
+    /// The number of steps the run is to reach.
+    pub fn target(&self) -> usize {
+        self.book.target
+    }
+    /// Whether the run sums its increments with compensation (`--compensated`).
+    pub fn compensated(&self) -> bool {
+        self.book.config.compensated == Some(true)
+    }
+    /// The threshold of the error warning (default 1).
+    pub fn max_error(&self) -> f64 {
+        self.book.config.max_error.unwrap_or(1.0)
+    }
+    /// The simulation's exact state ([`Simulation::save`]) and its coordinates.
+    pub fn state(&self) -> (Option<Vec<f64>>, Vec<f64>) {
+        (self.sim.save(), self.sim.state())
+    }
+}
+
+impl Book {
     /// Writes a checkpoint now: the new samples, then `checkpoint.json` (atomically).
-    fn write_checkpoint(&mut self, status: &str) -> Result<(), WorkbenchError> {
-        let t0 = Instant::now();
-        let bytes = self.checkpoint_bytes(status)?;
+    fn write_checkpoint(&mut self, sim: &dyn Simulation, status: &str) -> Result<(), WorkbenchError> {
+        let bytes = self.checkpoint_bytes(sim, status)?;
         let (tmp, fin) = (self.dir.join(format!("{FILE}.partial")), self.dir.join(FILE));
         output::write_synced(&tmp, &bytes)?;
         std::fs::rename(&tmp, &fin).map_err(|e| {
@@ -743,13 +786,11 @@ impl Session {
         })?;
         output::sync_dir(&self.dir);
         self.keep = true;
-        self.auto_interval = AUTO_INTERVAL.max(t0.elapsed() * 100);
-        self.last_checkpoint = Instant::now();
         Ok(())
     }
 
     /// Appends the new samples and returns the checkpoint's text.
-    fn checkpoint_bytes(&mut self, status: &str) -> Result<Vec<u8>, WorkbenchError> {
+    fn checkpoint_bytes(&mut self, sim: &dyn Simulation, status: &str) -> Result<Vec<u8>, WorkbenchError> {
         self.log.append(&self.samples)?;
         let c = &self.config;
         let payload = Payload {
@@ -766,10 +807,10 @@ impl Session {
             initial_state: c.state.as_deref().map(words),
             system: c.system.clone(),
             status: status.to_string(),
-            step: self.sim.steps(),
-            t: Word::of(self.sim.steps() as f64 * self.h),
-            state: self.sim.save().map(|s| words(&s)),
-            coordinates: words(&self.sim.state()),
+            step: sim.steps(),
+            t: Word::of(sim.steps() as f64 * self.h),
+            state: sim.save().map(|s| words(&s)),
+            coordinates: words(&sim.state()),
             samples: SamplesInfo {
                 file: SAMPLES_FILE.into(),
                 count: self.log.persisted,
@@ -782,78 +823,29 @@ impl Session {
         };
         encode_checkpoint(&payload)
     }
+}
 
-    /// The checkpoint to write with the final outputs (last in the set, so that a failed commit
-    /// leaves the previous one): for an interrupted or failed run always, for a completed one if
-    /// the directory keeps a checkpoint. Appends the new samples first.
-    pub fn final_checkpoint(&mut self, status: &str) -> Result<Option<Vec<u8>>, WorkbenchError> {
-        if !self.keep && status == "completed" {
-            return Ok(None);
-        }
-        self.checkpoint_bytes(status).map(Some)
-    }
+/// The session's hooks in the driver's loop: a sample at every multiple of `every`, the wall time
+/// and the progress after each segment, the periodic checkpoints.
+struct Hooks<'a> {
+    book: &'a mut Book,
+    v0: Vec<f64>,
+    progress: &'a mut dyn FnMut(usize),
+}
 
-    /// After a failed commit of the final outputs: removes a sample file that this session
-    /// created and that no checkpoint names.
-    pub fn abandon(&self) {
-        if self.log.created && !self.dir.join(FILE).exists() {
-            let _ = std::fs::remove_file(&self.log.path);
-        }
+impl integrators::driver::Hooks<dyn Simulation + '_> for Hooks<'_> {
+    type Error = WorkbenchError;
+    fn sample(&mut self, sim: &(dyn Simulation + '_)) -> Result<(), WorkbenchError> {
+        let s = sample(self.book.problem.as_ref(), sim, &self.book.quantities, &self.v0);
+        self.book.samples.push(s);
+        Ok(())
     }
-
-    /// The run so far as a [`RunResult`]: the samples, and the current step sampled too if it is
-    /// off the sampling grid (as a run of that many steps samples its last step).
-    pub fn result(&self) -> RunResult {
-        let mut samples = self.samples.clone();
-        if samples.last().is_none_or(|s| s.step != self.sim.steps()) {
-            samples.push(sample(self.problem.as_ref(), self.sim.as_ref(), &self.quantities, &self.samples[0].values));
-        }
-        RunResult {
-            problem: self.problem.name().into(),
-            method: self.method.clone(),
-            spec: RunSpec { h: self.h, steps: self.sim.steps(), every: self.every },
-            labels: self.problem.state_labels(),
-            quantities: self.quantities.clone(),
-            samples,
-            wall_seconds: self.wall,
-        }
+    fn progress(&mut self, sim: &(dyn Simulation + '_), integrating: Duration) {
+        self.book.wall += integrating.as_secs_f64();
+        (self.progress)(sim.steps());
     }
-
-    /// The problem.
-    pub fn problem(&self) -> &dyn Problem {
-        self.problem.as_ref()
-    }
-    /// The resolved configuration (its `steps` is the target).
-    pub fn config(&self) -> &RunConfig {
-        &self.config
-    }
-    /// The output directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-    /// Steps taken.
-    pub fn step(&self) -> usize {
-        self.sim.steps()
-    }
-    /// The time `step · h`.
-    pub fn time(&self) -> f64 {
-        self.sim.time()
-    }
-    /// The number of steps the run is to reach.
-    pub fn target(&self) -> usize {
-        self.target
-    }
-    /// Whether the run sums its increments with compensation (`--compensated`).
-    pub fn compensated(&self) -> bool {
-        self.config.compensated == Some(true)
-    }
-    /// The threshold of the error warning (default 1).
-    pub fn max_error(&self) -> f64 {
-        self.config.max_error.unwrap_or(1.0)
-    }
-    /// The simulation's exact state ([`Simulation::save`]) and its coordinates.
-    pub fn state(&self) -> (Option<Vec<f64>>, Vec<f64>) {
-        (self.sim.save(), self.sim.state())
+    fn checkpoint(&mut self, sim: &(dyn Simulation + '_)) -> Result<(), WorkbenchError> {
+        self.book.write_checkpoint(sim, "running")
     }
 }
 
@@ -870,23 +862,33 @@ fn check_options(c: &RunConfig) -> Result<(), WorkbenchError> {
     Ok(())
 }
 
-/// Replays `steps` steps of a fresh simulation (for one that cannot be saved).
+/// Replays `steps` steps of a fresh simulation (for one that cannot be saved) through the
+/// driver's loop, reporting progress every 1024 steps.
 fn replay(
     mut sim: Box<dyn Simulation>,
     steps: usize,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Box<dyn Simulation>, WorkbenchError> {
-    while sim.steps() < steps {
-        if stop.load(Ordering::Relaxed) {
-            return Err(input(format!("interrupted while replaying the run to step {steps}; nothing was changed")));
-        }
-        sim.advance().map_err(|source| WorkbenchError::Step { step: sim.steps() + 1, t: sim.time(), source })?;
-        if sim.steps().is_multiple_of(1024) {
-            progress(sim.steps());
+    struct Progress<'a>(&'a mut dyn FnMut(usize));
+    impl integrators::driver::Hooks<dyn Simulation + '_> for Progress<'_> {
+        type Error = std::convert::Infallible;
+        fn sample(&mut self, sim: &(dyn Simulation + '_)) -> Result<(), Self::Error> {
+            (self.0)(sim.steps());
+            Ok(())
         }
     }
-    Ok(sim)
+    let ended = match drive(sim.as_mut(), &Plan::new(steps, 1024)?, Some(stop), &mut Progress(progress)) {
+        Ok(ended) => ended,
+        Err(never) => match never {},
+    };
+    match ended {
+        Ended::Reached => Ok(sim),
+        Ended::Stopped => {
+            Err(input(format!("interrupted while replaying the run to step {steps}; nothing was changed")))
+        }
+        Ended::Failed { step, time, error } => Err(WorkbenchError::Step { step, t: time, source: error }),
+    }
 }
 
 #[cfg(test)]
@@ -1007,7 +1009,7 @@ mod tests {
             let mut sim = problem::start(problem.as_ref(), method, h).unwrap();
             let fresh = problem::start(problem.as_ref(), method, h).unwrap().save().unwrap();
             for _ in 0..7 {
-                sim.advance().unwrap();
+                sim.advance_by(1).unwrap();
             }
             let saved = sim.save().expect("a groupoid simulation saves its state");
             assert_ne!(bits(&saved), bits(&fresh), "{name}: the saved state is the initial one");
@@ -1017,8 +1019,8 @@ mod tests {
             other.restore(&saved, 7).unwrap();
             assert_eq!((other.steps(), bits(&other.state())), (7, bits(&sim.state())), "{name}");
             for _ in 0..5 {
-                sim.advance().unwrap();
-                other.advance().unwrap();
+                sim.advance_by(1).unwrap();
+                other.advance_by(1).unwrap();
             }
             assert_eq!(bits(&other.save().unwrap()), bits(&sim.save().unwrap()), "{name}: diverged after restore");
             assert_eq!(bits(&other.quantities()), bits(&sim.quantities()), "{name}");

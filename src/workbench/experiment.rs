@@ -16,7 +16,8 @@
 use crate::workbench::WorkbenchError;
 use crate::workbench::methods;
 use crate::workbench::problem::{self, Family, Problem, Quantity, Simulation};
-use std::time::Instant;
+use integrators::driver::{Ended, Hooks, Plan, drive};
+use std::time::{Duration, Instant};
 
 /// The largest number of steps a run may take (10^10: hours for the cheapest method).
 pub const MAX_STEPS: usize = 10_000_000_000;
@@ -164,10 +165,46 @@ pub fn distance(a: &[f64], b: &[f64]) -> f64 {
 
 /// Advances `sim` by `n` steps; the error names the step that failed.
 fn advance(sim: &mut dyn Simulation, n: usize) -> Result<(), WorkbenchError> {
-    for _ in 0..n {
-        sim.advance().map_err(|source| WorkbenchError::Step { step: sim.steps() + 1, t: sim.time(), source })?;
+    sim.advance_by(n).map_err(|source| WorkbenchError::Step { step: sim.steps() + 1, t: sim.time(), source })
+}
+
+/// The [`Hooks`] of the workbench's runs: `on_sample` at every multiple of `every`, the wall time
+/// of the steps summed.
+struct Sampling<F> {
+    on_sample: F,
+    wall: Duration,
+}
+
+impl<F: FnMut(&dyn Simulation)> Hooks<dyn Simulation + '_> for Sampling<F> {
+    type Error = std::convert::Infallible;
+    fn sample(&mut self, run: &(dyn Simulation + '_)) -> Result<(), Self::Error> {
+        (self.on_sample)(run);
+        Ok(())
     }
-    Ok(())
+    fn progress(&mut self, _: &(dyn Simulation + '_), integrating: Duration) {
+        self.wall += integrating;
+    }
+}
+
+/// Runs `sim` to `target` steps through the driver's one loop ([`drive`]), calling `on_sample`
+/// at every multiple of `every`; returns the wall time of the steps and the failed step, if one
+/// failed ([`WorkbenchError::Step`]; the simulation is then at its last good step).
+pub(crate) fn drive_sampled(
+    sim: &mut dyn Simulation,
+    target: usize,
+    every: usize,
+    on_sample: impl FnMut(&dyn Simulation),
+) -> Result<(Duration, Option<WorkbenchError>), WorkbenchError> {
+    let mut hooks = Sampling { on_sample, wall: Duration::ZERO };
+    let ended = match drive(sim, &Plan::new(target, every)?, None, &mut hooks) {
+        Ok(ended) => ended,
+        Err(never) => match never {},
+    };
+    let failure = match ended {
+        Ended::Failed { step, time, error } => Some(WorkbenchError::Step { step, t: time, source: error }),
+        _ => None,
+    };
+    Ok((hooks.wall, failure))
 }
 
 /// Runs `method` on `problem` as `spec` says; `progress` is called with the steps done so far
@@ -182,12 +219,14 @@ pub fn run(
     let quantities = problem.quantities();
     let v0 = sim.quantities();
     let mut samples = vec![sample(problem, sim.as_ref(), &quantities, &v0)];
-    let mut wall = 0.0;
-    while sim.steps() < spec.steps {
-        let n = spec.every.min(spec.steps - sim.steps());
-        let t0 = Instant::now();
-        advance(sim.as_mut(), n)?;
-        wall += t0.elapsed().as_secs_f64();
+    let (wall, failure) = drive_sampled(sim.as_mut(), spec.steps, spec.every, |s| {
+        samples.push(sample(problem, s, &quantities, &v0));
+        progress(s.steps());
+    })?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if samples.last().is_none_or(|s| s.step != sim.steps()) {
         samples.push(sample(problem, sim.as_ref(), &quantities, &v0));
         progress(sim.steps());
     }
@@ -198,7 +237,7 @@ pub fn run(
         labels: problem.state_labels(),
         quantities,
         samples,
-        wall_seconds: wall,
+        wall_seconds: wall.as_secs_f64(),
     })
 }
 
@@ -337,17 +376,19 @@ fn member(problem: &dyn Problem, method: &str, h: f64, steps: usize, every: Opti
     };
     let v0 = sim.quantities();
     let mut max = every.map(|_| errors_of(&quantities, &v0, &v0).into_iter().map(|e| 0f64.max(e)).collect::<Vec<_>>());
-    let mut failure = None;
-    while sim.steps() < steps && failure.is_none() {
-        let n = every.unwrap_or(steps).min(steps - sim.steps());
-        failure = advance(sim.as_mut(), n).err();
-        // a sample every `every` steps, and at the last good step of a failed member
+    let widen = |max: &mut Option<Vec<f64>>, s: &dyn Simulation| {
         if let Some(m) = max.as_mut() {
-            for (m, e) in m.iter_mut().zip(errors_of(&quantities, &sim.quantities(), &v0)) {
+            for (m, e) in m.iter_mut().zip(errors_of(&quantities, &s.quantities(), &v0)) {
                 *m = m.max(e);
             }
         }
-    }
+    };
+    // a sample every `every` steps, at the last step, and at the last good step of a failed member
+    let failure = match drive_sampled(sim.as_mut(), steps, every.unwrap_or(usize::MAX), |s| widen(&mut max, s)) {
+        Ok((_, failure)) => failure,
+        Err(e) => Some(e),
+    };
+    widen(&mut max, sim.as_ref());
     let errors = errors_of(&quantities, &sim.quantities(), &v0);
     Member { initial, state: sim.state(), steps: sim.steps(), t: sim.time(), errors, max_errors: max, failure }
 }
@@ -523,7 +564,7 @@ pub fn dop853_reference(problem: &dyn Problem, t_end: f64) -> Result<(Vec<f64>, 
         return Err(WorkbenchError::Input(format!("t-end must be finite and positive, got {t_end}")));
     }
     let mut sim = problem.start_method(&methods::DOP853_REFERENCE, t_end)?;
-    sim.advance().map_err(|source| WorkbenchError::Step { step: 1, t: 0.0, source })?;
+    sim.advance_by(1).map_err(|source| WorkbenchError::Step { step: 1, t: 0.0, source })?;
     let tol = methods::REFERENCE_TOLERANCE;
     Ok((sim.state(), format!("DOP853 (adaptive Dormand–Prince 8(5,3), rtol = atol = {tol:e}) to t = {t_end}")))
 }

@@ -5,7 +5,7 @@
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::methods::{self, MethodInfo};
-use geom_core::GeomError;
+pub use integrators::driver::Propagator;
 
 /// What a monitored quantity is, which decides how its error is measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -82,46 +82,15 @@ impl Family {
     }
 }
 
-/// A running integration: the state after `steps()` steps of the fixed step `h()`.
-///
-/// `advance` either moves the state by one step or returns the error and leaves it untouched.
-pub trait Simulation {
-    /// The step size the simulation was started with.
-    fn h(&self) -> f64;
-    /// Steps taken so far.
-    fn steps(&self) -> usize;
-    /// The time `t_0 + steps · h`.
-    fn time(&self) -> f64 {
-        self.steps() as f64 * self.h()
-    }
-    /// One step of the method.
-    fn advance(&mut self) -> Result<(), GeomError>;
-    /// `n` steps: the same state, bit for bit, as `n` calls of [`Simulation::advance`] (this
-    /// default), and the same place on an error: the state after the last step that succeeded,
-    /// `steps()` counting it, and the error of the step that failed. A simulation overrides it
-    /// to take the `n` steps in one call of its method (`OneStep::step_n`, which shares work
-    /// between steps where the method can, e.g. the force of Störmer–Verlet).
-    fn advance_by(&mut self, n: usize) -> Result<(), GeomError> {
-        for _ in 0..n {
-            self.advance()?;
-        }
-        Ok(())
-    }
+/// A running integration: a library run ([`Propagator`]: the state after `steps()` steps of
+/// the fixed step `h()`, advanced by `advance_by(n)`, saved and restored as exact words), read
+/// in the problem's coordinates and quantities. The driver's one loop
+/// (`integrators::driver::drive`) runs it.
+pub trait Simulation: Propagator {
     /// The state in the coordinates of [`Problem::state_labels`].
     fn state(&self) -> Vec<f64>;
     /// The current values of [`Problem::quantities`], concatenated.
     fn quantities(&self) -> Vec<f64>;
-    /// The exact state — every number the next step depends on — for a checkpoint, or `None` if
-    /// this simulation cannot be saved (a resumed run then replays its steps from the start,
-    /// which gives the same bits, only slower).
-    fn save(&self) -> Option<Vec<f64>> {
-        None
-    }
-    /// Sets the state to `words` (as written by [`Simulation::save`]) after `steps` steps; an
-    /// error, with nothing changed, if the words do not fit or the simulation cannot be restored.
-    fn restore(&mut self, _words: &[f64], _steps: usize) -> Result<(), GeomError> {
-        Err(GeomError::InvalidParameter { what: "state", reason: "this simulation cannot be restored".into() })
-    }
 }
 
 /// A problem of the catalogue.

@@ -81,7 +81,7 @@ pub fn of_run(problem: &dyn Problem, result: &RunResult, completed: bool) -> Sol
         problem
             .start_method(&methods::DOP853_RUN_REFERENCE, t_end)
             .and_then(|mut sim| {
-                sim.advance().map_err(crate::workbench::WorkbenchError::Geom)?;
+                sim.advance_by(1).map_err(crate::workbench::WorkbenchError::Geom)?;
                 Ok(sim.state())
             })
             .map(|y| {

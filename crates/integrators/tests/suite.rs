@@ -8,6 +8,7 @@ mod classical;
 mod driver;
 mod driver_checkpoint;
 mod driver_huge_runs;
+mod driver_loop;
 mod hp_buoyant_vehicle;
 mod hp_cayley_formula;
 mod hp_common;

@@ -16,7 +16,7 @@
 use crate::workbench::WorkbenchError;
 use crate::workbench::methods::MethodInfo;
 use crate::workbench::problem::{
-    Family, Kind, Problem, Quantity, Simulation, check_state, off_manifold, within_tolerance,
+    Family, Kind, Problem, Propagator, Quantity, Simulation, check_state, off_manifold, within_tolerance,
 };
 use crate::workbench::run::{Observe, Run};
 use discretization::{SphereCotangentLiftIntegrator, SphereDiscreteEulerLagrange, SphereThetaMap};
@@ -82,23 +82,19 @@ impl<F: Flow + 'static> FlowRun<F> {
     }
 }
 
-impl<F: Flow> Simulation for FlowRun<F> {
+impl<F: Flow> Propagator for FlowRun<F> {
     fn h(&self) -> f64 {
         self.h
     }
     fn steps(&self) -> usize {
         self.steps
     }
-    fn advance(&mut self) -> Result<(), GeomError> {
-        self.flow.step()?;
-        self.steps += 1;
+    fn advance_by(&mut self, n: usize) -> Result<(), GeomError> {
+        for _ in 0..n {
+            self.flow.step()?;
+            self.steps += 1;
+        }
         Ok(())
-    }
-    fn state(&self) -> Vec<f64> {
-        self.flow.state()
-    }
-    fn quantities(&self) -> Vec<f64> {
-        self.flow.quantities()
     }
     /// The flow's exact state ([`Flow::save`]): the flows themselves are fixed by the problem
     /// and `h`, so this is all a resumed run needs to continue bit for bit.
@@ -122,6 +118,15 @@ impl<F: Flow> Simulation for FlowRun<F> {
         })?;
         self.steps = steps;
         Ok(())
+    }
+}
+
+impl<F: Flow> Simulation for FlowRun<F> {
+    fn state(&self) -> Vec<f64> {
+        self.flow.state()
+    }
+    fn quantities(&self) -> Vec<f64> {
+        self.flow.quantities()
     }
 }
 

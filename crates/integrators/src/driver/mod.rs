@@ -29,11 +29,18 @@
 //!
 //! **Resumable runs and checkpoints.** [`Driver::start`] (or [`Driver::start_compensated`])
 //! begins a [`RunState`], which [`RunState::advance`] moves on in pieces, stopping between two
-//! steps when an [`AtomicBool`] is set (read once per step). [`RunState::checkpoint`] saves it as
+//! steps when an [`AtomicBool`] is set (read between chunks of at most [`STOP_POLL`] steps). [`RunState::checkpoint`] saves it as
 //! a serde-serialisable [`DriverCheckpoint`] (the state, the compensated-summation carries and the
 //! record as exact bit patterns, a format version, an FNV-1a checksum); [`RunState::restore`]
 //! refuses a checkpoint that is of another version, corrupted or inconsistent. A run saved,
 //! restored and continued ends bit for bit where an uninterrupted run of the same total ends.
+//!
+//! **One loop.** Every run — [`Driver::run`], [`RunState::advance`], and the workbench's runs
+//! and sessions — is the function [`drive`]: a [`Propagator`] (a method with its state,
+//! object-safe) advanced through a [`Plan`] (target, sampling interval, checkpoint [`Cadence`],
+//! stop-flag polling) with the caller's [`Hooks`] (samples, progress, checkpoints).
+//! [`Propagation`] and [`CompensatedPropagation`] are the propagators of a [`OneStep`] and of
+//! compensated summation.
 //!
 //! **Errors.** Invalid inputs are [`GeomError`]s (wrapped in [`DriverError::Geom`]): `h` not
 //! finite and positive is [`GeomError::InvalidStep`]; `steps = 0`, `every = 0`, a final time not
@@ -75,13 +82,17 @@ impl<M: Increment<N> + ?Sized, const N: usize> Increment<N> for Box<M> {
 mod checkpoint;
 mod observers;
 mod pool;
+mod propagate;
 mod record;
 mod resume;
 mod run;
+mod segments;
 
 pub use checkpoint::*;
 pub use observers::*;
 pub use pool::*;
+pub use propagate::*;
 pub use record::*;
 pub use resume::*;
 pub use run::*;
+pub use segments::*;

@@ -13,8 +13,8 @@ pub enum Advanced {
     Stopped,
 }
 
-/// A run that can be advanced in pieces, stopped between two steps (an [`AtomicBool`] read once
-/// per step), saved as a [`DriverCheckpoint`] and continued, with a result equal bit for bit to
+/// A run that can be advanced in pieces, stopped between two steps (an [`AtomicBool`] read
+/// between chunks of at most [`STOP_POLL`] steps), saved as a [`DriverCheckpoint`] and continued, with a result equal bit for bit to
 /// one uninterrupted [`Driver::run`] (or [`Driver::run_compensated`], carries included) of the
 /// total number of steps: the same final state, and the same [`Record`] after
 /// [`finish`](Self::finish).
@@ -119,14 +119,8 @@ impl<St: Clone> RunState<St> {
     }
 
     pub(super) fn sample(&mut self, observers: &[&dyn Observer<St>]) {
-        self.record.steps.push(self.step);
-        self.record.times.push(self.time());
-        for (series, o) in self.record.series.iter_mut().zip(observers) {
-            series.push(o.observe(&self.state));
-        }
-        if self.driver.store_states {
-            self.states.push(self.state.clone());
-        }
+        let (step, time, store) = (self.step, self.time(), self.driver.store_states);
+        Sampler { record: &mut self.record, states: &mut self.states, observers, store }.push(&self.state, step, time);
     }
 
     /// The observers must be those the run started with (same names, same order).
@@ -143,14 +137,8 @@ impl<St: Clone> RunState<St> {
         }
     }
 
-    /// The loop of [`advance`](Self::advance) and [`advance_compensated`](Self::advance_compensated).
-    pub(super) fn drive_to(
-        &mut self,
-        steps: usize,
-        observers: &[&dyn Observer<St>],
-        stop: Option<&AtomicBool>,
-        mut advance: impl FnMut(&mut St, f64) -> Result<(), GeomError>,
-    ) -> Result<Advanced, DriverError> {
+    /// Checks a continuation to `steps` with `observers` and makes room for its samples.
+    pub(super) fn prepare(&mut self, steps: usize, observers: &[&dyn Observer<St>]) -> Result<Plan, DriverError> {
         self.check_observers(observers)?;
         if steps < self.step {
             return Err(GeomError::InvalidParameter {
@@ -171,27 +159,10 @@ impl<St: Clone> RunState<St> {
         if !ok {
             return Err(too_many_samples(self.record.len().saturating_add(more)).into());
         }
-        let h = self.driver.h;
-        while self.step < steps {
-            if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-                return Ok(Advanced::Stopped);
-            }
-            let k = self.step + 1;
-            advance(&mut self.state, h).map_err(|source| DriverError::StepFailed {
-                step: k,
-                time: (k - 1) as f64 * h,
-                source,
-            })?;
-            self.step = k;
-            if k.is_multiple_of(every) {
-                self.sample(observers);
-            }
-        }
-        Ok(Advanced::Reached)
+        Ok(Plan::new(steps, every)?)
     }
-
     /// Takes steps of `method` until `steps` steps in total are done, or until `stop` is set
-    /// (read before each step). A failed step ([`DriverError::StepFailed`]) leaves the run at the
+    /// (read between chunks of steps). A failed step ([`DriverError::StepFailed`]) leaves the run at the
     /// last good step, where it can still be saved or finished. [`GeomError::InvalidParameter`]
     /// for a compensated run (continue it with [`advance_compensated`](Self::advance_compensated)),
     /// for `steps` below the steps already taken, or for other observers than the run's.
@@ -209,7 +180,19 @@ impl<St: Clone> RunState<St> {
             }
             .into());
         }
-        self.drive_to(steps, observers, stop, |s, h| method.step(s, h))
+        let plan = self.prepare(steps, observers)?;
+        let h = self.driver.h;
+        let store = self.driver.store_states;
+        let mut run = InPlace {
+            state: &mut self.state,
+            steps: self.step,
+            h,
+            advance: |s: &mut St, n, k: &mut usize| advance_in_place(method, s, h, n, k),
+        };
+        let mut hooks = Sampler { record: &mut self.record, states: &mut self.states, observers, store };
+        let ended = drive(&mut run, &plan, stop, &mut hooks);
+        self.step = run.steps;
+        ended.map_err(DriverError::Geom)?.into_advanced()
     }
 
     /// The [`Trajectory`] of the run so far: its record with the current step sampled too (if it
@@ -246,8 +229,82 @@ impl<const N: usize> RunState<PhaseState<N>> {
         };
         let mut eq = SVector::<f64, N>::from_column_slice(&carry[..N]);
         let mut ep = SVector::<f64, N>::from_column_slice(&carry[N..]);
-        let result = self.drive_to(steps, observers, stop, |s, h| compensated_step(method, s, h, &mut eq, &mut ep));
+        let result = self.prepare(steps, observers).and_then(|plan| {
+            let h = self.driver.h;
+            let store = self.driver.store_states;
+            let advance =
+                |s: &mut PhaseState<N>, n, k: &mut usize| compensated_in_place(method, s, (&mut eq, &mut ep), h, n, k);
+            let mut run = InPlace { state: &mut self.state, steps: self.step, h, advance };
+            let mut hooks = Sampler { record: &mut self.record, states: &mut self.states, observers, store };
+            let ended = drive(&mut run, &plan, stop, &mut hooks);
+            self.step = run.steps;
+            ended.map_err(DriverError::Geom)?.into_advanced()
+        });
         self.carry = Some(eq.iter().chain(ep.iter()).copied().collect());
         result
+    }
+}
+
+/// A run's state borrowed by the loop, advanced by `advance(state, n, steps)`.
+pub(super) struct InPlace<'a, St, A> {
+    pub(super) state: &'a mut St,
+    pub(super) steps: usize,
+    pub(super) h: f64,
+    pub(super) advance: A,
+}
+
+impl<St, A: FnMut(&mut St, usize, &mut usize) -> Result<(), GeomError>> Propagator for InPlace<'_, St, A> {
+    fn h(&self) -> f64 {
+        self.h
+    }
+    fn steps(&self) -> usize {
+        self.steps
+    }
+    fn advance_by(&mut self, n: usize) -> Result<(), GeomError> {
+        (self.advance)(self.state, n, &mut self.steps)
+    }
+}
+
+/// The driver's hooks: each sample of the observers (and the state, if stored) into the record.
+pub(super) struct Sampler<'a, 'o, St> {
+    pub(super) record: &'a mut Record,
+    pub(super) states: &'a mut Vec<St>,
+    pub(super) observers: &'a [&'o dyn Observer<St>],
+    pub(super) store: bool,
+}
+
+impl<St: Clone> Sampler<'_, '_, St> {
+    /// Samples `state` as step `step` at time `time`.
+    pub(super) fn push(&mut self, state: &St, step: usize, time: f64) {
+        self.record.steps.push(step);
+        self.record.times.push(time);
+        for (series, o) in self.record.series.iter_mut().zip(self.observers) {
+            series.push(o.observe(state));
+        }
+        if self.store {
+            self.states.push(state.clone());
+        }
+    }
+}
+
+impl<St: Clone, A: FnMut(&mut St, usize, &mut usize) -> Result<(), GeomError>> Hooks<InPlace<'_, St, A>>
+    for Sampler<'_, '_, St>
+{
+    type Error = GeomError;
+    fn sample(&mut self, run: &InPlace<'_, St, A>) -> Result<(), GeomError> {
+        self.push(run.state, run.steps, run.time());
+        Ok(())
+    }
+}
+
+impl Ended {
+    /// [`Advanced`] for a run that reached its target or was stopped; a failed step as
+    /// [`DriverError::StepFailed`].
+    pub(super) fn into_advanced(self) -> Result<Advanced, DriverError> {
+        match self {
+            Ended::Reached => Ok(Advanced::Reached),
+            Ended::Stopped => Ok(Advanced::Stopped),
+            Ended::Failed { step, time, error } => Err(DriverError::StepFailed { step, time, source: error }),
+        }
     }
 }

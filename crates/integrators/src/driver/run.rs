@@ -108,13 +108,15 @@ impl Driver {
         Ok(Schedule { steps: n, h: self.h, last, t_end: t_final })
     }
 
-    /// The loop shared by every mode: `advance(state, h_k)` performs one step.
+    /// Every mode's run: the steps of `h` through the one loop ([`drive`]), sampling into a
+    /// record allocated once, then a shortened last step if the schedule has one;
+    /// `advance(state, h, n, steps)` takes `n` steps of `h` in place, counting them in `steps`.
     pub(super) fn drive<St: Clone>(
         &self,
         initial: St,
         schedule: Schedule,
         observers: &[&dyn Observer<St>],
-        mut advance: impl FnMut(&mut St, f64) -> Result<(), GeomError>,
+        mut advance: impl FnMut(&mut St, f64, usize, &mut usize) -> Result<(), GeomError>,
     ) -> Result<Trajectory<St>, DriverError> {
         let samples = self.samples(schedule.steps);
         let mut record = Record::try_with_capacity(observers.iter().map(|o| o.name()).collect(), samples)?;
@@ -123,29 +125,25 @@ impl Driver {
             return Err(too_many_samples(samples).into());
         }
         let mut state = initial;
-        let sample = |state: &St, step: usize, time: f64, record: &mut Record, states: &mut Vec<St>| {
-            record.steps.push(step);
-            record.times.push(time);
-            for (series, o) in record.series.iter_mut().zip(observers) {
-                series.push(o.observe(state));
-            }
-            if self.store_states {
-                states.push(state.clone());
-            }
-        };
-        sample(&state, 0, 0.0, &mut record, &mut states);
-        for k in 1..=schedule.steps {
-            let last = k == schedule.steps;
-            let hk = if last { schedule.last } else { schedule.h };
-            advance(&mut state, hk).map_err(|source| DriverError::StepFailed {
-                step: k,
-                time: (k - 1) as f64 * schedule.h,
+        let mut sampler = Sampler { record: &mut record, states: &mut states, observers, store: self.store_states };
+        sampler.push(&state, 0, 0.0);
+        let shortened = schedule.last.to_bits() != schedule.h.to_bits();
+        let full = schedule.steps - usize::from(shortened);
+        let h = schedule.h;
+        let plan = Plan::new(full, self.every)?;
+        let full_steps = |s: &mut St, n, k: &mut usize| advance(s, h, n, k);
+        drive(&mut InPlace { state: &mut state, steps: 0, h, advance: full_steps }, &plan, None, &mut sampler)?
+            .into_advanced()?;
+        if shortened {
+            let mut k = full;
+            advance(&mut state, schedule.last, 1, &mut k).map_err(|source| DriverError::StepFailed {
+                step: schedule.steps,
+                time: full as f64 * h,
                 source,
             })?;
-            if last || k.is_multiple_of(self.every) {
-                let t = if last { schedule.t_end } else { k as f64 * schedule.h };
-                sample(&state, k, t, &mut record, &mut states);
-            }
+        }
+        if shortened || !schedule.steps.is_multiple_of(self.every) {
+            sampler.push(&state, schedule.steps, schedule.t_end);
         }
         debug_assert_eq!(record.len(), samples);
         Ok(Trajectory { final_state: state, steps: schedule.steps, time: schedule.t_end, record, states })
@@ -160,7 +158,7 @@ impl Driver {
         observers: &[&dyn Observer<St>],
     ) -> Result<Trajectory<St>, DriverError> {
         let schedule = self.fixed(steps)?;
-        self.drive(initial, schedule, observers, |s, h| method.step(s, h))
+        self.drive(initial, schedule, observers, |s, h, n, k| advance_in_place(method, s, h, n, k))
     }
 
     /// Advance `initial` to the time `t_final` (see the module documentation for the last step).
@@ -172,7 +170,7 @@ impl Driver {
         observers: &[&dyn Observer<St>],
     ) -> Result<Trajectory<St>, DriverError> {
         let schedule = self.until(t_final)?;
-        self.drive(initial, schedule, observers, |s, h| method.step(s, h))
+        self.drive(initial, schedule, observers, |s, h, n, k| advance_in_place(method, s, h, n, k))
     }
 
     /// [`run`](Self::run) with compensated summation of the increments (module documentation).
@@ -208,7 +206,9 @@ impl Driver {
     ) -> Result<Trajectory<PhaseState<N>>, DriverError> {
         let mut eq = SVector::<f64, N>::zeros();
         let mut ep = SVector::<f64, N>::zeros();
-        self.drive(initial, schedule, observers, |s, h| compensated_step(method, s, h, &mut eq, &mut ep))
+        self.drive(initial, schedule, observers, |s, h, n, k| {
+            compensated_in_place(method, s, (&mut eq, &mut ep), h, n, k)
+        })
     }
 
     /// [`run`](Self::run) for every initial condition, in parallel (rayon, current pool); one
