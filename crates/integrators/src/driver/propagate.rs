@@ -76,9 +76,10 @@ impl<P: Propagator + ?Sized> Propagator for Box<P> {
 }
 
 /// `n` steps of `method` on `state` in place, counted in `steps`: one call of
-/// [`OneStep::step_n`]; on its error (which leaves the state untouched) the steps are taken again
-/// one by one up to the failing one, so that the state, the count and the error are those of `n`
-/// single steps.
+/// [`OneStep::step_n`] (of [`OneStep::step`] for `n = 1`: a method's `step_n` may prepare what its
+/// steps share, e.g. the first force of Störmer–Verlet, which one step does not repay); on its
+/// error (which leaves the state untouched) the steps are taken again one by one up to the
+/// failing one, so that the state, the count and the error are those of `n` single steps.
 #[inline]
 pub(super) fn advance_in_place<M: OneStep<St> + ?Sized, St: Clone>(
     method: &M,
@@ -87,6 +88,11 @@ pub(super) fn advance_in_place<M: OneStep<St> + ?Sized, St: Clone>(
     n: usize,
     steps: &mut usize,
 ) -> Result<(), GeomError> {
+    if n == 1 {
+        method.step(state, h)?;
+        *steps += 1;
+        return Ok(());
+    }
     if method.step_n(state, h, n).is_ok() {
         *steps += n;
         return Ok(());
