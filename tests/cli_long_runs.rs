@@ -119,7 +119,7 @@ fn assert_same_run(a: &Path, b: &Path, what: &str) {
     assert_eq!(config_without_out(a), config_without_out(b), "{what}: config.toml");
     if a.join("checkpoint.json").exists() && b.join("checkpoint.json").exists() {
         let (x, y) = (checkpoint(a), checkpoint(b));
-        for key in ["step", "t", "state", "coordinates", "samples", "max_errors", "status"] {
+        for key in ["run", "coordinates", "samples", "max_errors", "status"] {
             assert_eq!(x[key], y[key], "{what}: checkpoint {key}");
         }
         assert!(
@@ -211,10 +211,10 @@ fn a_run_resumed_to_2000_steps_equals_a_run_of_2000_steps() {
         assert!(!steps_sampled.contains(&(steps / 2)), "{problem}: the half run's last sample was kept");
         assert_eq!(steps_sampled.last(), Some(&steps));
         assert_same_run(&whole, &half, problem);
-        assert_eq!(checkpoint(&half)["step"], steps);
+        assert_eq!(checkpoint(&half)["run"]["step"], steps);
         assert_eq!(read_json(&half.join("summary.json"))["status"], "completed");
         // every simulation saves its state (none is replayed from its initial data)
-        assert!(checkpoint(&half)["state"].as_array().is_some_and(|s| !s.is_empty()), "{problem}: no state");
+        assert!(checkpoint(&half)["run"]["state"].as_array().is_some_and(|s| !s.is_empty()), "{problem}: no state");
     }
 }
 
@@ -255,7 +255,7 @@ fn sigint_mid_run_then_resume_equals_an_uninterrupted_run() {
     assert!(stderr.contains(&format!("t = {}", k as f64 * 0.01)), "stderr: {stderr}");
     assert_eq!(sampled_steps(&dir).last(), Some(&k), "the trajectory does not end at the step");
     let cp = checkpoint(&dir);
-    assert_eq!((cp["status"].as_str(), cp["step"].as_u64()), (Some("interrupted"), Some(k as u64)));
+    assert_eq!((cp["status"].as_str(), cp["run"]["step"].as_u64()), (Some("interrupted"), Some(k as u64)));
     assert!(read(&dir.join("config.toml")).contains("steps = 1000000000"));
 
     // resumed to a total past the interruption: the uninterrupted run of that total
@@ -283,7 +283,7 @@ fn sigterm_and_sighup_stop_the_run_with_a_checkpoint() {
         let summary = read_json(&dir.join("summary.json"));
         assert_eq!(summary["status"], "interrupted", "{signal}");
         let k = summary["steps"].as_u64().expect("steps") as usize;
-        assert_eq!(checkpoint(&dir)["step"].as_u64(), Some(k as u64), "{signal}");
+        assert_eq!(checkpoint(&dir)["run"]["step"].as_u64(), Some(k as u64), "{signal}");
         let total = (k + 1234).to_string();
         assert_success(&geomint(tmp.path(), &["resume", &dir_s, "--steps", &total, "--quiet"]), "resume");
         let whole = tmp.join(&format!("whole{signal}"));
@@ -312,7 +312,7 @@ fn sigint_twice_on_the_rigid_body() {
         .spawn()
         .expect("spawn resume");
     let deadline = Instant::now() + Duration::from_secs(60);
-    while checkpoint(&dir)["step"].as_u64().unwrap() == k1 {
+    while checkpoint(&dir)["run"]["step"].as_u64().unwrap() == k1 {
         assert!(child.try_wait().unwrap().is_none(), "the resumed run ended early");
         assert!(Instant::now() < deadline, "no new checkpoint after 60 s");
         std::thread::sleep(Duration::from_millis(5));
@@ -635,9 +635,9 @@ fn compensated_round_off_is_far_below_plain_and_resumes_bit_for_bit() {
         );
         assert!(read(&dir("comp").join("config.toml")).lines().any(|l| l == "compensated = true"));
         let cp = checkpoint(&dir("comp"));
-        assert_eq!(cp["compensated"], true);
+        assert_eq!(cp["run"]["compensated"], true);
         let n = if problem == "kepler" { 2 } else { 1 };
-        let state = cp["state"].as_array().expect("state");
+        let state = cp["run"]["state"].as_array().expect("state");
         assert_eq!(state.len(), 4 * n, "{problem}: q, p and their carries");
         assert!(state[2 * n..].iter().any(|w| w != "0000000000000000"), "{problem}: the carries are zero");
         assert_success(&run("half", "400000", &["--compensated", "--checkpoint-every", "150000"]), "first part");
@@ -666,7 +666,7 @@ fn compensated_round_off_is_far_below_plain_and_resumes_bit_for_bit() {
     }
 }
 
-/// A checkpoint of format 1 (before compensated runs), whose groupoid state was not saved
+/// A checkpoint of format 1 (before compensated runs and the run section), whose groupoid state was not saved
 /// (`"state": null`), is still read: the run is replayed from its initial data and resumed to
 /// the uninterrupted run's bits.
 #[test]
@@ -683,10 +683,14 @@ fn a_format_1_checkpoint_without_a_state_is_replayed() {
     };
     assert_success(&run("400", &whole), "whole");
     assert_success(&run("200", &part), "part");
-    // rewrite the checkpoint as format 1 wrote it: no `compensated`, no state, its own checksum
+    // rewrite the checkpoint as format 1 wrote it: the run's fields at the top level, no
+    // `compensated`, no state, its own checksum
     let mut payload = checkpoint(&part);
     let map = payload.as_object_mut().unwrap();
-    assert!(map.remove("compensated").is_some());
+    let run = map.remove("run").expect("a run section");
+    for key in ["h", "every", "step", "t"] {
+        map.insert(key.into(), run[key].clone());
+    }
     map.insert("state".into(), Value::Null);
     let body = serde_json::to_string_pretty(&payload).unwrap();
     let mut hash = geomint::workbench::checkpoint::Fnv1a::new();
@@ -701,7 +705,7 @@ fn a_format_1_checkpoint_without_a_state_is_replayed() {
     assert_success(&geomint(tmp.path(), &["resume", &p, "--steps", "400", "--quiet"]), "resume of format 1");
     assert_same_run(&whole, &part, "format 1, replayed");
     let cp = read(&part.join("checkpoint.json"));
-    assert!(cp.contains("\"format\": 2") && !checkpoint(&part)["state"].is_null(), "not rewritten as format 2");
+    assert!(cp.contains("\"format\": 3") && !checkpoint(&part)["run"]["state"].is_null(), "not rewritten as format 3");
 }
 
 /// A `checkpoint.json` that is a FIFO (a read would block forever) or a link to `/dev/zero` (a

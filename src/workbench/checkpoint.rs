@@ -18,33 +18,36 @@
 //!
 //! # The format (version [`FORMAT`])
 //!
-//! `checkpoint.json` is one JSON object, written as
+//! `checkpoint.json` is the workspace's checkpoint file (`integrators::driver::seal`, the layout
+//! of the driver's `DriverCheckpoint::to_bytes` too), one JSON object written as
 //!
 //! ```text
-//! {"magic": "geomint-checkpoint", "format": 2, "geomint": "0.1.0", "fnv1a64": "<16 hex digits>",
+//! {"magic": "geomint-checkpoint", "format": 3, "geomint": "0.1.0", "fnv1a64": "<16 hex digits>",
 //! "payload": { … }}
 //! ```
 //!
 //! where `fnv1a64` is the 64-bit FNV-1a hash ([`Fnv1a`]) of the exact bytes of the payload (from
-//! its `{` to its `}`). The payload holds the run: `problem`, `method`, `params`, `h`, `every`,
-//! `target_steps`, `out`, `checkpoint_every`, `max_error`, `compensated` (the resolved
-//! configuration), `status` (`running`, `completed`, `interrupted`, `failed at step K`), `step`
-//! and `t` (the steps taken and `t = step · h`), `state` (the simulation's exact state,
-//! [`Simulation::save`]: for a compensated run the state and then its Kahan carries; `null` for a
-//! simulation that cannot be saved — since format 2 every simulation of the catalogue can — which
-//! is then replayed from its initial data),
-//! `coordinates` (the state in the problem's coordinates, checked after a restore or replay),
-//! `samples` (the sample file's name, sample count, words per sample, bytes and FNV-1a hash),
-//! `max_errors` (the largest error of each monitored quantity over the samples, checked against
-//! them) and `wall_seconds`. Every `f64` that decides a bit of the result is written as the 16
-//! lowercase hex digits of its bit pattern (`f64::to_bits`).
+//! its `{` to its `}`). The payload holds the run: `problem`, `method`, `params`,
+//! `target_steps`, `out`, `checkpoint_every`, `max_error` (the resolved configuration), `status`
+//! (`running`, `completed`, `interrupted`, `failed at step K`), `run` (the library's
+//! `RunSection`, as in the driver's checkpoints: `h`, `every`, `step`, `t = step · h`,
+//! `compensated`, and `state`, the simulation's exact state ([`Propagator::save`]: for a
+//! compensated run the state and then its Kahan carries; `null` for a simulation that cannot be
+//! saved, which is then replayed from its initial data)), `coordinates` (the state in the
+//! problem's coordinates, checked after a restore or replay), `samples` (the sample file's name,
+//! sample count, words per sample, bytes and FNV-1a hash), `max_errors` (the largest error of
+//! each monitored quantity over the samples, checked against them) and `wall_seconds`. Every
+//! `f64` that decides a bit of the result is written as the 16 lowercase hex digits of its bit
+//! pattern (`f64::to_bits`).
 //!
 //! A sample in `checkpoint-samples.bin` is a fixed number of little-endian 64-bit words: the step,
 //! `t`, the state coordinates, the quantity values, one error per quantity, a flag (1 if the
 //! solution error follows, else 0) and the solution error — every `f64` by its bits.
 //!
-//! Format 2 added `compensated`. A format-1 checkpoint has no such field and is read as a plain
-//! run (compensated runs did not exist); its groupoid states are `null` and replayed.
+//! Format 3 moved the run's fields (`h`, `every`, `step`, `t`, `state`, `compensated`) into the
+//! `run` section. Formats 1 and 2 (the fields at the top level; format 1 without `compensated`,
+//! read as the plain run it is) are still read and resumed; the next checkpoint of a resumed run
+//! is written as format 3.
 //!
 //! [`Session::open`] refuses, with a [`CheckpointError`] and before changing anything in the
 //! directory, a missing or truncated file, a corrupted one (bad JSON, a header or checksum that
@@ -58,7 +61,7 @@ use crate::workbench::output;
 use crate::workbench::problem::{self, Problem, Propagator, Quantity, Simulation};
 use crate::workbench::{WorkbenchError, catalogue};
 pub use integrators::driver::Fnv1a;
-use integrators::driver::{Cadence, Ended, Plan, drive};
+use integrators::driver::{Cadence, Ended, EnvelopeError, Plan, RunSection, drive, seal, unseal};
 use std::collections::BTreeMap;
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -70,11 +73,11 @@ pub const FILE: &str = "checkpoint.json";
 /// The file of the samples so far.
 pub const SAMPLES_FILE: &str = "checkpoint-samples.bin";
 /// The first field of every checkpoint.
-pub const MAGIC: &str = "geomint-checkpoint";
-/// The format version written. Format 2 added `compensated` (and, for a compensated run, the
-/// Kahan carries after the state in `state`); a format-1 checkpoint, which has neither, is read as
-/// the plain run it is. Any other version is refused.
-pub const FORMAT: u32 = 2;
+pub use integrators::driver::MAGIC;
+/// The format version written. Format 3 holds the run in the library's `RunSection`; formats 1
+/// (no `compensated`) and 2 (the run's fields at the top level) are read and converted. Any other
+/// version is refused.
+pub const FORMAT: u32 = 3;
 /// The oldest format read.
 pub const OLDEST_FORMAT: u32 = 1;
 /// The geomint version that writes (and alone reads) the checkpoints: another build may round
@@ -164,12 +167,6 @@ fn hex(hash: u64) -> String {
     format!("{hash:016x}")
 }
 
-fn fnv(bytes: &[u8]) -> u64 {
-    let mut h = Fnv1a::new();
-    h.write(bytes);
-    h.finish()
-}
-
 // --- the payload ----------------------------------------------------------------------------------
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -182,9 +179,37 @@ struct SamplesInfo {
     fnv1a64: String,
 }
 
+/// The payload of format 3: the run's configuration, its status, the exact run (the library's
+/// [`RunSection`], shared with the driver's checkpoints) and the sample record.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Payload {
+    problem: String,
+    method: String,
+    params: BTreeMap<String, Word>,
+    target_steps: usize,
+    out: String,
+    checkpoint_every: Option<usize>,
+    max_error: Option<Word>,
+    /// The initial state the run was given (`--state`), absent for the problem's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    initial_state: Option<Vec<Word>>,
+    /// The N-body system file of problem `nbody` (`--system`), absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    system: Option<String>,
+    status: String,
+    run: RunSection,
+    coordinates: Vec<Word>,
+    samples: SamplesInfo,
+    max_errors: Vec<Word>,
+    wall_seconds: f64,
+}
+
+/// The payload of formats 1 and 2, read and converted to format 3: the run's fields at the top
+/// level (`h`, `every`, `step`, `t`, `state`, and from format 2 `compensated`).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LegacyPayload {
     problem: String,
     method: String,
     params: BTreeMap<String, Word>,
@@ -194,13 +219,10 @@ struct Payload {
     out: String,
     checkpoint_every: Option<usize>,
     max_error: Option<Word>,
-    /// Compensated summation (format 2; absent, i.e. false, in format 1).
     #[serde(default)]
     compensated: bool,
-    /// The initial state the run was given (`--state`), absent for the problem's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     initial_state: Option<Vec<Word>>,
-    /// The N-body system file of problem `nbody` (`--system`), absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     system: Option<String>,
     status: String,
@@ -213,62 +235,59 @@ struct Payload {
     wall_seconds: f64,
 }
 
-/// The bytes before the payload: everything the header says, in the one layout written.
-fn header(format: u64, version: &str, hash: &str) -> String {
-    format!(
-        "{{\"magic\": \"{MAGIC}\", \"format\": {format}, \"geomint\": \"{version}\", \"fnv1a64\": \"{hash}\",\n\"payload\": "
-    )
+impl LegacyPayload {
+    /// The same run as format 3 (`t` must be `step · h`, as format 3 checks).
+    fn upgrade(self) -> Result<Payload, String> {
+        let state = self.state.as_ref().map(|s| s.iter().map(|w| w.get()).collect::<Vec<f64>>());
+        let run = RunSection::new(self.h.get(), self.every, self.step, self.compensated, state.as_deref());
+        if self.t.0 != (self.step as f64 * self.h.get()).to_bits() {
+            return Err("t is not step · h".into());
+        }
+        Ok(Payload {
+            problem: self.problem,
+            method: self.method,
+            params: self.params,
+            target_steps: self.target_steps,
+            out: self.out,
+            checkpoint_every: self.checkpoint_every,
+            max_error: self.max_error,
+            initial_state: self.initial_state,
+            system: self.system,
+            status: self.status,
+            run,
+            coordinates: self.coordinates,
+            samples: self.samples,
+            max_errors: self.max_errors,
+            wall_seconds: self.wall_seconds,
+        })
+    }
 }
 
-const TRAILER: &[u8] = b"}\n";
-
-/// The file's text for a payload.
+/// The file's text for a payload ([`seal`]).
 fn encode_checkpoint(payload: &Payload) -> Result<Vec<u8>, WorkbenchError> {
-    let body = serde_json::to_string_pretty(payload)
-        .map_err(|e| WorkbenchError::Input(format!("cannot write the checkpoint: {e}")))?;
-    let mut out = header(u64::from(FORMAT), VERSION, &hex(fnv(body.as_bytes()))).into_bytes();
-    out.extend_from_slice(body.as_bytes());
-    out.extend_from_slice(TRAILER);
-    Ok(out)
+    seal(payload, FORMAT, VERSION).map_err(|e| WorkbenchError::Input(format!("cannot write the checkpoint: {e}")))
 }
 
-/// Parses and checks a checkpoint file's bytes (magic, version, layout, checksum).
+/// Parses and checks a checkpoint file's bytes ([`unseal`]: magic, layout, checksum; then the
+/// format and version), converting formats 1 and 2 to format 3.
 fn decode_checkpoint(bytes: &[u8], path: &Path) -> Result<Payload, CheckpointError> {
     let p = || path.display().to_string();
     let corrupted = |reason: String| CheckpointError::Corrupted { path: p(), reason };
-    if bytes.is_empty() {
-        return Err(CheckpointError::Truncated { path: p() });
-    }
-    let v: serde_json::Value = match serde_json::from_slice(bytes) {
-        Ok(v) => v,
-        Err(e) if e.is_eof() => return Err(CheckpointError::Truncated { path: p() }),
-        Err(e) => return Err(corrupted(format!("not JSON: {e}"))),
-    };
-    if v.get("magic").and_then(|m| m.as_str()) != Some(MAGIC) {
-        return Err(corrupted(format!("no \"magic\": \"{MAGIC}\"")));
-    }
-    let format = v.get("format").and_then(|f| f.as_u64());
-    let version = v.get("geomint").and_then(|g| g.as_str());
-    let (Some(format), Some(version)) = (format, version) else {
-        return Err(corrupted("no format or geomint version".into()));
-    };
+    let sealed = unseal(bytes).map_err(|e| match e {
+        EnvelopeError::Truncated => CheckpointError::Truncated { path: p() },
+        EnvelopeError::Corrupted(reason) => corrupted(reason),
+        other => corrupted(other.to_string()),
+    })?;
+    let (format, version) = (sealed.format, sealed.version.as_str());
     if !(u64::from(OLDEST_FORMAT)..=u64::from(FORMAT)).contains(&format) || version != VERSION {
         return Err(CheckpointError::Foreign { path: p(), found: format!("format {format} of geomint {version}") });
     }
-    let hash = v.get("fnv1a64").and_then(|h| h.as_str()).unwrap_or_default();
-    let head = header(format, version, hash);
-    if !bytes.starts_with(head.as_bytes()) {
-        return Err(corrupted("the header is not in the written layout".into()));
+    if format == u64::from(FORMAT) {
+        return serde_json::from_slice(sealed.payload).map_err(|e| corrupted(format!("payload: {e}")));
     }
-    if !bytes.ends_with(TRAILER) || bytes.len() < head.len() + TRAILER.len() {
-        return Err(CheckpointError::Truncated { path: p() });
-    }
-    let body = &bytes[head.len()..bytes.len() - TRAILER.len()];
-    let actual = hex(fnv(body));
-    if hash != actual {
-        return Err(corrupted(format!("checksum {hash} in the header, {actual} of the content")));
-    }
-    serde_json::from_slice(body).map_err(|e| corrupted(format!("payload: {e}")))
+    let legacy: LegacyPayload =
+        serde_json::from_slice(sealed.payload).map_err(|e| corrupted(format!("payload: {e}")))?;
+    legacy.upgrade().map_err(|reason| CheckpointError::Inconsistent { path: p(), reason })
 }
 
 // --- samples --------------------------------------------------------------------------------------
@@ -483,12 +502,11 @@ impl Session {
         let cp = decode_checkpoint(&bytes, &path)?;
 
         // the run it describes
-        let h = cp.h.get();
-        if !(h.is_finite() && h > 0.0) || cp.every == 0 || cp.target_steps == 0 || cp.target_steps > MAX_STEPS {
-            return Err(bad(format!("h = {h}, every = {}, target {} steps", cp.every, cp.target_steps)));
-        }
-        if cp.t.0 != (cp.step as f64 * h).to_bits() {
-            return Err(bad("t is not step · h".into()));
+        let run = &cp.run;
+        run.check().map_err(bad)?;
+        let (h, every, step, compensated) = (run.h(), run.every(), run.step(), run.compensated());
+        if cp.target_steps == 0 || cp.target_steps > MAX_STEPS {
+            return Err(bad(format!("h = {h}, every = {every}, target {} steps", cp.target_steps)));
         }
         let params: Vec<(String, f64)> = cp.params.iter().map(|(k, v)| (k.clone(), v.get())).collect();
         let initial: Option<Vec<f64>> = cp.initial_state.as_ref().map(|s| s.iter().map(|w| w.get()).collect());
@@ -498,7 +516,7 @@ impl Session {
         let states = problem.state_labels().len();
         let values: usize = quantities.iter().map(|q| q.dim).sum();
         let per = sample_words(states, values, quantities.len());
-        let count = cp.step / cp.every + 1;
+        let count = step / every + 1;
         let info = &cp.samples;
         if info.file != SAMPLES_FILE
             || info.words != per
@@ -548,7 +566,7 @@ impl Session {
         let grid = samples
             .iter()
             .enumerate()
-            .all(|(i, s)| s.step == i * cp.every && s.t.to_bits() == (s.step as f64 * h).to_bits());
+            .all(|(i, s)| s.step == i * every && s.t.to_bits() == (s.step as f64 * h).to_bits());
         if samples.len() != count || !grid {
             return Err(bad("the samples are not those of steps 0, every, 2 every, …".into()));
         }
@@ -558,21 +576,19 @@ impl Session {
         }
 
         // the simulation: its initial data must be the run's, its state the checkpoint's
-        let sim0 =
-            problem::start_with(problem.as_ref(), &cp.method, h, cp.compensated).map_err(|e| bad(e.to_string()))?;
+        let sim0 = problem::start_with(problem.as_ref(), &cp.method, h, compensated).map_err(|e| bad(e.to_string()))?;
         if bits(&sim0.quantities()) != bits(&samples[0].values) {
             return Err(bad("the problem's initial data differ from the run's".into()));
         }
-        let sim = match &cp.state {
-            Some(state) => {
+        let sim = match run.state() {
+            Some(_) => {
                 let mut sim = sim0;
-                let words: Vec<f64> = state.iter().map(|w| w.get()).collect();
-                sim.restore(&words, cp.step).map_err(|e| bad(format!("the state does not restore: {e}")))?;
+                run.restore_into(sim.as_mut()).map_err(|e| bad(format!("the state does not restore: {e}")))?;
                 sim
             }
-            None => replay(sim0, cp.step, stop, progress)?,
+            None => replay(sim0, step, stop, progress)?,
         };
-        if sim.steps() != cp.step || bits(&sim.state()) != cp.coordinates.iter().map(|w| w.0).collect::<Vec<_>>() {
+        if sim.steps() != step || bits(&sim.state()) != cp.coordinates.iter().map(|w| w.0).collect::<Vec<_>>() {
             return Err(bad("the restored state does not reproduce the checkpoint's coordinates".into()));
         }
 
@@ -582,11 +598,11 @@ impl Session {
             h: Some(h),
             steps: Some(cp.target_steps),
             t_end: None,
-            every: Some(cp.every),
+            every: Some(every),
             out: Some(dir.display().to_string()),
             checkpoint_every: cp.checkpoint_every,
             max_error: cp.max_error.map(Word::get),
-            compensated: cp.compensated.then_some(true),
+            compensated: compensated.then_some(true),
             state: cp.initial_state.as_ref().map(|s| s.iter().map(|w| w.get()).collect()),
             system: cp.system.clone(),
             params: params.into_iter().collect(),
@@ -598,7 +614,7 @@ impl Session {
             quantities,
             method: cp.method,
             h,
-            every: cp.every,
+            every,
             target: cp.target_steps,
             dir: dir.to_path_buf(),
             samples,
@@ -797,19 +813,14 @@ impl Book {
             problem: self.problem.name().to_string(),
             method: self.method.clone(),
             params: c.params.iter().map(|(k, v)| (k.clone(), Word::of(*v))).collect(),
-            h: Word::of(self.h),
-            every: self.every,
             target_steps: self.target,
             out: c.out.clone().unwrap_or_default(),
             checkpoint_every: c.checkpoint_every,
             max_error: c.max_error.map(Word::of),
-            compensated: c.compensated == Some(true),
             initial_state: c.state.as_deref().map(words),
             system: c.system.clone(),
             status: status.to_string(),
-            step: sim.steps(),
-            t: Word::of(sim.steps() as f64 * self.h),
-            state: sim.save().map(|s| words(&s)),
+            run: RunSection::of(sim, self.every, c.compensated == Some(true)),
             coordinates: words(&sim.state()),
             samples: SamplesInfo {
                 file: SAMPLES_FILE.into(),
@@ -925,8 +936,14 @@ mod tests {
         assert!(decode_sample(&buf, 3, 2, 1).is_none(), "a tag other than 0 or 1 is accepted");
     }
 
-    fn payload() -> Payload {
-        Payload {
+    fn fnv(bytes: &[u8]) -> u64 {
+        let mut h = Fnv1a::new();
+        h.write(bytes);
+        h.finish()
+    }
+
+    fn legacy() -> LegacyPayload {
+        LegacyPayload {
             problem: "kepler".into(),
             method: "stormer-verlet".into(),
             params: BTreeMap::from([("e".to_string(), Word::of(0.9))]),
@@ -950,13 +967,30 @@ mod tests {
         }
     }
 
+    fn payload() -> Payload {
+        legacy().upgrade().unwrap()
+    }
+
+    /// The bytes a format-1 or format-2 writer wrote for `body` (the header of the time, its own
+    /// hash).
+    fn sealed_as(format: u64, body: &str) -> Vec<u8> {
+        let mut old = format!(
+            "{{\"magic\": \"{MAGIC}\", \"format\": {format}, \"geomint\": \"{VERSION}\", \"fnv1a64\": \"{}\",\n\"payload\": ",
+            hex(fnv(body.as_bytes()))
+        )
+        .into_bytes();
+        old.extend_from_slice(body.as_bytes());
+        old.extend_from_slice(b"}\n");
+        old
+    }
+
     #[test]
     fn every_bit_flip_and_every_truncation_is_refused() {
         let path = Path::new("D/checkpoint.json");
         let bytes = encode_checkpoint(&payload()).unwrap();
         let back = decode_checkpoint(&bytes, path).unwrap();
-        assert_eq!(back.h, Word::of(0.01));
-        assert_eq!(back.state, payload().state);
+        assert_eq!(back.run.h(), 0.01);
+        assert_eq!(back.run, payload().run);
         for i in 0..bytes.len() {
             for bit in 0..8 {
                 let mut b = bytes.clone();
@@ -970,26 +1004,42 @@ mod tests {
         }
     }
 
-    /// Format 2 writes `compensated`; a format-1 checkpoint (written before it existed, without
-    /// the field) still reads, as the plain run it is.
+    /// Format 3 writes the run in its `run` section; a format-2 checkpoint (the run's fields at
+    /// the top level) and a format-1 one (also without `compensated`) still read, as the same run;
+    /// a legacy one whose `t` is not `step · h` is inconsistent.
     #[test]
-    fn format_1_reads_as_a_plain_run_and_format_2_keeps_compensated() {
+    fn formats_1_and_2_read_as_the_same_run() {
         let path = Path::new("checkpoint.json");
-        let mut p = payload();
-        p.compensated = true;
+        let mut l = legacy();
+        l.compensated = true;
+        let p = l.clone().upgrade().unwrap();
         let bytes = encode_checkpoint(&p).unwrap();
         let text = String::from_utf8(bytes.clone()).unwrap();
-        assert!(text.contains("\"format\": 2") && text.contains("\"compensated\": true"), "{text}");
-        assert!(decode_checkpoint(&bytes, path).unwrap().compensated);
-        // the same payload as format 1 wrote it: no `compensated` field, format 1, its own hash
-        let body = serde_json::to_string_pretty(&payload()).unwrap().replace("  \"compensated\": false,\n", "");
+        assert!(text.contains("\"format\": 3") && text.contains("\"compensated\": true"), "{text}");
+        assert!(text.contains("\"run\": {"), "{text}");
+        let back = decode_checkpoint(&bytes, path).unwrap();
+        assert_eq!(back.run, p.run);
+        assert!(back.run.compensated());
+        // format 2: the legacy payload as it was written
+        let body = serde_json::to_string_pretty(&l).unwrap();
+        let from2 = decode_checkpoint(&sealed_as(2, &body), path).unwrap();
+        assert_eq!(from2.run, p.run);
+        assert_eq!(from2.run.state(), Some(vec![0.1, 0.2, 0.3, 0.4]));
+        // format 1: no `compensated` field
+        let body = serde_json::to_string_pretty(&legacy()).unwrap().replace("  \"compensated\": false,\n", "");
         assert!(!body.contains("compensated"), "{body}");
-        let mut old = header(1, VERSION, &hex(fnv(body.as_bytes()))).into_bytes();
-        old.extend_from_slice(body.as_bytes());
-        old.extend_from_slice(TRAILER);
-        let back = decode_checkpoint(&old, path).unwrap();
-        assert!(!back.compensated);
-        assert_eq!(back.state, payload().state);
+        let from1 = decode_checkpoint(&sealed_as(1, &body), path).unwrap();
+        assert!(!from1.run.compensated());
+        assert_eq!(from1.run, payload().run);
+        // a format-2 payload under the format-3 header is corrupted, and the other way round
+        assert!(matches!(decode_checkpoint(&sealed_as(3, &body), path), Err(CheckpointError::Corrupted { .. })));
+        let body3 = serde_json::to_string_pretty(&payload()).unwrap();
+        assert!(matches!(decode_checkpoint(&sealed_as(2, &body3), path), Err(CheckpointError::Corrupted { .. })));
+        // t off step · h in a legacy payload
+        let mut off = legacy();
+        off.t = Word::of(0.6);
+        let body = serde_json::to_string_pretty(&off).unwrap();
+        assert!(matches!(decode_checkpoint(&sealed_as(2, &body), path), Err(CheckpointError::Inconsistent { .. })));
     }
 
     /// Every groupoid simulation saves its exact state and is restored from it: a fresh
@@ -1039,11 +1089,11 @@ mod tests {
     fn another_version_is_foreign() {
         let path = Path::new("checkpoint.json");
         let text = String::from_utf8(encode_checkpoint(&payload()).unwrap()).unwrap();
-        for (from, to) in [("\"format\": 2", "\"format\": 3"), ("\"format\": 2", "\"format\": 0"), (VERSION, "9.9.9")] {
+        for (from, to) in [("\"format\": 3", "\"format\": 4"), ("\"format\": 3", "\"format\": 0"), (VERSION, "9.9.9")] {
             let foreign = text.replacen(from, to, 1);
             let err = decode_checkpoint(foreign.as_bytes(), path).unwrap_err();
             assert!(matches!(err, CheckpointError::Foreign { .. }), "{err}");
-            assert!(err.to_string().contains("this is format 2"), "{err}");
+            assert!(err.to_string().contains("this is format 3"), "{err}");
         }
         let err = decode_checkpoint(b"{\"hello\": 1}\n", path).unwrap_err();
         assert!(matches!(err, CheckpointError::Corrupted { .. }), "{err}");

@@ -241,10 +241,13 @@ fn corrupted_foreign_and_mismatched_checkpoints_are_refused() {
     assert!(refused(&edit(&cp, "\"step\":50", "\"step\":51")), "a changed step is accepted");
     // another format version, even with a matching checksum
     let mut foreign = cp.clone();
-    let text = serde_json::to_string(&foreign).unwrap().replace("\"format\":1", "\"format\":2");
-    foreign = serde_json::from_str(&text).unwrap();
-    let err = RunState::<PhaseState<2>>::restore(&foreign).unwrap_err();
-    assert!(err.to_string().contains("format version 2"), "{err}");
+    for other in [1, 3] {
+        let text = serde_json::to_string(&foreign).unwrap().replace("\"format\":2", &format!("\"format\":{other}"));
+        foreign = serde_json::from_str(&text).unwrap();
+        let err = RunState::<PhaseState<2>>::restore(&foreign).unwrap_err();
+        assert!(err.to_string().contains(&format!("format version {other}")), "{err}");
+        foreign = cp.clone();
+    }
     // truncated text does not parse
     let text = serde_json::to_string(&cp).unwrap();
     assert!(serde_json::from_str::<DriverCheckpoint>(&text[..text.len() / 2]).is_err());
@@ -264,4 +267,38 @@ fn corrupted_foreign_and_mismatched_checkpoints_are_refused() {
     assert_eq!(resumed.step(), 50);
     // and a target below the steps taken
     assert!(resumed.advance(&sv, 49, &observers, None).is_err());
+}
+
+/// The checkpoint as a file (`DriverCheckpoint::to_bytes`, the workspace's checkpoint layout):
+/// read back it restores the run, which ends bit for bit where the uninterrupted run ends; every
+/// bit flip and every truncation of the file is refused.
+#[test]
+fn the_checkpoint_file_round_trips_and_refuses_damage() {
+    let sv = StormerVerlet::new(AutoDiff(Kepler));
+    let energy = Energy(AutoDiff(Kepler));
+    let observers = [&energy as &dyn Observer<_>];
+    let driver = Driver::new(0.01).unwrap().sample_every(10).unwrap();
+    let mut run = driver.start_compensated(start(), &observers);
+    run.advance_compensated(&sv, 55, &observers, None).unwrap();
+    let bytes = run.checkpoint().to_bytes();
+    assert!(
+        bytes.starts_with(b"{\"magic\": \"geomint-checkpoint\", \"format\": 2"),
+        "{}",
+        String::from_utf8_lossy(&bytes)
+    );
+    let back = DriverCheckpoint::from_bytes(&bytes).unwrap();
+    assert_eq!(back, run.checkpoint());
+    assert!(back.run().compensated() && back.run().step() == 55);
+    let mut resumed = RunState::<PhaseState<2>>::restore(&back).unwrap();
+    resumed.advance_compensated(&sv, 200, &observers, None).unwrap();
+    let whole = driver.run_compensated(&sv, start(), 200, &observers).unwrap();
+    assert_eq!(trajectory_bits(&resumed.finish(&observers), bits), trajectory_bits(&whole, bits));
+    for i in (0..bytes.len()).step_by(7) {
+        let mut b = bytes.clone();
+        b[i] ^= 1 << (i % 8);
+        assert!(DriverCheckpoint::from_bytes(&b).is_err(), "a flipped bit at byte {i} is accepted");
+    }
+    for n in (0..bytes.len()).step_by(5) {
+        assert!(DriverCheckpoint::from_bytes(&bytes[..n]).is_err(), "cut at {n} is accepted");
+    }
 }

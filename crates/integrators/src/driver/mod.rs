@@ -80,6 +80,7 @@ impl<M: Increment<N> + ?Sized, const N: usize> Increment<N> for Box<M> {
 }
 
 mod checkpoint;
+mod envelope;
 mod observers;
 mod pool;
 mod propagate;
@@ -89,6 +90,7 @@ mod run;
 mod segments;
 
 pub use checkpoint::*;
+pub use envelope::*;
 pub use observers::*;
 pub use pool::*;
 pub use propagate::*;
