@@ -16,7 +16,7 @@
 //! [`ConstrainedFlow`](crate::ConstrainedFlow) on the constraint submanifold `N = φ^{-1}(0)`, and
 //! the endpoint condition is met by shooting ([`Shooting`](crate::Shooting),
 //! [`Shooting::solve_robust`](crate::Shooting::solve_robust)). Both models are written once for
-//! every group ([`LieGroupFamily`](geom_core::lie::LieGroupFamily)): SO(3) with an unactuated body axis, SE(2) with the
+//! every group ([`LieGroupFamily`]): SO(3) with an unactuated body axis, SE(2) with the
 //! no-slip constraint of a kinematic car (the lateral body velocity `v_2 = 0`, [`no_slip_se2`]),
 //! SE(3), or a user's group.
 

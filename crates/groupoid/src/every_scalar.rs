@@ -9,7 +9,7 @@
 //! `G: LieGroup<S, D>` for the `S` of a method (Rust has no bound "for every scalar type"). Two
 //! methods named `at` close that gap:
 //!
-//! * [`LieGroupFamily::at`](geom_core::lie::LieGroupFamily::at) (geom-core): `at::<S>()` returns
+//! * [`LieGroupFamily::at`] (geom-core): `at::<S>()` returns
 //!   the group at scalar `S`, with elements `ElementAt<S>` (for a geom-core group it is the group
 //!   itself; a user's group writes
 //!   `fn at<S: Scalar>(&self) -> impl LieGroup<S, 3, Element = Matrix2<S>> { *self }` in its

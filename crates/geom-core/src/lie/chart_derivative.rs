@@ -74,7 +74,8 @@ where
 ///   `H = d (y pᵀ + (y·p) I - 2 p yᵀ) + 2 d' (Dm[y] ωᵀ + m yᵀ) +
 ///   2 d' (ω·y) (ω pᵀ + (ω·p) I - 2 p ωᵀ) + 4 d'' (ω·y) m ωᵀ`
 ///   (`d`, `d'`, `d''` of `t`: power series for `|ω| < 2`, closed form above).
-/// `(dτ^{-1}_x)ᵀ μ` on SE(3) for both charts ([`LieGroupFamily::dtau_inv_transpose`] of
+///
+/// This function: `(dτ^{-1}_x)ᵀ μ` on SE(3) for both charts ([`LieGroupFamily::dtau_inv_transpose`] of
 /// [`super::Se3`]; formulas above).
 ///
 /// [`LieGroupFamily::dtau_inv_transpose`]: super::LieGroupFamily::dtau_inv_transpose
