@@ -14,7 +14,7 @@
 //! chart through the former route, the 6×6 `dexp^{-1}` (lower-left block `-J^{-1} Q J^{-1}` with
 //! Barfoot's `Q`) transposed times `μ` and the derivative `D_x[(dexp^{-1}_x)ᵀ μ]` by forward AD
 //! over 6 directions (`ad_dtau_inv_transpose_derivative`), reached through a newtype of `Se3`
-//! that keeps the `ChartDerivative` defaults; and the chart pieces alone
+//! that keeps the `LieGroupFamily` chart-derivative defaults; and the chart pieces alone
 //! (`dtau_inv_transpose_derivative`, `dtau_inv_transpose`, `dexp_inv`, ns per call).
 //!
 //! The vehicle with gravity and buoyancy (`models::BuoyantVehicle`, the chaotic regime of
@@ -43,10 +43,8 @@ use common::ratio::{Report, interleaved};
 use discretization::OneStep;
 use geom_core::Result;
 use geom_core::Scalar;
-use geom_core::lie::{Chart, LieGroup, MapScalar, Se3, se3, so3};
-use integrators::hp::{
-    self, AutoDiff, ChartDerivative, Lagrangian, LeftLagrangian, LieState, ad_dtau_inv_transpose_derivative,
-};
+use geom_core::lie::{Chart, LieGroup, LieGroupFamily, Se3, se3, so3};
+use integrators::hp::{self, AutoDiff, Lagrangian, LeftLagrangian, LieState, ad_dtau_inv_transpose_derivative};
 use integrators::models::{BuoyantVehicle, UnderwaterVehicle};
 use nalgebra::{Matrix3, Matrix4, Matrix6, Vector3, Vector6};
 use std::hint::black_box;
@@ -67,7 +65,7 @@ fn vehicle() -> (UnderwaterVehicle, State) {
     (veh, LieState::new(g0, mu))
 }
 
-/// SE(3) with the `ChartDerivative` defaults: the 6×6 `dexp^{-1}` (transposed, times `μ`) and
+/// SE(3) with the `LieGroupFamily` chart-derivative defaults: the 6×6 `dexp^{-1}` (transposed, times `μ`) and
 /// the AD derivative, with the former `dexp^{-1}` through Barfoot's `Q` — the exp route before
 /// the closed forms.
 #[derive(Debug, Clone, Copy, Default)]
@@ -149,13 +147,19 @@ impl<S: Scalar> LieGroup<S, 6> for Se3Ad {
     }
 }
 
-impl<A: Scalar, B: Scalar> MapScalar<A, B, 6> for Se3Ad {
-    fn map_scalar<F: Fn(A) -> B>(&self, g: &Matrix4<A>, f: &F) -> Matrix4<B> {
+/// The scalar plumbing only: the chart derivatives keep the `LieGroupFamily` defaults.
+impl LieGroupFamily<6> for Se3Ad {
+    type ElementAt<S: Scalar> = Matrix4<S>;
+    fn at<S: Scalar>(&self) -> impl LieGroup<S, 6, Element = Matrix4<S>> {
+        *self
+    }
+    fn lift_at<S: Scalar>(&self, g: &Matrix4<f64>) -> Matrix4<S> {
+        g.map(S::from)
+    }
+    fn map_scalar<A: Scalar, B: Scalar, F: Fn(A) -> B>(&self, g: &Matrix4<A>, f: &F) -> Matrix4<B> {
         g.map(f)
     }
 }
-
-impl ChartDerivative<6> for Se3Ad {}
 
 /// The vehicle on [`Se3Ad`] (delegates to its `Se3` implementation).
 #[derive(Debug, Clone, Copy)]

@@ -2,9 +2,9 @@
 //!
 //! The Heisenberg group `H(3)` of 3×3 upper unitriangular matrices is defined **in this file
 //! only**, by implementing `geom_core::lie::LieGroup<S, 3>` once for every scalar `S: Scalar`
-//! (so that dual numbers give exact derivatives), plus the one-line `MapScalar` and the empty
-//! `ChartDerivative` that the Hamilton–Pontryagin integrator asks for. Then, without touching
-//! any crate:
+//! (so that dual numbers give exact derivatives), and `geom_core::lie::LieGroupFamily<3>` (the
+//! group at every scalar: four one-line items). These **two impls** are all every layer asks
+//! for. Then, without touching any crate:
 //!
 //! 1. the group axioms, `exp`/`log`, Cayley against its definition, `Ad`, `ad`, and `dexp`,
 //!    `dcay^{-1}` against automatic differentiation;
@@ -15,8 +15,8 @@
 //!    potential given by its value only): the Casimir `Π_3`, the spatial momentum and the energy;
 //!    the free case is compared with the Lie-group discrete Euler–Poincaré step of
 //!    `discretization` (docs/math.md §B.2: the two coincide for `τ = exp`);
-//! 4. with the two-line `LieGroupFamily`, `groupoid::GroupAsGroupoid<H(3)>` runs the DEL flow of
-//!    a discrete Lagrangian on `H(3) ⇉ {e}` (no wrapper).
+//! 4. `groupoid::GroupAsGroupoid<H(3)>` runs the DEL flow of a discrete Lagrangian on
+//!    `H(3) ⇉ {e}` (no wrapper).
 //!
 //! Run: `cargo run --release --example tutorial_lie_group`.
 
@@ -26,10 +26,10 @@ use discretization::lagrangian::LieGroupDiscreteEulerLagrange;
 use discretization::{LieGroupThetaMap, OneStep};
 use geom_core::action::LeftMultiplication;
 use geom_core::function::ScalarFunction;
-use geom_core::lie::{Chart, LieGroup, LieGroupFamily, MapScalar, dexp_series};
+use geom_core::lie::{Chart, LieGroup, LieGroupFamily, dexp_series};
 use geom_core::{GeomError, Result, Scalar};
 use groupoid::{DiscreteFlow, DiscreteLagrangian, GroupAsGroupoid, legendre_plus};
-use integrators::hp::{self, ChartDerivative, KineticPotential, Lagrangian, LeftLagrangian, Potential};
+use integrators::hp::{self, KineticPotential, Lagrangian, LeftLagrangian, Potential};
 use nalgebra::{Matrix3, SVector, Vector3};
 use num_dual::Dual64;
 
@@ -139,23 +139,21 @@ impl<S: Scalar> LieGroup<S, 3> for Heisenberg {
     }
 }
 
-/// Moving elements between scalar types (f64 -> dual numbers for the Newton Jacobian of the HP
-/// step): one line for a matrix group.
-impl<A: Scalar, B: Scalar> MapScalar<A, B, 3> for Heisenberg {
-    fn map_scalar<F: Fn(A) -> B>(&self, g: &Matrix3<A>, f: &F) -> Matrix3<B> {
-        g.map(f)
-    }
-}
-
-/// The derivative of `x ↦ (dτ^{-1}_x)ᵀ μ` used by the reduced HP Newton iteration: the default
-/// computes it by AD from `dexp_inv` / `dcay_inv` above.
-impl ChartDerivative<3> for Heisenberg {}
-
-/// The element type at every scalar: what the groupoid layer needs (two lines).
+/// The group at every scalar, the one trait every layer asks for besides `LieGroup<S, 3>`: the
+/// element type, the group at scalar `S` (the group itself), and the entrywise moves between
+/// scalars (f64 -> dual numbers for the Newton Jacobian of the HP step, dual -> hyper-dual for
+/// `AutoDiff`). The chart derivative `D_x[(dτ^{-1}_x)ᵀ μ]` of the reduced HP Newton iteration
+/// and the translation jets keep their defaults (AD from `dexp_inv` / `dcay_inv` above).
 impl LieGroupFamily<3> for Heisenberg {
     type ElementAt<S: Scalar> = Matrix3<S>;
+    fn at<S: Scalar>(&self) -> impl LieGroup<S, 3, Element = Matrix3<S>> {
+        *self
+    }
     fn lift_at<S: Scalar>(&self, g: &Matrix3<f64>) -> Matrix3<S> {
         g.map(S::from)
+    }
+    fn map_scalar<A: Scalar, B: Scalar, F: Fn(A) -> B>(&self, g: &Matrix3<A>, f: &F) -> Matrix3<B> {
+        g.map(f)
     }
 }
 

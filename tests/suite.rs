@@ -16,3 +16,4 @@ mod plots;
 mod preludes;
 mod rattle_default_options;
 mod sphere_discretization_map;
+mod user_group_every_layer;

@@ -24,41 +24,50 @@
 //! [`LieFunctionDerivatives`] directly.
 
 use geom_core::hyper_dual::seeded;
-use geom_core::lie::{LieGroup, MapScalar};
+use geom_core::lie::{LieGroup, LieGroupFamily};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{SMatrix, SVector};
 use num_dual::{Dual64, DualSVec64, HyperDual64, HyperDualSVec64};
 
-/// The groups the AD of this crate can differentiate through: `G` at `f64` and at the dual
-/// scalars used by [`LieAutoDiff`] and the Lie-group integrators, with elements lifted from `f64`
-/// by [`MapScalar`]. Every group of `geom_core::lie` (and products and powers of them) is one; a
-/// user's group is one as soon as it implements `LieGroup<S, D>` for every [`Scalar`] `S` and
-/// `MapScalar` (one line for a matrix group).
+/// The groups the AD of this crate can differentiate through: a [`LieGroupFamily<D>`] whose
+/// `LieGroup` at each dual scalar of [`LieAutoDiff`] and the Lie-group integrators (`Dual64`,
+/// `DualSVec64<D>`, `HyperDual64`, `HyperDualSVec64<D, D>`) has the family's elements
+/// (`Element = ElementAt<S>`), so that an element lifted from `f64` by
+/// [`LieGroupFamily::lift_at`] is one the model takes.
+///
+/// Blanket-implemented, never implemented by hand: every group with
+/// `impl<S: Scalar> LieGroup<S, D>` and `impl LieGroupFamily<D>` is one (every group of
+/// `geom_core::lie`, products and powers of them, a user's group). It stays a named trait because
+/// the equality of element types at given scalars cannot be a supertrait of [`LieGroupFamily`]
+/// (module documentation of `geom_core::lie::LieGroupFamily`) and because the workbench names it.
 pub trait AdLieGroup<const D: usize>:
-    LieGroup<f64, D>
-    + MapScalar<f64, Dual64, D>
-    + MapScalar<f64, DualSVec64<D>, D>
-    + MapScalar<f64, HyperDual64, D>
-    + MapScalar<f64, HyperDualSVec64<D, D>, D>
+    LieGroupFamily<D>
+    + LieGroup<Dual64, D, Element = <Self as LieGroupFamily<D>>::ElementAt<Dual64>>
+    + LieGroup<DualSVec64<D>, D, Element = <Self as LieGroupFamily<D>>::ElementAt<DualSVec64<D>>>
+    + LieGroup<HyperDual64, D, Element = <Self as LieGroupFamily<D>>::ElementAt<HyperDual64>>
+    + LieGroup<HyperDualSVec64<D, D>, D, Element = <Self as LieGroupFamily<D>>::ElementAt<HyperDualSVec64<D, D>>>
 {
 }
 
 impl<G, const D: usize> AdLieGroup<D> for G where
-    G: LieGroup<f64, D>
-        + MapScalar<f64, Dual64, D>
-        + MapScalar<f64, DualSVec64<D>, D>
-        + MapScalar<f64, HyperDual64, D>
-        + MapScalar<f64, HyperDualSVec64<D, D>, D>
+    G: LieGroupFamily<D>
+        + LieGroup<Dual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<Dual64>>
+        + LieGroup<DualSVec64<D>, D, Element = <G as LieGroupFamily<D>>::ElementAt<DualSVec64<D>>>
+        + LieGroup<HyperDual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<HyperDual64>>
+        + LieGroup<HyperDualSVec64<D, D>, D, Element = <G as LieGroupFamily<D>>::ElementAt<HyperDualSVec64<D, D>>>
 {
 }
 
-/// `g` at the scalar `S` (derivative parts zero).
+/// `g` at the scalar `S` (derivative parts zero): [`LieGroupFamily::lift_at`].
 #[inline]
-pub(crate) fn lift<G: MapScalar<f64, S, D>, S: Scalar, const D: usize>(
+pub(crate) fn lift<G, S: Scalar, const D: usize>(
     group: &G,
     g: &<G as LieGroup<f64, D>>::Element,
-) -> <G as LieGroup<S, D>>::Element {
-    group.map_scalar(g, &|v| S::from(v))
+) -> <G as LieGroup<S, D>>::Element
+where
+    G: LieGroupFamily<D> + LieGroup<S, D, Element = <G as LieGroupFamily<D>>::ElementAt<S>>,
+{
+    group.lift_at::<S>(g)
 }
 
 /// `g exp(a) exp(b)` at the scalar `S` (each seed optional): the left-translated curves along
@@ -71,11 +80,14 @@ pub(crate) fn lift<G: MapScalar<f64, S, D>, S: Scalar, const D: usize>(
 /// function where `exp` sums a series at dual scalars. `exp` is the fallback if `cay` reports an
 /// error.
 #[inline]
-pub(crate) fn translated<G: MapScalar<f64, S, D>, S: Scalar, const D: usize>(
+pub(crate) fn translated<G, S: Scalar, const D: usize>(
     group: &G,
     g: &<G as LieGroup<f64, D>>::Element,
     seeds: [Option<&SVector<S, D>>; 2],
-) -> <G as LieGroup<S, D>>::Element {
+) -> <G as LieGroup<S, D>>::Element
+where
+    G: LieGroupFamily<D> + LieGroup<S, D, Element = <G as LieGroupFamily<D>>::ElementAt<S>>,
+{
     let mut gs = lift::<G, S, D>(group, g);
     for x in seeds.into_iter().flatten() {
         let curve = LieGroup::<S, D>::cayley(group, x).unwrap_or_else(|_| LieGroup::<S, D>::exp(group, x));
@@ -195,7 +207,7 @@ fn eval_perturbed<G, F, S, const D: usize>(
     c: Option<&SVector<S, D>>,
 ) -> S
 where
-    G: MapScalar<f64, S, D>,
+    G: LieGroupFamily<D> + LieGroup<S, D, Element = <G as LieGroupFamily<D>>::ElementAt<S>>,
     F: LieFunction<S, G, D> + ?Sized,
     S: Scalar,
 {

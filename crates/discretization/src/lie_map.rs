@@ -371,7 +371,7 @@ impl<G: AdLieGroup<D>, M: AdLieMapModel<G, D>, const D: usize> LieAutoDiffMap<G,
         d: Option<&SVector<S, D>>,
     ) -> Result<ElementPair<G, S, D>, GeomError>
     where
-        G: geom_core::lie::MapScalar<f64, S, D>,
+        G: LieGroup<S, D, Element = <G as geom_core::lie::LieGroupFamily<D>>::ElementAt<S>>,
         M: LieMapModel<S, G, D>,
     {
         let gs = translated::<G, S, D>(&self.group, g, [a, b]);

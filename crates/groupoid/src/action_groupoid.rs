@@ -205,7 +205,7 @@ where
     type Acting = G;
     type PointAt<S: Scalar> = G::ElementAt<S>;
     fn lift_point<S: Scalar>(&self, x: &G::ElementAt<f64>) -> G::ElementAt<S> {
-        GroupAction::<f64, D>::group(self).lift_at(x)
+        GroupAction::<f64, D>::group(self).map_scalar(x, &S::from)
     }
 }
 
@@ -216,7 +216,7 @@ where
     type Acting = G;
     type PointAt<S: Scalar> = G::ElementAt<S>;
     fn lift_point<S: Scalar>(&self, x: &G::ElementAt<f64>) -> G::ElementAt<S> {
-        GroupAction::<f64, D>::group(self).lift_at(x)
+        GroupAction::<f64, D>::group(self).map_scalar(x, &S::from)
     }
 }
 

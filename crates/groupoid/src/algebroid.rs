@@ -67,7 +67,6 @@
 
 use crate::action_groupoid::ActionGroupoid;
 use crate::atiyah::TrivialAtiyah;
-use crate::every_scalar::EveryScalarGroup;
 use crate::groupoid::LieGroupoid;
 use crate::lagrangian::{AdGroupoid, GroupoidFamily, GroupoidLift};
 use crate::lie_group::GroupAsGroupoid;
@@ -77,7 +76,7 @@ use geom_core::action::{
     Diagonal, GroupAction, LeftMultiplication, LinearAction, RightMultiplication, RigidMotion, RotationAction,
     SphereRotation, Translation,
 };
-use geom_core::lie::{Chart, Gl, LieGroup, Rn, Se3, So3};
+use geom_core::lie::{Chart, Gl, LieGroup, LieGroupFamily, Rn, Se3, So3};
 use geom_core::scalar::AdScalar;
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector, Vector2, Vector3};
@@ -199,7 +198,7 @@ impl<const N: usize> LieAlgebroid<N, N> for PairGroupoid<N> {
 /// (`τ` the groupoid's chart), `ρ^i_a(u) = ((dτ_{−u})^{-1})_{ia}` (from
 /// `τ(u)^{-1} Dτ(u) δu = dτ_{−u} δu`, docs/math.md §0.4), `C^c_ab = [e_a, e_b]^c` (left-invariant
 /// fields bracket like the algebra).
-impl<G: EveryScalarGroup<D>, const D: usize> LieAlgebroid<D, D> for PairOfGroup<G> {
+impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, D> for PairOfGroup<G> {
     fn algebroid_name(&self) -> String {
         format!("T{} (left-trivialized)", LieGroup::<f64, D>::name(self.group()))
     }
@@ -225,29 +224,29 @@ impl<G: EveryScalarGroup<D>, const D: usize> LieAlgebroid<D, D> for PairOfGroup<
 /// NaNs where `τ` fails). A tangent vector at `x` with left-trivialized coordinates `η`
 /// (`δx = x η`) has chart coordinates `δu = (dτ_{−u})^{-1} η`, since
 /// `τ(u)^{-1} Dτ(u) δu = dτ_{−u} δu` (docs/math.md §0.4).
-fn group_chart<G: EveryScalarGroup<D>, S: Scalar, const D: usize>(
+fn group_chart<G: LieGroupFamily<D>, S: Scalar, const D: usize>(
     group: &G,
     chart: Chart,
     x0: &G::ElementAt<f64>,
     u: &SVector<S, D>,
 ) -> G::ElementAt<S> {
     let g = group.at::<S>();
-    g.compose(&group.lift_at::<S>(x0), &tau_or_nan(&g, chart, u))
+    g.compose(&group.map_scalar(x0, &S::from), &tau_or_nan(&g, chart, u))
 }
 
 /// The inverse `u = τ^{-1}(x_0^{-1} x)` of [`group_chart`].
-fn group_chart_inv<G: EveryScalarGroup<D>, S: Scalar, const D: usize>(
+fn group_chart_inv<G: LieGroupFamily<D>, S: Scalar, const D: usize>(
     group: &G,
     chart: Chart,
     x0: &G::ElementAt<f64>,
     x: &G::ElementAt<S>,
 ) -> Result<SVector<S, D>> {
     let g = group.at::<S>();
-    g.tau_inv(chart, &g.compose(&g.inverse(&group.lift_at::<S>(x0)), x))
+    g.tau_inv(chart, &g.compose(&g.inverse(&group.map_scalar(x0, &S::from)), x))
 }
 
 /// `A(G ⇉ {e}) = g` over a point (`M = 0`): no anchor (`ρ = 0`), `C^c_ab = [e_a, e_b]^c`.
-impl<G: EveryScalarGroup<D>, const D: usize> LieAlgebroid<D, 0> for GroupAsGroupoid<G> {
+impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, 0> for GroupAsGroupoid<G> {
     fn algebroid_name(&self) -> String {
         format!("Lie algebra of {}", LieGroup::<f64, D>::name(self.group()))
     }
@@ -274,7 +273,7 @@ fn atiyah_rank<const M: usize, const D: usize, const R: usize>() {
 /// `A((R^M × R^M) × G) = TR^M ⊕ g`, fibre coordinates `(v, ξ)`: `φ_{x_0}(u) = x_0 + u`,
 /// `ρ(v, ξ) = v` (`ρ = [I_M | 0]`), and `C` the structure constants of `g` on the `ξ` block
 /// (`[∂_i, ∂_j] = 0`, `[∂_i, ξ] = 0`).
-impl<G: EveryScalarGroup<D>, const M: usize, const D: usize, const R: usize> LieAlgebroid<R, M>
+impl<G: LieGroupFamily<D>, const M: usize, const D: usize, const R: usize> LieAlgebroid<R, M>
     for TrivialAtiyah<G, M, D>
 {
     fn algebroid_name(&self) -> String {
@@ -358,7 +357,7 @@ vector_action_algebroid!([const K: usize, const N: usize] Diagonal<RotationActio
 ///
 /// and `C^c_ab = [e_a, e_b]^c`, the structure constants of `g` (the right-invariant fields bracket
 /// like `−[ξ, η]`, so `−ξ x` is a morphism).
-impl<G: EveryScalarGroup<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupoid<LeftMultiplication<G>> {
+impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupoid<LeftMultiplication<G>> {
     fn algebroid_name(&self) -> String {
         format!("action algebroid of {}", GroupAction::<f64, D>::name(self.action()))
     }
@@ -389,7 +388,7 @@ impl<G: EveryScalarGroup<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupo
 /// `ξ_M(x) = x ξ` (left-trivialized `ξ`), hence `ρ(u) = (dτ_{−u})^{-1}` and `C^c_ab = [e_a, e_b]^c`:
 /// the algebroid of [`PairOfGroup<G>`], to which the groupoid is isomorphic by
 /// `(x, h) ↦ (x, x h)`.
-impl<G: EveryScalarGroup<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupoid<RightMultiplication<G>> {
+impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupoid<RightMultiplication<G>> {
     fn algebroid_name(&self) -> String {
         format!("action algebroid of {}", GroupAction::<f64, D>::name(self.action()))
     }

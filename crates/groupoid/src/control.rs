@@ -16,21 +16,20 @@
 //! [`ConstrainedFlow`](crate::ConstrainedFlow) on the constraint submanifold `N = φ^{-1}(0)`, and
 //! the endpoint condition is met by shooting ([`Shooting`](crate::Shooting),
 //! [`Shooting::solve_robust`](crate::Shooting::solve_robust)). Both models are written once for
-//! every group ([`EveryScalarGroup`]): SO(3) with an unactuated body axis, SE(2) with the
+//! every group ([`LieGroupFamily`]): SO(3) with an unactuated body axis, SE(2) with the
 //! no-slip constraint of a kinematic car (the lateral body velocity `v_2 = 0`, [`no_slip_se2`]),
 //! SE(3), or a user's group.
 
 use crate::constraints::Constraints;
-use crate::every_scalar::EveryScalarGroup;
 use crate::lagrangian::DiscreteLagrangian;
 use crate::lie_group::GroupAsGroupoid;
-use geom_core::lie::LieGroup;
+use geom_core::lie::{LieGroup, LieGroupFamily};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector};
 
 /// `u = τ^{-1}(W)` at scalar `S` (the control times `h`); a chart failure gives NaN entries, so the
 /// solvers see a non-finite residual and report it.
-fn chart_log<G: EveryScalarGroup<D>, S: Scalar, const D: usize>(
+fn chart_log<G: LieGroupFamily<D>, S: Scalar, const D: usize>(
     gd: &GroupAsGroupoid<G>,
     w: &G::ElementAt<S>,
 ) -> SVector<S, D> {
@@ -83,7 +82,7 @@ impl<const D: usize> ControlCost<D> {
     }
 }
 
-impl<G: EveryScalarGroup<D>, const D: usize> DiscreteLagrangian<GroupAsGroupoid<G>, D> for ControlCost<D> {
+impl<G: LieGroupFamily<D>, const D: usize> DiscreteLagrangian<GroupAsGroupoid<G>, D> for ControlCost<D> {
     #[inline]
     fn eval<S: Scalar>(&self, gd: &GroupAsGroupoid<G>, w: &G::ElementAt<S>) -> S {
         let u = chart_log(gd, w);
@@ -146,9 +145,7 @@ impl<const D: usize, const K: usize> Unactuated<D, K> {
     }
 }
 
-impl<G: EveryScalarGroup<D>, const D: usize, const K: usize> Constraints<GroupAsGroupoid<G>, D, K>
-    for Unactuated<D, K>
-{
+impl<G: LieGroupFamily<D>, const D: usize, const K: usize> Constraints<GroupAsGroupoid<G>, D, K> for Unactuated<D, K> {
     #[inline]
     fn eval<S: Scalar>(&self, gd: &GroupAsGroupoid<G>, w: &G::ElementAt<S>) -> SVector<S, K> {
         let u = chart_log(gd, w);

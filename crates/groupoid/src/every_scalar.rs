@@ -6,15 +6,17 @@
 //! A [`DiscreteLagrangian`](crate::DiscreteLagrangian) is evaluated at every scalar
 //! (`eval<S: Scalar>`). A concrete groupoid such as `GroupAsGroupoid<So3>` implements
 //! `LieGroupoid<S, 3>` for every `S`, but generic code over `G: LieGroupFamily<D>` cannot name
-//! `G: LieGroup<S, D>` for the `S` of a method (Rust has no bound "for every scalar type"). The two
-//! traits below close that gap with one line per group:
+//! `G: LieGroup<S, D>` for the `S` of a method (Rust has no bound "for every scalar type"). Two
+//! methods named `at` close that gap:
 //!
-//! * [`EveryScalarGroup<D>`]: `at::<S>()` returns the group at scalar `S`, with elements
-//!   `ElementAt<S>` (for a geom-core group it is the group itself; a user's group writes
-//!   `fn at<S: Scalar>(&self) -> impl LieGroup<S, 3, Element = Matrix2<S>> { *self }`);
+//! * [`LieGroupFamily::at`] (geom-core): `at::<S>()` returns
+//!   the group at scalar `S`, with elements `ElementAt<S>` (for a geom-core group it is the group
+//!   itself; a user's group writes
+//!   `fn at<S: Scalar>(&self) -> impl LieGroup<S, 3, Element = Matrix2<S>> { *self }` in its
+//!   `LieGroupFamily` implementation);
 //! * [`EveryScalarGroupoid<R>`]: `at::<S>()` returns the groupoid at scalar `S`. Implemented for
 //!   [`PairGroupoid<N>`], [`SpherePair`], and for [`GroupAsGroupoid<G>`], [`PairOfGroup<G>`],
-//!   [`TrivialAtiyah<G, M, D>`] over every [`EveryScalarGroup`], and for the action groupoids of
+//!   [`TrivialAtiyah<G, M, D>`] over every [`LieGroupFamily`] group, and for the action groupoids of
 //!   the geom-core actions ([`RotationAction`], [`SphereRotation`], [`RigidMotion`],
 //!   [`Translation<N>`], [`LinearAction<N, D>`], [`Diagonal`] of rotations, and
 //!   [`LeftMultiplication`], [`RightMultiplication`] of SO(2), SO(3), SE(2), SE(3), SU(2)).
@@ -31,64 +33,9 @@ use geom_core::action::{
     Diagonal, LeftMultiplication, LinearAction, RightMultiplication, RigidMotion, RotationAction, SphereRotation,
     Translation,
 };
-use geom_core::lie::{Gl, LieGroup, LieGroupFamily, Linear, MatrixGroup, Product, Rn, Se2, Se3, So2, So3, Su2};
+use geom_core::lie::{LieGroupFamily, Se2, Se3, So2, So3, Su2};
 use nalgebra::{Matrix2, Matrix4, Vector4};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
-
-/// A Lie group whose operations are available at every scalar: `at::<S>()` is the group at
-/// scalar `S` (module documentation), with the elements `ElementAt<S>` of [`LieGroupFamily`].
-pub trait EveryScalarGroup<const D: usize>: LieGroupFamily<D> {
-    /// The group at scalar `S`: the same group, with `LieGroup<S, D>::Element = ElementAt<S>`.
-    fn at<S: Scalar>(&self) -> impl LieGroup<S, D, Element = Self::ElementAt<S>>;
-}
-
-macro_rules! every_scalar_group {
-    ($($group:ty => $d:literal;)*) => {$(
-        impl EveryScalarGroup<$d> for $group {
-            fn at<S: Scalar>(&self) -> impl LieGroup<S, $d, Element = <Self as LieGroupFamily<$d>>::ElementAt<S>> {
-                *self
-            }
-        }
-    )*};
-}
-every_scalar_group! {
-    So2 => 1;
-    So3 => 3;
-    Su2 => 3;
-    Se2 => 3;
-    Se3 => 6;
-}
-
-impl<const N: usize> EveryScalarGroup<N> for Rn<N> {
-    fn at<S: Scalar>(&self) -> impl LieGroup<S, N, Element = SVector<S, N>> {
-        *self
-    }
-}
-
-impl<const N: usize, const D: usize> EveryScalarGroup<D> for Gl<N, D> {
-    fn at<S: Scalar>(&self) -> impl LieGroup<S, D, Element = SMatrix<S, N, N>> {
-        *self
-    }
-}
-
-/// A group given by `hat`, `vee` and membership is itself at every scalar.
-impl<G: MatrixGroup<D, N>, const D: usize, const N: usize> EveryScalarGroup<D> for Linear<G, N> {
-    fn at<S: Scalar>(&self) -> impl LieGroup<S, D, Element = SMatrix<S, N, N>> {
-        self.clone()
-    }
-}
-
-/// `A × B` at scalar `S` is `A.at::<S>() × B.at::<S>()`.
-impl<A, B, const DA: usize, const DB: usize, const D: usize> EveryScalarGroup<D> for Product<A, B, DA, DB>
-where
-    A: EveryScalarGroup<DA>,
-    B: EveryScalarGroup<DB>,
-    Product<A, B, DA, DB>: LieGroup<f64, D>,
-{
-    fn at<S: Scalar>(&self) -> impl LieGroup<S, D, Element = (A::ElementAt<S>, B::ElementAt<S>)> {
-        Product(self.0.at::<S>(), self.1.at::<S>())
-    }
-}
 
 /// A Lie groupoid whose operations are available at every scalar: `at::<S>()` is the groupoid at
 /// scalar `S`, with the element and base types of [`GroupoidFamily`] (module documentation).
@@ -109,13 +56,13 @@ impl EveryScalarGroupoid<2> for SpherePair {
     }
 }
 
-impl<G: EveryScalarGroup<D>, const D: usize> EveryScalarGroupoid<D> for GroupAsGroupoid<G> {
+impl<G: LieGroupFamily<D>, const D: usize> EveryScalarGroupoid<D> for GroupAsGroupoid<G> {
     fn at<S: Scalar>(&self) -> impl LieGroupoid<S, D, Element = G::ElementAt<S>, Base = ()> {
         GroupAsGroupoid::new(self.group().at::<S>(), self.chart())
     }
 }
 
-impl<G: EveryScalarGroup<D>, const D: usize> EveryScalarGroupoid<D> for PairOfGroup<G> {
+impl<G: LieGroupFamily<D>, const D: usize> EveryScalarGroupoid<D> for PairOfGroup<G> {
     fn at<S: Scalar>(
         &self,
     ) -> impl LieGroupoid<S, D, Element = (G::ElementAt<S>, G::ElementAt<S>), Base = G::ElementAt<S>> {
@@ -123,7 +70,7 @@ impl<G: EveryScalarGroup<D>, const D: usize> EveryScalarGroupoid<D> for PairOfGr
     }
 }
 
-impl<G: EveryScalarGroup<D>, const M: usize, const D: usize, const R: usize> EveryScalarGroupoid<R>
+impl<G: LieGroupFamily<D>, const M: usize, const D: usize, const R: usize> EveryScalarGroupoid<R>
     for TrivialAtiyah<G, M, D>
 {
     fn at<S: Scalar>(

@@ -132,7 +132,7 @@ pub use discretization_map::{
     AlgebroidDiscretization, AlgebroidLagrangian, FibreThetaMap, InducedFlow, InducedLagrangian,
     check_discretization_map,
 };
-pub use every_scalar::{EveryScalarGroup, EveryScalarGroupoid};
+pub use every_scalar::EveryScalarGroupoid;
 pub use geom_core;
 pub use groupoid::LieGroupoid;
 pub use lagrangian::{

@@ -20,7 +20,7 @@ fn product_and_cost<G, const D: usize>(
     arrows: impl Iterator<Item = G::Element>,
 ) -> (G::Element, f64)
 where
-    G: groupoid::EveryScalarGroup<D>
+    G: geom_core::lie::LieGroupFamily<D>
         + LieGroup<f64, D, Element = <G as geom_core::lie::LieGroupFamily<D>>::ElementAt<f64>>,
 {
     let mut g = gd.group().identity();

@@ -7,7 +7,7 @@ use discretization::lie_function::{LieAutoDiff, LieFunction};
 use discretization::{LieCotangentLiftIntegrator, LieGroupThetaMap, LieState, OneStep};
 use geom_core::action::LeftMultiplication;
 use geom_core::lie::testing::{check_group, check_matrix_group};
-use geom_core::lie::{Chart, Gl, LieGroup, LieGroupFamily, MapScalar, Side, matrix_group};
+use geom_core::lie::{Chart, Gl, LieGroup, LieGroupFamily, Side, matrix_group};
 use geom_core::{GeomError, Result, Scalar};
 use groupoid::{
     ActionGroupoid, DiscreteFlow, DiscreteLagrangian, GroupAsGroupoid, LieGroupoid, PairOfGroup, TrivialAtiyah,
@@ -80,11 +80,18 @@ impl<S: Scalar> LieGroup<S, 3> for Sl2 {
     }
 }
 
-/// The element type at every scalar (what the groupoid layer needs).
+/// The group at every scalar (what every layer needs besides `LieGroup<S, 3>`): the element
+/// type, the group at `S`, the entrywise moves between scalars, and closed-form jets.
 impl LieGroupFamily<3> for Sl2 {
     type ElementAt<S: Scalar> = Matrix2<S>;
+    fn at<S: Scalar>(&self) -> impl LieGroup<S, 3, Element = Matrix2<S>> {
+        *self
+    }
     fn lift_at<S: Scalar>(&self, g: &Matrix2<f64>) -> Matrix2<S> {
         g.map(S::from)
+    }
+    fn map_scalar<A: Scalar, B: Scalar, F: Fn(A) -> B>(&self, g: &Matrix2<A>, f: &F) -> Matrix2<B> {
+        g.map(f)
     }
     /// `g + ε g x̂` (left) or `g + ε x̂ g` (right).
     fn translation_jet(&self, g: &Matrix2<f64>, x: &SVector<f64, 3>, side: Side) -> Option<Matrix2<Dual64>> {
@@ -109,13 +116,6 @@ impl Sl2 {
     fn translated(&self, g: &Matrix2<f64>, x: &SVector<f64, 3>, side: Side) -> Option<Matrix2<f64>> {
         let xh = LieGroup::<f64, 3>::hat(self, x);
         self.jets.then(|| if (side == Side::Left) != self.swap_jets { g * xh } else { xh * g })
-    }
-}
-
-/// Entrywise scalar maps (what the discretization layer's AD needs).
-impl<A: Scalar, B: Scalar> MapScalar<A, B, 3> for Sl2 {
-    fn map_scalar<F: Fn(A) -> B>(&self, g: &Matrix2<A>, f: &F) -> Matrix2<B> {
-        g.map(f)
     }
 }
 

@@ -19,7 +19,6 @@ mod hp_prk_rn;
 mod hp_reversible;
 mod hp_rigid_body;
 mod hp_rkmk;
-mod hp_se3_chart;
 mod hp_symplectic;
 mod hp_truncation;
 mod hp_vehicle;

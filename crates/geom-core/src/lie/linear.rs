@@ -24,11 +24,12 @@
 //! [`GeomError::ChartUnavailable`]: a Cayley method built on it fails with that error, and the
 //! public test suites ([`super::testing`]) skip the Cayley identities and say so in their report.
 //!
-//! `Linear<G, N>` is a distinct type, so every layer implements its traits for it once, for every
-//! `G`: [`MapScalar`](super::MapScalar), [`LieGroupFamily`](super::LieGroupFamily) (with the
-//! closed-form translation jets of a matrix group) here, `ChartDerivative` in `integrators` (the
-//! Hamilton–Pontryagin and RKMK integrators) and `EveryScalarGroup` in `groupoid` (the groupoids
-//! over a group). A user's group writes the three functions and uses `Linear(MyGroup)`.
+//! `Linear<G, N>` is a distinct type that implements [`LieGroup<S, D>`](super::LieGroup) at every
+//! scalar and [`LieGroupFamily`](super::LieGroupFamily) (with the closed-form translation jets of
+//! a matrix group and the chart derivative by AD) once, for every `G`, so it reaches every layer
+//! (the Hamilton–Pontryagin and RKMK integrators, the discretization layer's Lie-group methods,
+//! the groupoids over a group). A user's group writes the three functions and uses
+//! `Linear(MyGroup)`.
 //!
 //! ```
 //! use geom_core::lie::{Linear, LieGroup, MatrixGroup};

@@ -25,9 +25,9 @@
 //! [`LieGroup::check_element`] validates user data against a stated tolerance.
 
 mod chart;
+mod chart_derivative;
 mod family;
 mod gl;
-mod lift;
 mod linear;
 pub mod matrix_group;
 mod power;
@@ -42,9 +42,9 @@ pub mod su2;
 pub mod testing;
 
 pub use chart::{CHART_DERIVATIVE_TOL, CHART_IDENTITY_TOL, ChartReport, GroupChart, check_chart};
+pub use chart_derivative::ad_dtau_inv_transpose_derivative;
 pub use family::{LieGroupFamily, Side};
 pub use gl::Gl;
-pub use lift::{LiftElement, MapScalar};
 pub use linear::{Linear, MatrixGroup};
 pub use power::Power;
 pub use product::{Product, So3xR3};

@@ -33,7 +33,7 @@
 //! check_matrix_group(&So3, &xs, 1e-12);
 //! ```
 use crate::lie::series::dexp_inv_default;
-use crate::lie::{Chart, LieGroup, LieGroupFamily, MapScalar, Side, dexp_series};
+use crate::lie::{Chart, LieGroup, LieGroupFamily, Side, dexp_series};
 use crate::{GeomError, Result};
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::{Dual64, DualSVec64, HyperDual64, jacobian};
@@ -191,9 +191,7 @@ where
     G: LieGroupFamily<D>
         + LieGroup<f64, D, Element = <G as LieGroupFamily<D>>::ElementAt<f64>>
         + LieGroup<Dual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<Dual64>>
-        + LieGroup<HyperDual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<HyperDual64>>
-        + MapScalar<Dual64, f64, D>
-        + MapScalar<HyperDual64, f64, D>,
+        + LieGroup<HyperDual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<HyperDual64>>,
     <G as LieGroupFamily<D>>::ElementAt<f64>: Flat,
 {
     check_translation_jet_dual(g, xs, tol);
@@ -240,8 +238,7 @@ where
     G: LieGroupFamily<D>
         + LieGroup<f64, D, Element = <G as LieGroupFamily<D>>::ElementAt<f64>>
         + LieGroup<Dual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<Dual64>>
-        + LieGroup<HyperDual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<HyperDual64>>
-        + MapScalar<HyperDual64, f64, D>,
+        + LieGroup<HyperDual64, D, Element = <G as LieGroupFamily<D>>::ElementAt<HyperDual64>>,
     <G as LieGroupFamily<D>>::ElementAt<f64>: Flat,
 {
     let name = f!(g, name);

@@ -19,8 +19,8 @@
 //! through the group from `ℓ` alone ([`AutoDiff`]); [`KineticPotential`] is the ready-made
 //! `ℓ = ½ ξᵀ I ξ - V(g)`.
 
-use super::scalar::{AdScalar, MapScalar};
-use geom_core::lie::LieGroup;
+use super::scalar::AdScalar;
+use geom_core::lie::{LieGroup, LieGroupFamily};
 use geom_core::linalg::Lu;
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector};
@@ -263,7 +263,9 @@ where
 impl<S, G, F, const D: usize> LeftLagrangian<S, G, D> for AutoDiff<F>
 where
     S: AdScalar<D>,
-    G: MapScalar<S, S::Up, D>,
+    G: LieGroupFamily<D>
+        + LieGroup<S, D, Element = <G as LieGroupFamily<D>>::ElementAt<S>>
+        + LieGroup<S::Up, D, Element = <G as LieGroupFamily<D>>::ElementAt<S::Up>>,
     F: Lagrangian<S, G, D> + Lagrangian<S::Up, G, D>,
 {
     fn momentum(&self, group: &G, g: &<G as LieGroup<S, D>>::Element, xi: &SVector<S, D>) -> Result<SVector<S, D>> {

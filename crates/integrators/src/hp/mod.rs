@@ -54,7 +54,8 @@
 //! momentum `Ad*_{g^{-1}} Π` are then conserved by construction (docs/math.md §D.5 check (ii)).
 //! Its Newton Jacobian is assembled from closed-form pieces,
 //! `(dτ^{-1}_{hξ})* D(∂ℓ/∂ξ) + h D_x[(dτ^{-1}_x)* μ]|_{μ = ∂ℓ/∂ξ}`, with
-//! [`LeftLagrangian::momentum_jacobian`] and [`ChartDerivative`] (both fall back to AD), which
+//! [`LeftLagrangian::momentum_jacobian`] and [`LieGroupFamily::dtau_inv_transpose_derivative`]
+//! (both fall back to AD), which
 //! keeps this step within a small factor of a hand-written loop (benches/hp.rs).
 //!
 //! # Named members (docs/math.md §D.5)
@@ -87,19 +88,20 @@ mod lagrangian;
 mod scalar;
 mod truncation;
 
-pub use chart::{ChartDerivative, HpChart, ad_dtau_inv_transpose_derivative};
+pub use chart::HpChart;
 use chart::{
     ShippedChart, chart_dtau_inv_transpose, chart_dtau_inv_transpose_derivative, chart_dtau_inv_transpose_matrix,
 };
+pub use geom_core::lie::ad_dtau_inv_transpose_derivative;
 pub(crate) use lagrangian::check_inertia;
 pub use lagrangian::{
     AutoDiff, KineticPotential, Lagrangian, LeftLagrangian, Potential, PotentialGradient, ZeroPotential,
 };
-pub use scalar::{AdScalar, MapScalar};
+pub use scalar::AdScalar;
 pub use truncation::{MAX_TRUNCATION, truncated_dtau_inv, truncated_dtau_inv_gradient};
 
 use crate::tableau::{self, Tableau};
-use geom_core::lie::{Chart, GroupChart, LieGroup, check_chart};
+use geom_core::lie::{Chart, GroupChart, LieGroup, LieGroupFamily, check_chart};
 use geom_core::linalg::{BlockVector, Lu};
 use geom_core::newton::{NewtonOptions, NewtonReport, block_jacobian, newton_blocks, newton_split};
 use geom_core::step::{OneStep, check_step};
@@ -112,31 +114,37 @@ pub use geom_core::step::LieState;
 /// The element type of `G` at `f64`.
 pub type ElementOf<G, const D: usize> = <G as LieGroup<f64, D>>::Element;
 
-/// The groups the HP integrator runs on: `G` at `f64` and at the dual type `DualSVec64<D>` of
-/// the Newton Jacobian, with the lift of `g_k` between them ([`MapScalar`], also used at
-/// `f64 -> f64` for a cheap finiteness check) and [`ChartDerivative`] (AD by default, closed
-/// forms for SO(3) and `R^n`). Every `geom-core` group qualifies (blanket implementation); a
-/// user-defined group adds `impl<A: Scalar, B: Scalar> MapScalar<A, B, D> for MyGroup` (one
-/// line, `g.map(f)`) and `impl ChartDerivative<D> for MyGroup {}`.
+/// The groups the HP integrator runs on: a [`LieGroupFamily<D>`] whose `LieGroup` at the dual
+/// scalar `DualSVec64<D>` of the Newton Jacobian has the family's elements
+/// (`Element = ElementAt<DualSVec64<D>>`, so that `g_k` lifted by
+/// [`LieGroupFamily::lift_at`] is an element the Lagrangian takes). The chart derivatives come
+/// from the family ([`LieGroupFamily::dtau_inv_transpose_derivative`]: AD by default, closed
+/// forms for SO(3), SE(3) and `R^n`).
+///
+/// Blanket-implemented, never implemented by hand: every group with
+/// `impl<S: Scalar> LieGroup<S, D>` and `impl LieGroupFamily<D>` is one (every `geom-core` group,
+/// products and powers of them, `Linear<G, N>`, a user's group). It stays a named trait because
+/// the equality of element types at one scalar cannot be a supertrait of [`LieGroupFamily`]
+/// (module documentation of `geom_core::lie::LieGroupFamily`) and because the workbench names it.
 pub trait HpGroup<const D: usize>:
-    MapScalar<f64, DualSVec64<D>, D> + MapScalar<f64, f64, D> + ChartDerivative<D>
+    LieGroupFamily<D> + LieGroup<DualSVec64<D>, D, Element = <Self as LieGroupFamily<D>>::ElementAt<DualSVec64<D>>>
 {
 }
 impl<G, const D: usize> HpGroup<D> for G where
-    G: MapScalar<f64, DualSVec64<D>, D> + MapScalar<f64, f64, D> + ChartDerivative<D>
+    G: LieGroupFamily<D> + LieGroup<DualSVec64<D>, D, Element = <G as LieGroupFamily<D>>::ElementAt<DualSVec64<D>>>
 {
 }
 
-/// Whether every scalar entry of `g` is finite (one pass over the entries; cheaper than
-/// [`LieGroup::defect`], which also measures the distance to the group).
+/// Whether every scalar entry of `g` is finite (one pass over the entries of its copy at `f64`;
+/// cheaper than [`LieGroup::defect`], which also measures the distance to the group).
 #[inline]
-pub(crate) fn element_is_finite<G: MapScalar<f64, f64, D>, const D: usize>(
+pub(crate) fn element_is_finite<G: LieGroupFamily<D>, const D: usize>(
     group: &G,
     g: &<G as LieGroup<f64, D>>::Element,
 ) -> bool {
     // branch-free: Σ 0·v is 0 iff every entry is finite
     let zero = core::cell::Cell::new(0.0f64);
-    let _ = group.map_scalar(g, &|v: f64| {
+    let _ = group.map_scalar(&group.lift_at::<f64>(g), &|v: f64| {
         zero.set(zero.get() + 0.0 * v);
         v
     });
@@ -478,7 +486,7 @@ where
     ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
         let group = &self.group;
         let co = &self.coefficients;
-        let gk_d = group.map_scalar(&state.g, &DualSVec64::from_re);
+        let gk_d = group.lift_at::<DualSVec64<D>>(&state.g);
         let pik_d = state.mu.map(DualSVec64::from_re);
         let (xi, report) = newton_blocks::<D, S>(
             |x, jac| match jac {
@@ -518,7 +526,7 @@ where
         q: u32,
     ) -> Result<(LieState<ElementOf<G, D>, D>, NewtonReport)> {
         let (group, lagrangian, co) = (&self.group, &self.lagrangian, &self.coefficients);
-        let gk_d = group.map_scalar(&state.g, &DualSVec64::from_re);
+        let gk_d = group.lift_at::<DualSVec64<D>>(&state.g);
         let pik_d = state.mu.map(DualSVec64::from_re);
         let (v, report) = newton_blocks::<D, S>(
             |x, jac| match jac {
@@ -584,7 +592,7 @@ where
 
     /// `∂/∂ξ (∂ℓ/∂ξ)(g, ξ)` by AD (one evaluation of the momentum at `DualSVec64<D>`).
     fn ad_momentum_jacobian(&self, g: &ElementOf<G, D>, xi: &SVector<f64, D>) -> Result<nalgebra::SMatrix<f64, D, D>> {
-        let gd = self.group.map_scalar(g, &DualSVec64::from_re);
+        let gd = self.group.lift_at::<DualSVec64<D>>(g);
         let xd = SVector::<DualSVec64<D>, D>::from_fn(|k, _| DualSVec64::from_re(xi[k]).derivative(k));
         let md = LeftLagrangian::<DualSVec64<D>, G, D>::momentum(&self.lagrangian, &self.group, &gd, &xd)?;
         Ok(nalgebra::SMatrix::<f64, D, D>::from_fn(|i, j| {
@@ -598,7 +606,7 @@ where
         if let Some(v) = LeftLagrangian::<f64, G, D>::velocity_guess(&self.lagrangian, &self.group, g, pi) {
             return Ok(v);
         }
-        let gd = self.group.map_scalar(g, &DualSVec64::from_re);
+        let gd = self.group.lift_at::<DualSVec64<D>>(g);
         let zero = SVector::<DualSVec64<D>, D>::from_fn(|k, _| DualSVec64::from_re(0.0).derivative(k));
         let md = LeftLagrangian::<DualSVec64<D>, G, D>::momentum(&self.lagrangian, &self.group, &gd, &zero)?;
         let m0 = md.map(|v| v.re);

@@ -1,5 +1,5 @@
-//! The closed forms of `(dτ^{-1}_x)ᵀ μ` and `D_x[(dτ^{-1}_x)ᵀ μ]` on SE(3) (`ChartDerivative`
-//! for `Se3`, both charts) against four references: the 6×6 matrix `LieGroup::dtau_inv`
+//! The closed forms of `(dτ^{-1}_x)ᵀ μ` and `D_x[(dτ^{-1}_x)ᵀ μ]` on SE(3) (`LieGroupFamily`
+//! for `Se3`, both charts; the chart derivative of the Hamilton–Pontryagin Newton Jacobian) against four references: the 6×6 matrix `LieGroup::dtau_inv`
 //! transposed times `μ`, forward AD over the 6 directions (`ad_dtau_inv_transpose_derivative`),
 //! forward AD of `(dexp_x)^{-ᵀ} μ` through Barfoot's `Q` and an LU inverse (independent of the
 //! identity `-J^{-1} Q J^{-1} = D_ω J^{-1}(ω)[v]` used by the closed form and by geom-core's
@@ -9,9 +9,8 @@
 //! derivative, `|ω| = 2` in the chart derivative), `|ω| ≈ 3`, 5, 5.98, `v = 0`, `v ∥ ω`, large
 //! `v`, `π = 0`, `p = 0`, and random.
 
-use geom_core::lie::{Chart, LieGroup, Se3};
+use geom_core::lie::{Chart, LieGroup, LieGroupFamily, Se3, ad_dtau_inv_transpose_derivative};
 use geom_core::linalg::invert;
-use integrators::hp::{ChartDerivative, ad_dtau_inv_transpose_derivative};
 use nalgebra::{Const, Matrix6, U1, Vector3, Vector6};
 use num_dual::DualSVec64;
 use std::f64::consts::PI;
