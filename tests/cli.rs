@@ -628,6 +628,11 @@ fn convergence_measures_the_order() {
         ("rigid-body", "hp-sv", 3, 2.0, 0.2),
         ("spherical-pendulum", "rattle", 3, 2.0, 0.2),
         ("rolling-disk", "dla", 3, 2.0, 0.2),
+        // a first-order θ-map lift of G, and its composition with its adjoint: order 2; on the
+        // rigid body (H independent of g) the θ-lifts are order 2 themselves
+        ("heavy-top", "lift-theta0-cayley", 3, 1.0, 0.2),
+        ("heavy-top", "lift-adjoint-pair-cayley", 3, 2.0, 0.2),
+        ("rigid-body", "lift-theta1-cayley", 3, 2.0, 0.2),
     ] {
         let rows = convergence(&tmp, problem, method, levels);
         let slope = rows.last().and_then(|r| r.3).expect("last slope");

@@ -43,6 +43,8 @@ pub(crate) fn list() {
     );
     say!("  {:<22}   --param G=1 : gravitational constant G > 0", "");
     say!("\nmethods (--method NAME):");
+    // the name column fits the longest name, with a space after it
+    let width = methods::METHODS.iter().map(|m| m.name.len() + 1).max().unwrap_or(0).max(22);
     for family in [Family::Canonical, Family::LieGroup, Family::Groupoid] {
         say!("  [{}]", family.name());
         for m in methods::for_family(family) {
@@ -50,7 +52,7 @@ pub(crate) fn list() {
                 overrides.iter().filter(|o| o.0 == m.name).map(|(_, p, o)| format!("{o} on {p}")).collect();
             let order =
                 if except.is_empty() { m.order.to_string() } else { format!("{} ({})", m.order, except.join(", ")) };
-            say!("  {:<22} order {}, {:<20} {}", m.name, order, m.structure.label(), m.summary);
+            say!("  {:<width$} order {}, {:<20} {}", m.name, order, m.structure.label(), m.summary);
         }
     }
 }

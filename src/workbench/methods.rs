@@ -7,7 +7,7 @@
 use crate::workbench::WorkbenchError;
 use crate::workbench::embedded::{EmbeddedRk, LieField};
 use crate::workbench::problem::Family;
-use discretization::composition::{kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6};
+use discretization::composition::{adjoint_pair, kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6};
 use discretization::{
     AdLieFunction, AdLieGroup, Composition, CotangentLiftIntegrator, LieAutoDiff, LieCotangentLiftIntegrator,
     LieGroupThetaMap, OneStep, PhaseState, ThetaMap,
@@ -191,6 +191,27 @@ pub const METHODS: &[MethodInfo] = &[
         2,
         St::Symplectic,
         "cotangent lift of the midpoint discretization map of G, Cayley chart",
+    ),
+    m(
+        "lift-theta0-cayley",
+        L,
+        1,
+        St::Symplectic,
+        "cotangent lift of the θ = 0 discretization map of G, Cayley chart (first order)",
+    ),
+    m(
+        "lift-theta1-cayley",
+        L,
+        1,
+        St::Symplectic,
+        "cotangent lift of the θ = 1 discretization map of G (the adjoint of θ = 0), Cayley chart",
+    ),
+    m(
+        "lift-adjoint-pair-cayley",
+        L,
+        2,
+        St::Symplectic,
+        "θ = 0 lift then its adjoint θ = 1, half steps each: composition raises the order to 2 (docs/math.md §B.3)",
     ),
     m("rkmk4", L, 4, St::GroupOnly, "Runge–Kutta–Munthe-Kaas 4 on SO(3) × R^3 (stays on the group, not symplectic)"),
     m("rk4-embedded", L, 4, St::None, "classical RK4 on the matrix entries of g and on Π (leaves the group)"),
@@ -444,6 +465,16 @@ where
             LieGroupThetaMap::midpoint(group, Chart::Cayley),
             LieAutoDiff(hamiltonian),
         )),
+        "lift-theta0-cayley" | "lift-theta1-cayley" | "lift-adjoint-pair-cayley" => {
+            let theta0 = LieGroupThetaMap::new(group, 0.0, Chart::Cayley).map_err(geom)?;
+            let lift =
+                |map: LieGroupThetaMap<G, D>| LieCotangentLiftIntegrator::new(map, LieAutoDiff(hamiltonian.clone()));
+            match info.name {
+                "lift-theta0-cayley" => Box::new(lift(theta0)),
+                "lift-theta1-cayley" => Box::new(lift(theta0.adjoint())),
+                _ => Box::new(Composition::with_adjoint(lift(theta0.clone()), lift(theta0.adjoint()), adjoint_pair())),
+            }
+        }
         "rk4-embedded" => Box::new(EmbeddedRk::<_, _, 4>::new(&tableau::rk4(), group, lagrangian).map_err(geom)?),
         "rk2-embedded" => Box::new(EmbeddedRk::<_, _, 2>::new(&tableau::heun(), group, lagrangian).map_err(geom)?),
         _ => return Err(not_here(info)),

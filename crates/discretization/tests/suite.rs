@@ -10,6 +10,7 @@ mod composition_order10;
 mod lagrangian;
 mod lie_cotangent_lift;
 mod lie_poisson;
+mod lie_poisson_user_map;
 mod orders;
 mod polish;
 mod retraction_models;
