@@ -550,7 +550,16 @@ pub fn richardson_reference(
     let coarse = final_state(problem, method, 2.0 * t_end / steps as f64, steps / 2)?;
     let w = 1.0 / (2f64.powi(p) - 1.0);
     let y = fine.iter().zip(&coarse).map(|(f, c)| f + (f - c) * w).collect();
-    Ok((y, format!("{method} with {steps} and {} steps, Richardson-extrapolated (order {p})", steps / 2)))
+    // the correction `|fine − coarse| w` estimates the error of the fine run: printed, so that a
+    // reader sees how far the reference itself can be trusted (a sensitive motion at a long time)
+    let correction = distance(&fine, &coarse) * w;
+    Ok((
+        y,
+        format!(
+            "{method} with {steps} and {} steps, Richardson-extrapolated (order {p}; correction {correction:.1e})",
+            steps / 2
+        ),
+    ))
 }
 
 /// The DOP853 reference of a canonical problem at `t_end`: the adaptive Dormand–Prince 8(5,3)
