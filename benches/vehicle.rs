@@ -44,7 +44,7 @@ use discretization::OneStep;
 use geom_core::Result;
 use geom_core::Scalar;
 use geom_core::lie::{Chart, LieGroup, LieGroupFamily, Se3, se3, so3};
-use integrators::hp::{self, AutoDiff, Lagrangian, LeftLagrangian, LieState, ad_dtau_inv_transpose_derivative};
+use integrators::hp::{self, AutoDiff, LeftLagrangian, LieFunction, LieState, ad_dtau_inv_transpose_derivative};
 use integrators::models::{BuoyantVehicle, UnderwaterVehicle};
 use nalgebra::{Matrix3, Matrix4, Matrix6, Vector3, Vector6};
 use std::hint::black_box;
@@ -165,9 +165,9 @@ impl LieGroupFamily<6> for Se3Ad {
 #[derive(Debug, Clone, Copy)]
 struct VehicleAd(UnderwaterVehicle);
 
-impl<S: Scalar> Lagrangian<S, Se3Ad, 6> for VehicleAd {
-    fn lagrangian(&self, _: &Se3Ad, g: &Matrix4<S>, xi: &Vector6<S>) -> Result<S> {
-        Lagrangian::<S, Se3, 6>::lagrangian(&self.0, &Se3, g, xi)
+impl<S: Scalar> LieFunction<S, Se3Ad, 6> for VehicleAd {
+    fn eval(&self, _: &Se3Ad, g: &Matrix4<S>, xi: &Vector6<S>) -> S {
+        LieFunction::<S, Se3, 6>::eval(&self.0, &Se3, g, xi)
     }
 }
 

@@ -29,7 +29,7 @@ use geom_core::function::ScalarFunction;
 use geom_core::lie::{Chart, LieGroup, LieGroupFamily, dexp_series};
 use geom_core::{GeomError, Result, Scalar};
 use groupoid::{DiscreteFlow, DiscreteLagrangian, GroupAsGroupoid, legendre_plus};
-use integrators::hp::{self, KineticPotential, Lagrangian, LeftLagrangian, Potential};
+use integrators::hp::{self, KineticPotential, LeftLagrangian, LieFunction, Potential};
 use nalgebra::{Matrix3, SVector, Vector3};
 use num_dual::Dual64;
 
@@ -178,9 +178,9 @@ struct FreeParticle {
     inertia: Vector3<f64>,
 }
 
-impl<S: Scalar> Lagrangian<S, Heisenberg, 3> for FreeParticle {
-    fn lagrangian(&self, _: &Heisenberg, _: &Matrix3<S>, xi: &Vector3<S>) -> Result<S> {
-        Ok(self.inertia.map(S::from).component_mul(xi).dot(xi) * S::from(0.5))
+impl<S: Scalar> LieFunction<S, Heisenberg, 3> for FreeParticle {
+    fn eval(&self, _: &Heisenberg, _: &Matrix3<S>, xi: &Vector3<S>) -> S {
+        self.inertia.map(S::from).component_mul(xi).dot(xi) * S::from(0.5)
     }
 }
 
@@ -220,9 +220,9 @@ struct Trap {
 }
 
 impl<S: Scalar> Potential<S, Heisenberg, 3> for Trap {
-    fn value(&self, _: &Heisenberg, g: &Matrix3<S>) -> Result<S> {
+    fn value(&self, _: &Heisenberg, g: &Matrix3<S>) -> S {
         let (x, y, _) = coordinates(g);
-        Ok((x * x + y * y) * S::from(0.5 * self.k))
+        (x * x + y * y) * S::from(0.5 * self.k)
     }
 }
 
@@ -288,7 +288,7 @@ fn group_checks() -> Result<[(&'static str, f64); 9]> {
 /// `E = ½ ΠᵀI^{-1}Π + V(g)`.
 fn energy(inertia: &Vector3<f64>, trap: Option<Trap>, s: &LieState<Matrix3<f64>, 3>) -> Result<f64> {
     let v = match trap {
-        Some(t) => t.value(&Heisenberg, &s.g)?,
+        Some(t) => t.value(&Heisenberg, &s.g),
         None => 0.0,
     };
     Ok(0.5 * s.mu.component_div(inertia).dot(&s.mu) + v)

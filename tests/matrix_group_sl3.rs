@@ -18,7 +18,7 @@ use geom_core::{GeomError, Result, Scalar};
 use groupoid::discretization_map::{AlgebroidLagrangian, FibreThetaMap, ReducedLagrangian};
 use groupoid::integrator::{CotangentPoint, GroupoidIntegrator, Induced};
 use groupoid::{GroupAsGroupoid, PairOfGroup};
-use integrators::hp::{self, Lagrangian, LeftLagrangian};
+use integrators::hp::{self, LeftLagrangian};
 use integrators::rkmk::{GroupState, LieVectorField, Rkmk};
 use integrators::tableau;
 use nalgebra::{Matrix3, SMatrix, SVector};
@@ -76,9 +76,9 @@ impl ScalarFunction<8> for Free {
         (0..8).fold(S::from(0.0), |a, i| a + xi[i] * xi[i] * S::from(INERTIA[i])) * S::from(0.5)
     }
 }
-impl<S: Scalar> Lagrangian<S, SL3, 8> for Free {
-    fn lagrangian(&self, _: &SL3, _: &Matrix3<S>, xi: &SVector<S, 8>) -> Result<S> {
-        Ok(ScalarFunction::eval(self, xi))
+impl<S: Scalar> LieFunction<S, SL3, 8> for Free {
+    fn eval(&self, _: &SL3, _: &Matrix3<S>, xi: &SVector<S, 8>) -> S {
+        ScalarFunction::eval(self, xi)
     }
 }
 impl<S: Scalar> LeftLagrangian<S, SL3, 8> for Free {

@@ -12,6 +12,7 @@ mod fuzz_inputs;
 mod groupoid_integrator;
 mod integrator_contract;
 mod matrix_group_sl3;
+mod one_lagrangian;
 mod plots;
 mod preludes;
 mod rattle_default_options;

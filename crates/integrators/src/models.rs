@@ -17,7 +17,7 @@
 //! the Euler equation `Π̇ = Π × Ω + τ` in the additive factor, whose "left translation" is the
 //! identity.
 
-use crate::hp::{Lagrangian, LeftLagrangian, LieState, check_inertia};
+use crate::hp::{LeftLagrangian, LieState, check_inertia};
 use crate::rkmk::LieVectorField;
 use discretization::LieFunction;
 use geom_core::lie::{Se3, So3, So3xR3, se3, so3};
@@ -114,9 +114,9 @@ impl FreeRigidBody {
     }
 }
 
-impl<S: Scalar> Lagrangian<S, So3, 3> for FreeRigidBody {
-    fn lagrangian(&self, _: &So3, _: &Matrix3<S>, xi: &Vector3<S>) -> Result<S> {
-        Ok((self.inertia.map(S::from) * xi).dot(xi) * S::from(0.5))
+impl<S: Scalar> LieFunction<S, So3, 3> for FreeRigidBody {
+    fn eval(&self, _: &So3, _: &Matrix3<S>, xi: &Vector3<S>) -> S {
+        (self.inertia.map(S::from) * xi).dot(xi) * S::from(0.5)
     }
 }
 
@@ -226,11 +226,11 @@ impl HeavyTop {
     }
 }
 
-impl<S: Scalar> Lagrangian<S, So3, 3> for HeavyTop {
-    fn lagrangian(&self, _: &So3, r: &Matrix3<S>, xi: &Vector3<S>) -> Result<S> {
+impl<S: Scalar> LieFunction<S, So3, 3> for HeavyTop {
+    fn eval(&self, _: &So3, r: &Matrix3<S>, xi: &Vector3<S>) -> S {
         let kinetic = (self.inertia.map(S::from) * xi).dot(xi) * S::from(0.5);
         let height = (r * self.chi.map(S::from))[2];
-        Ok(kinetic - height * S::from(self.mgl))
+        kinetic - height * S::from(self.mgl)
     }
 }
 
@@ -439,9 +439,9 @@ impl UnderwaterVehicle {
     }
 }
 
-impl<S: Scalar> Lagrangian<S, Se3, 6> for UnderwaterVehicle {
-    fn lagrangian(&self, _: &Se3, _: &nalgebra::Matrix4<S>, xi: &Vector6<S>) -> Result<S> {
-        Ok((self.metric.map(S::from) * xi).dot(xi) * S::from(0.5))
+impl<S: Scalar> LieFunction<S, Se3, 6> for UnderwaterVehicle {
+    fn eval(&self, _: &Se3, _: &nalgebra::Matrix4<S>, xi: &Vector6<S>) -> S {
+        (self.metric.map(S::from) * xi).dot(xi) * S::from(0.5)
     }
 }
 
@@ -717,9 +717,9 @@ impl BuoyantVehicle {
     }
 }
 
-impl<S: Scalar> Lagrangian<S, Se3, 6> for BuoyantVehicle {
-    fn lagrangian(&self, _: &Se3, g: &Matrix4<S>, xi: &Vector6<S>) -> Result<S> {
-        Ok((self.metric.map(S::from) * xi).dot(xi) * S::from(0.5) - self.potential_at(g))
+impl<S: Scalar> LieFunction<S, Se3, 6> for BuoyantVehicle {
+    fn eval(&self, _: &Se3, g: &Matrix4<S>, xi: &Vector6<S>) -> S {
+        (self.metric.map(S::from) * xi).dot(xi) * S::from(0.5) - self.potential_at(g)
     }
 }
 

@@ -16,9 +16,9 @@ use nalgebra::{Matrix2, Vector2};
 #[derive(Debug, Clone, Copy)]
 struct HenonHeiles;
 impl<S: Scalar> Potential<S, Rn<2>, 2> for HenonHeiles {
-    fn value(&self, _: &Rn<2>, q: &Vector2<S>) -> Result<S> {
+    fn value(&self, _: &Rn<2>, q: &Vector2<S>) -> S {
         let (x, y) = (q[0], q[1]);
-        Ok((x * x + y * y) * S::from(0.5) + x * x * y - y * y * y / S::from(3.0))
+        (x * x + y * y) * S::from(0.5) + x * x * y - y * y * y / S::from(3.0)
     }
 }
 impl<S: Scalar> PotentialGradient<S, Rn<2>, 2> for HenonHeiles {
@@ -31,7 +31,7 @@ impl<S: Scalar> PotentialGradient<S, Rn<2>, 2> for HenonHeiles {
 #[derive(Debug, Clone, Copy)]
 struct HenonHeilesValue;
 impl<S: Scalar> Potential<S, Rn<2>, 2> for HenonHeilesValue {
-    fn value(&self, g: &Rn<2>, q: &Vector2<S>) -> Result<S> {
+    fn value(&self, g: &Rn<2>, q: &Vector2<S>) -> S {
         HenonHeiles.value(g, q)
     }
 }

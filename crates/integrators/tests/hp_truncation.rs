@@ -133,8 +133,8 @@ fn on_a_vector_space_the_truncation_changes_nothing() {
     #[derive(Debug, Clone, Copy)]
     struct Quartic;
     impl<S: geom_core::Scalar> Potential<S, Rn<2>, 2> for Quartic {
-        fn value(&self, _: &Rn<2>, q: &SVector<S, 2>) -> Result<S> {
-            Ok(q.norm_squared() * q.norm_squared() * S::from(0.25))
+        fn value(&self, _: &Rn<2>, q: &SVector<S, 2>) -> S {
+            q.norm_squared() * q.norm_squared() * S::from(0.25)
         }
     }
     impl<S: geom_core::Scalar> hp::PotentialGradient<S, Rn<2>, 2> for Quartic {

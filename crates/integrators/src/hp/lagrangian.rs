@@ -8,9 +8,10 @@
 //!   (docs/math.md §0.3; Bou-Rabee & Marsden 2009, eq. (3.3)); for `ℓ = ½ξᵀIξ - V(g)` it is minus
 //!   the left-trivialized gradient of `V`, the body torque.
 //!
-//! The traits are generic over the scalar **at the trait level**, `Lagrangian<S, G, D>`, and a
-//! model implements them once for every `S: Scalar` (`impl<S: Scalar> Lagrangian<S, So3, 3> for
-//! ..`). (With the scalar as a method parameter and a `where G: LieGroup<S, D>` clause, the
+//! The traits are generic over the scalar **at the trait level**, `LieFunction<S, G, D>` (the
+//! Lagrangian `ℓ`, the discretization layer's trait: one model trait on `G × g` for the whole
+//! workspace), and a model implements them once for every `S: Scalar`
+//! (`impl<S: Scalar> LieFunction<S, So3, 3> for ..`). (With the scalar as a method parameter and a `where G: LieGroup<S, D>` clause, the
 //! element type `<So3 as LieGroup<S, 3>>::Element` stays an unnormalised projection inside a
 //! concrete implementation, so a model could not use its rotation matrix as a `Matrix3<S>`.)
 //! The integrator evaluates them at `f64` and at `DualSVec64<D>` (exact Newton Jacobian).
@@ -26,11 +27,12 @@ use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector};
 
 /// A left-trivialized Lagrangian `ℓ(g, ξ)`, `g ∈ G`, `ξ ∈ g ≅ R^D`, at scalar `S`
-/// (docs/math.md §D.1; Bou-Rabee & Marsden 2009, eq. (1.4)).
-pub trait Lagrangian<S: Scalar, G: LieGroup<S, D>, const D: usize>: Send + Sync {
-    /// `ℓ(g, ξ)`.
-    fn lagrangian(&self, group: &G, g: &G::Element, xi: &SVector<S, D>) -> Result<S>;
-}
+/// (docs/math.md §D.1; Bou-Rabee & Marsden 2009, eq. (1.4)) is a [`LieFunction`] `F(g, ξ)`: the
+/// one trait of the workspace for a scalar function on `G × g` written once over the scalar, so
+/// that the same model serves these integrators (with [`AutoDiff`], or [`LeftLagrangian`] in
+/// closed form), the discretization layer's Lie-group Lagrangian route and cotangent lifts, and
+/// its Lie–Poisson reduction.
+pub use discretization::LieFunction;
 
 /// A left-trivialized Lagrangian with the two derivatives of the Hamilton–Pontryagin
 /// equations `ġ = gξ`, `μ = ∂ℓ/∂ξ`, `μ̇ = ad*_ξ μ + g ∂ℓ/∂g` (Bou-Rabee & Marsden 2009, eq. (3.5)).
@@ -40,15 +42,15 @@ pub trait Lagrangian<S: Scalar, G: LieGroup<S, D>, const D: usize>: Send + Sync 
 /// ```
 /// use geom_core::lie::{LieGroup, So3};
 /// use geom_core::{Result, Scalar};
-/// use integrators::hp::{Lagrangian, LeftLagrangian};
+/// use integrators::hp::{LeftLagrangian, LieFunction};
 /// use nalgebra::{Matrix3, Vector3};
 ///
 /// /// A spherical body with a torsion spring about e3: ℓ = ½|ξ|² - ½ k (e1·R e2)².
 /// struct Spring(f64);
-/// impl<S: Scalar> Lagrangian<S, So3, 3> for Spring {
-///     fn lagrangian(&self, _: &So3, r: &Matrix3<S>, xi: &Vector3<S>) -> Result<S> {
+/// impl<S: Scalar> LieFunction<S, So3, 3> for Spring {
+///     fn eval(&self, _: &So3, r: &Matrix3<S>, xi: &Vector3<S>) -> S {
 ///         let c = r[(0, 1)];
-///         Ok(xi.norm_squared() * S::from(0.5) - c * c * S::from(0.5 * self.0))
+///         xi.norm_squared() * S::from(0.5) - c * c * S::from(0.5 * self.0)
 ///     }
 /// }
 /// impl<S: Scalar> LeftLagrangian<S, So3, 3> for Spring {
@@ -66,7 +68,7 @@ pub trait Lagrangian<S: Scalar, G: LieGroup<S, D>, const D: usize>: Send + Sync 
 /// assert!(f.norm() > 0.0);
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
-pub trait LeftLagrangian<S: Scalar, G: LieGroup<S, D>, const D: usize>: Lagrangian<S, G, D> {
+pub trait LeftLagrangian<S: Scalar, G: LieGroup<S, D>, const D: usize>: LieFunction<S, G, D> {
     /// `true` promises `ℓ(g, ξ) = ℓ(e, ξ)` for all `g` (left invariance): then `f ≡ 0`,
     /// `∂ℓ/∂ξ` does not depend on `g`, and the integrator solves the reduced equation
     /// `(dτ^{-1}_{hξ})* ∂ℓ/∂ξ(ξ) = Π_k` for one `ξ` (every stage of docs/math.md §D.5 then has
@@ -105,7 +107,7 @@ pub trait LeftLagrangian<S: Scalar, G: LieGroup<S, D>, const D: usize>: Lagrangi
 /// A potential `V(g)` at scalar `S`.
 pub trait Potential<S: Scalar, G: LieGroup<S, D>, const D: usize>: Send + Sync {
     /// `V(g)`.
-    fn value(&self, group: &G, g: &G::Element) -> Result<S>;
+    fn value(&self, group: &G, g: &G::Element) -> S;
 }
 
 /// A potential with its left-trivialized gradient in closed form.
@@ -119,8 +121,8 @@ pub trait PotentialGradient<S: Scalar, G: LieGroup<S, D>, const D: usize>: Poten
 pub struct ZeroPotential;
 
 impl<S: Scalar, G: LieGroup<S, D>, const D: usize> Potential<S, G, D> for ZeroPotential {
-    fn value(&self, _: &G, _: &G::Element) -> Result<S> {
-        Ok(S::from(0.0))
+    fn value(&self, _: &G, _: &G::Element) -> S {
+        S::from(0.0)
     }
 }
 impl<S: Scalar, G: LieGroup<S, D>, const D: usize> PotentialGradient<S, G, D> for ZeroPotential {
@@ -132,7 +134,7 @@ impl<S: Scalar, G: LieGroup<S, D>, const D: usize> PotentialGradient<S, G, D> fo
 /// `ℓ(g, ξ) = ½ ξᵀ I ξ - V(g)` with a constant symmetric positive definite inertia `I`
 /// (docs/math.md §D.5, "simplest members"): `∂ℓ/∂ξ = Iξ`, `f = -dV` (left-trivialized gradient).
 ///
-/// It implements [`Lagrangian`] whenever `P: Potential`, and [`LeftLagrangian`] whenever
+/// It implements [`LieFunction`] (the Lagrangian) whenever `P: Potential`, and [`LeftLagrangian`] whenever
 /// `P: PotentialGradient`; with a potential given by its value only, use
 /// `AutoDiff(KineticPotential::new(..))`. It is separable ([`LeftLagrangian::SEPARABLE`]:
 /// Störmer–Verlet and symplectic Euler take the kick–solve–kick step) but never claims left
@@ -190,15 +192,15 @@ pub(crate) fn check_inertia<const D: usize>(i: &SMatrix<f64, D, D>, what: &'stat
     Ok(Lu::factor(i, what)?.inverse())
 }
 
-impl<S, G, P, const D: usize> Lagrangian<S, G, D> for KineticPotential<P, D>
+impl<S, G, P, const D: usize> LieFunction<S, G, D> for KineticPotential<P, D>
 where
     S: Scalar,
     G: LieGroup<S, D>,
     P: Potential<S, G, D>,
 {
-    fn lagrangian(&self, group: &G, g: &G::Element, xi: &SVector<S, D>) -> Result<S> {
+    fn eval(&self, group: &G, g: &G::Element, xi: &SVector<S, D>) -> S {
         let p = self.inertia.map(S::from) * xi;
-        Ok(p.dot(xi) * S::from(0.5) - self.potential.value(group, g)?)
+        p.dot(xi) * S::from(0.5) - self.potential.value(group, g)
     }
 }
 
@@ -230,7 +232,7 @@ where
 ///
 /// both at the scalar [`AdScalar::Up`] of `S` (`DualSVec64<D>` at `f64`, the hyper-dual
 /// `HyperDualSVec64<M, D>` at `DualSVec64<M>`, which gives the exact Newton Jacobian). The
-/// inner `F` must implement [`Lagrangian`] at both scalars (a model written once over
+/// inner `F` must implement [`LieFunction`] at both scalars (a model written once over
 /// `S: Scalar` does). Never claims left invariance.
 ///
 /// ```
@@ -249,14 +251,15 @@ where
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct AutoDiff<F>(pub F);
 
-impl<S, G, F, const D: usize> Lagrangian<S, G, D> for AutoDiff<F>
+impl<S, G, F, const D: usize> LieFunction<S, G, D> for AutoDiff<F>
 where
     S: Scalar,
     G: LieGroup<S, D>,
-    F: Lagrangian<S, G, D>,
+    F: LieFunction<S, G, D>,
 {
-    fn lagrangian(&self, group: &G, g: &G::Element, xi: &SVector<S, D>) -> Result<S> {
-        self.0.lagrangian(group, g, xi)
+    #[inline]
+    fn eval(&self, group: &G, g: &G::Element, xi: &SVector<S, D>) -> S {
+        self.0.eval(group, g, xi)
     }
 }
 
@@ -266,12 +269,12 @@ where
     G: LieGroupFamily<D>
         + LieGroup<S, D, Element = <G as LieGroupFamily<D>>::ElementAt<S>>
         + LieGroup<S::Up, D, Element = <G as LieGroupFamily<D>>::ElementAt<S::Up>>,
-    F: Lagrangian<S, G, D> + Lagrangian<S::Up, G, D>,
+    F: LieFunction<S, G, D> + LieFunction<S::Up, G, D>,
 {
     fn momentum(&self, group: &G, g: &<G as LieGroup<S, D>>::Element, xi: &SVector<S, D>) -> Result<SVector<S, D>> {
         let gu = group.map_scalar(g, &S::up);
         let xu = SVector::<S::Up, D>::from_fn(|k, _| xi[k].up_seeded(k));
-        let l = Lagrangian::<S::Up, G, D>::lagrangian(&self.0, group, &gu, &xu)?;
+        let l = LieFunction::<S::Up, G, D>::eval(&self.0, group, &gu, &xu);
         Ok(S::gradient(&l))
     }
     fn force(&self, group: &G, g: &<G as LieGroup<S, D>>::Element, xi: &SVector<S, D>) -> Result<SVector<S, D>> {
@@ -279,7 +282,7 @@ where
         let eta = SVector::<S::Up, D>::from_fn(|k, _| S::from(0.0).up_seeded(k));
         let moved = LieGroup::<S::Up, D>::compose(group, &gu, &LieGroup::<S::Up, D>::exp(group, &eta));
         let xu = xi.map(S::up);
-        let l = Lagrangian::<S::Up, G, D>::lagrangian(&self.0, group, &moved, &xu)?;
+        let l = LieFunction::<S::Up, G, D>::eval(&self.0, group, &moved, &xu);
         Ok(S::gradient(&l))
     }
 }

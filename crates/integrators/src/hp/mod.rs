@@ -95,7 +95,7 @@ use chart::{
 pub use geom_core::lie::ad_dtau_inv_transpose_derivative;
 pub(crate) use lagrangian::check_inertia;
 pub use lagrangian::{
-    AutoDiff, KineticPotential, Lagrangian, LeftLagrangian, Potential, PotentialGradient, ZeroPotential,
+    AutoDiff, KineticPotential, LeftLagrangian, LieFunction, Potential, PotentialGradient, ZeroPotential,
 };
 pub use scalar::AdScalar;
 pub use truncation::{MAX_TRUNCATION, truncated_dtau_inv, truncated_dtau_inv_gradient};
