@@ -784,7 +784,7 @@ impl Session {
     pub fn max_error(&self) -> f64 {
         self.book.config.max_error.unwrap_or(1.0)
     }
-    /// The simulation's exact state ([`Simulation::save`]) and its coordinates.
+    /// The simulation's exact state ([`Propagator::save`]) and its coordinates.
     pub fn state(&self) -> (Option<Vec<f64>>, Vec<f64>) {
         (self.sim.save(), self.sim.state())
     }

@@ -4,7 +4,7 @@
 //! Kirchhoff's underwater vehicle on SE(3), and the vehicle with gravity and buoyancy
 //! ([`BuoyantVehicle`], Leonard 1997).
 //!
-//! Each model is a left-trivialized Lagrangian ([`Lagrangian`], [`LeftLagrangian`], with
+//! Each model is a left-trivialized Lagrangian ([`LieFunction`], [`LeftLagrangian`], with
 //! closed-form momentum and force, checked against [`crate::hp::AutoDiff`] in the tests), and
 //! carries its first integrals in one vocabulary, each a function of the state
 //! [`LieState`] `(g, μ)`: `energy(&state) -> f64`, `casimirs(&state) -> [f64; K]` (the Casimirs
