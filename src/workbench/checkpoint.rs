@@ -701,13 +701,11 @@ impl Session {
         };
         let plan = Plan::new(self.book.target, self.book.every)?.with_cadence(cadence)?;
         let v0 = self.book.samples[0].values.clone();
-        let mut hooks = Hooks { book: &mut self.book, v0, progress };
+        let mut hooks = SessionHooks { book: &mut self.book, v0, progress };
         Ok(match drive(self.sim.as_mut(), &plan, Some(stop), &mut hooks)? {
             Ended::Reached => Outcome::Completed,
             Ended::Stopped => Outcome::Interrupted,
-            Ended::Failed { step, time, error } => {
-                Outcome::Failed(WorkbenchError::Step { step, t: time, source: error })
-            }
+            Ended::Failed { step, time, error } => Outcome::Failed(experiment::step_error(step, time, error)),
         })
     }
 
@@ -838,13 +836,13 @@ impl Book {
 
 /// The session's hooks in the driver's loop: a sample at every multiple of `every`, the wall time
 /// and the progress after each segment, the periodic checkpoints.
-struct Hooks<'a> {
+struct SessionHooks<'a> {
     book: &'a mut Book,
     v0: Vec<f64>,
     progress: &'a mut dyn FnMut(usize),
 }
 
-impl integrators::driver::Hooks<dyn Simulation + '_> for Hooks<'_> {
+impl integrators::driver::Hooks<dyn Simulation + '_> for SessionHooks<'_> {
     type Error = WorkbenchError;
     fn sample(&mut self, sim: &(dyn Simulation + '_)) -> Result<(), WorkbenchError> {
         let s = sample(self.book.problem.as_ref(), sim, &self.book.quantities, &self.v0);
@@ -881,24 +879,12 @@ fn replay(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Box<dyn Simulation>, WorkbenchError> {
-    struct Progress<'a>(&'a mut dyn FnMut(usize));
-    impl integrators::driver::Hooks<dyn Simulation + '_> for Progress<'_> {
-        type Error = std::convert::Infallible;
-        fn sample(&mut self, sim: &(dyn Simulation + '_)) -> Result<(), Self::Error> {
-            (self.0)(sim.steps());
-            Ok(())
-        }
-    }
-    let ended = match drive(sim.as_mut(), &Plan::new(steps, 1024)?, Some(stop), &mut Progress(progress)) {
-        Ok(ended) => ended,
-        Err(never) => match never {},
-    };
-    match ended {
+    match experiment::drive_sampled(sim.as_mut(), steps, 1024, Some(stop), |s| progress(s.steps()))?.1 {
         Ended::Reached => Ok(sim),
         Ended::Stopped => {
             Err(input(format!("interrupted while replaying the run to step {steps}; nothing was changed")))
         }
-        Ended::Failed { step, time, error } => Err(WorkbenchError::Step { step, t: time, source: error }),
+        Ended::Failed { step, time, error } => Err(experiment::step_error(step, time, error)),
     }
 }
 

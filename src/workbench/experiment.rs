@@ -16,7 +16,9 @@
 use crate::workbench::WorkbenchError;
 use crate::workbench::methods;
 use crate::workbench::problem::{self, Family, Problem, Quantity, Simulation};
+use geom_core::GeomError;
 use integrators::driver::{Ended, Hooks, Plan, drive};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// The largest number of steps a run may take (10^10: hours for the cheapest method).
@@ -186,25 +188,34 @@ impl<F: FnMut(&dyn Simulation)> Hooks<dyn Simulation + '_> for Sampling<F> {
     }
 }
 
-/// Runs `sim` to `target` steps through the driver's one loop ([`drive`]), calling `on_sample`
-/// at every multiple of `every`; returns the wall time of the steps and the failed step, if one
-/// failed ([`WorkbenchError::Step`]; the simulation is then at its last good step).
+/// A step that failed in the driver's loop, as the workbench's error naming it.
+pub(crate) fn step_error(step: usize, time: f64, error: GeomError) -> WorkbenchError {
+    WorkbenchError::Step { step, t: time, source: error }
+}
+
+/// Runs `sim` to `target` steps through the driver's one loop ([`drive`]), reading `stop`
+/// between chunks and calling `on_sample` at every multiple of `every`; returns the wall time of
+/// the steps and how the loop ended (a failed step leaves the simulation at its last good step).
 pub(crate) fn drive_sampled(
     sim: &mut dyn Simulation,
     target: usize,
     every: usize,
+    stop: Option<&AtomicBool>,
     on_sample: impl FnMut(&dyn Simulation),
-) -> Result<(Duration, Option<WorkbenchError>), WorkbenchError> {
+) -> Result<(Duration, Ended), WorkbenchError> {
     let mut hooks = Sampling { on_sample, wall: Duration::ZERO };
-    let ended = match drive(sim, &Plan::new(target, every)?, None, &mut hooks) {
-        Ok(ended) => ended,
+    match drive(sim, &Plan::new(target, every)?, stop, &mut hooks) {
+        Ok(ended) => Ok((hooks.wall, ended)),
         Err(never) => match never {},
-    };
-    let failure = match ended {
-        Ended::Failed { step, time, error } => Some(WorkbenchError::Step { step, t: time, source: error }),
+    }
+}
+
+/// The failed step of a loop that ended with one, as [`step_error`].
+fn failure(ended: Ended) -> Option<WorkbenchError> {
+    match ended {
+        Ended::Failed { step, time, error } => Some(step_error(step, time, error)),
         _ => None,
-    };
-    Ok((hooks.wall, failure))
+    }
 }
 
 /// Runs `method` on `problem` as `spec` says; `progress` is called with the steps done so far
@@ -219,11 +230,11 @@ pub fn run(
     let quantities = problem.quantities();
     let v0 = sim.quantities();
     let mut samples = vec![sample(problem, sim.as_ref(), &quantities, &v0)];
-    let (wall, failure) = drive_sampled(sim.as_mut(), spec.steps, spec.every, |s| {
+    let (wall, ended) = drive_sampled(sim.as_mut(), spec.steps, spec.every, None, |s| {
         samples.push(sample(problem, s, &quantities, &v0));
         progress(s.steps());
     })?;
-    if let Some(e) = failure {
+    if let Some(e) = failure(ended) {
         return Err(e);
     }
     if samples.last().is_none_or(|s| s.step != sim.steps()) {
@@ -384,8 +395,8 @@ fn member(problem: &dyn Problem, method: &str, h: f64, steps: usize, every: Opti
         }
     };
     // a sample every `every` steps, at the last step, and at the last good step of a failed member
-    let failure = match drive_sampled(sim.as_mut(), steps, every.unwrap_or(usize::MAX), |s| widen(&mut max, s)) {
-        Ok((_, failure)) => failure,
+    let failure = match drive_sampled(sim.as_mut(), steps, every.unwrap_or(usize::MAX), None, |s| widen(&mut max, s)) {
+        Ok((_, ended)) => failure(ended),
         Err(e) => Some(e),
     };
     widen(&mut max, sim.as_ref());

@@ -17,9 +17,9 @@ use integrators::models::FreeRigidBody;
 use nalgebra::{Matrix3, SVector, Vector2, Vector3};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Kepler `H = |p|²/2 − 1/|q|`.
+/// Kepler `H = |p|²/2 − 1/|q|` (shared with `driver_loop`).
 #[derive(Debug, Clone, Copy)]
-struct Kepler;
+pub(crate) struct Kepler;
 impl PhaseSpaceFunction<2> for Kepler {
     fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
         p.norm_squared() * S::from(0.5) - q.norm().recip()
@@ -27,7 +27,7 @@ impl PhaseSpaceFunction<2> for Kepler {
 }
 
 /// Perihelion of the orbit of eccentricity 0.6.
-fn start() -> PhaseState<2> {
+pub(crate) fn start() -> PhaseState<2> {
     let e: f64 = 0.6;
     PhaseState::new(Vector2::new(1.0 - e, 0.0), Vector2::new(0.0, ((1.0 + e) / (1.0 - e)).sqrt()))
 }

@@ -4,16 +4,15 @@
 //! its index with the run at the last good step; and a `Propagation` saved mid-run and restored
 //! continues bit for bit, as does a compensated one.
 
-use discretization::PhaseState;
 use geom_core::GeomError;
-use geom_core::Scalar;
-use geom_core::function::{AutoDiff, PhaseSpaceFunction};
+use geom_core::function::AutoDiff;
 use integrators::classical::StormerVerlet;
 use integrators::driver::{
     Cadence, CompensatedPropagation, Driver, Ended, Hooks, Plan, Propagation, Propagator, drive,
 };
-use nalgebra::{SVector, Vector2};
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::driver_checkpoint::{Kepler, start};
 
 /// A user's run outside the crates: `x ← x + 1` per step, failing at step `fail_at` (leaving
 /// the state), raising `stop` after step `stop_at`.
@@ -130,18 +129,6 @@ fn a_failed_step_and_the_stop_flag_end_the_run_where_they_happen() {
     // without the flag the same run goes on
     let mut run = counter(&stop, usize::MAX, 7);
     assert_eq!(drive(&mut run, &plan, None, &mut Log::default()), Ok(Ended::Reached));
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Kepler;
-impl PhaseSpaceFunction<2> for Kepler {
-    fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
-        p.norm_squared() * S::from(0.5) - q.norm().recip()
-    }
-}
-
-fn start() -> PhaseState<2> {
-    PhaseState::new(Vector2::new(0.4, 0.0), Vector2::new(0.0, 2.0))
 }
 
 fn bits(words: &[f64]) -> Vec<u64> {
