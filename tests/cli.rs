@@ -633,6 +633,11 @@ fn convergence_measures_the_order() {
         ("heavy-top", "lift-theta0-cayley", 3, 1.0, 0.2),
         ("heavy-top", "lift-adjoint-pair-cayley", 3, 2.0, 0.2),
         ("rigid-body", "lift-theta1-cayley", 3, 2.0, 0.2),
+        ("heavy-top", "lift-adjoint-pair-exp", 3, 2.0, 0.2),
+        // the Lagrangian route on a g-dependent Lagrangian, and the Lie–Poisson reduction with
+        // its reconstruction on SE(3)
+        ("heavy-top", "lagrangian-midpoint-cayley", 3, 2.0, 0.2),
+        ("underwater-vehicle", "lie-poisson-midpoint-exp", 3, 2.0, 0.2),
     ] {
         let rows = convergence(&tmp, problem, method, levels);
         let slope = rows.last().and_then(|r| r.3).expect("last slope");

@@ -226,6 +226,8 @@ fn every_integrator_on_t_star_g_keeps_the_contract() {
     assert_eq!(LieFunction::<f64, So3, 3>::eval(&h, &So3, &lie0().g, &lie0().mu), body().energy(&lie0()));
     check(&LieCotangentLiftIntegrator::new(LieGroupThetaMap::midpoint(So3, Chart::Cayley), LieAutoDiff(h)));
     check(&discretization::LieGroupDiscreteEulerLagrange::new(So3, Chart::Cayley, Body));
+    // the Lie–Poisson integrator on (g, μ): reduced step and reconstruction g W
+    check(&LiePoissonIntegrator::new(LieGroupThetaMap::midpoint(So3, Chart::Exp), Body));
     // the groupoid layer's flow on G ⇉ {e}, the configuration reconstructed
     let midpoint = Induced::new(FibreThetaMap::midpoint(), ReducedLagrangian(Inertia));
     check(&GroupoidIntegrator::new(GroupAsGroupoid::new(So3, Chart::Exp), midpoint).with_properties(2, true));

@@ -8,11 +8,12 @@ use crate::workbench::WorkbenchError;
 use crate::workbench::embedded::{EmbeddedRk, LieField};
 use crate::workbench::problem::Family;
 use discretization::composition::{adjoint_pair, kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6};
+use discretization::lie_poisson::LiePoissonIntegrator;
 use discretization::{
     AdLieFunction, AdLieGroup, Composition, CotangentLiftIntegrator, LieAutoDiff, LieCotangentLiftIntegrator,
-    LieGroupThetaMap, OneStep, PhaseState, ThetaMap,
+    LieGroupThetaMap, LieLagrangianIntegrator, OneStep, PhaseState, ThetaMap,
 };
-use geom_core::function::PhaseSpaceDerivatives;
+use geom_core::function::{PhaseSpaceDerivatives, ScalarFunction};
 use geom_core::lie::{Chart, LieGroup};
 use integrators::classical::{
     ExplicitRk, Gauss2, Gauss3, HamiltonianField, LobattoIIIAIIIB3, StormerVerlet, SymplecticEulerA, SymplecticEulerB,
@@ -23,6 +24,7 @@ use integrators::hp::{self, HpGroup, HpIntegrator, HpLagrangian, LieState};
 use integrators::tableau;
 use integrators::verlet_composition::VerletComposition;
 use nalgebra::SMatrix;
+use num_dual::Dual64;
 
 /// What a method preserves, as printed by `geomint list` and written to the JSON summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -212,6 +214,55 @@ pub const METHODS: &[MethodInfo] = &[
         2,
         St::Symplectic,
         "θ = 0 lift then its adjoint θ = 1, half steps each: composition raises the order to 2 (docs/math.md §B.3)",
+    ),
+    m(
+        "lift-theta0-exp",
+        L,
+        1,
+        St::Symplectic,
+        "cotangent lift of the θ = 0 discretization map of G, exp chart (first order)",
+    ),
+    m(
+        "lift-theta1-exp",
+        L,
+        1,
+        St::Symplectic,
+        "cotangent lift of the θ = 1 discretization map of G (the adjoint of θ = 0), exp chart",
+    ),
+    m(
+        "lift-adjoint-pair-exp",
+        L,
+        2,
+        St::Symplectic,
+        "θ = 0 lift then its adjoint θ = 1, half steps each, exp chart (composition raises the order to 2)",
+    ),
+    m(
+        "lagrangian-midpoint-cayley",
+        L,
+        2,
+        St::Variational,
+        "Lagrangian route: discrete Euler–Lagrange flow of L_d = h L(R_d⁻¹(g₀, g₁)/h), midpoint map of G, Cayley chart",
+    ),
+    m(
+        "lagrangian-midpoint-exp",
+        L,
+        2,
+        St::Variational,
+        "Lagrangian route: discrete Euler–Lagrange flow of the midpoint map of G, exp chart",
+    ),
+    m(
+        "lie-poisson-midpoint-cayley",
+        L,
+        2,
+        St::Symplectic,
+        "Lie–Poisson reduction of the midpoint lift on g* (left-invariant H), reconstruction g W (Cayley chart)",
+    ),
+    m(
+        "lie-poisson-midpoint-exp",
+        L,
+        2,
+        St::Symplectic,
+        "Lie–Poisson reduction of the midpoint lift on g* (left-invariant H), reconstruction g W (exp chart)",
     ),
     m("rkmk4", L, 4, St::GroupOnly, "Runge–Kutta–Munthe-Kaas 4 on SO(3) × R^3 (stays on the group, not symplectic)"),
     m("rk4-embedded", L, 4, St::None, "classical RK4 on the matrix entries of g and on Π (leaves the group)"),
@@ -423,7 +474,7 @@ where
         + LieGroup<f64, D, Element = SMatrix<f64, M, M>, Matrix = SMatrix<f64, M, M>>
         + Clone
         + 'static,
-    La: HpLagrangian<G, D> + LieField<G, D> + Clone + 'static,
+    La: HpLagrangian<G, D> + LieField<G, D> + AdLieFunction<G, D> + Clone + 'static,
     H: AdLieFunction<G, D> + Clone + 'static,
 {
     let hp = |t: &tableau::Tableau, chart: Chart, name: &str| -> Result<HpIntegrator<G, La, D, 2>, WorkbenchError> {
@@ -465,20 +516,50 @@ where
             LieGroupThetaMap::midpoint(group, Chart::Cayley),
             LieAutoDiff(hamiltonian),
         )),
-        "lift-theta0-cayley" | "lift-theta1-cayley" | "lift-adjoint-pair-cayley" => {
-            let theta0 = LieGroupThetaMap::new(group, 0.0, Chart::Cayley).map_err(geom)?;
+        "lift-theta0-cayley"
+        | "lift-theta1-cayley"
+        | "lift-adjoint-pair-cayley"
+        | "lift-theta0-exp"
+        | "lift-theta1-exp"
+        | "lift-adjoint-pair-exp" => {
+            let chart = if info.name.ends_with("-exp") { Chart::Exp } else { Chart::Cayley };
+            let theta0 = LieGroupThetaMap::new(group, 0.0, chart).map_err(geom)?;
             let lift =
                 |map: LieGroupThetaMap<G, D>| LieCotangentLiftIntegrator::new(map, LieAutoDiff(hamiltonian.clone()));
-            match info.name {
-                "lift-theta0-cayley" => Box::new(lift(theta0)),
-                "lift-theta1-cayley" => Box::new(lift(theta0.adjoint())),
+            match info.name.trim_end_matches("-exp").trim_end_matches("-cayley") {
+                "lift-theta0" => Box::new(lift(theta0)),
+                "lift-theta1" => Box::new(lift(theta0.adjoint())),
                 _ => Box::new(Composition::with_adjoint(lift(theta0.clone()), lift(theta0.adjoint()), adjoint_pair())),
             }
+        }
+        "lagrangian-midpoint-cayley" | "lagrangian-midpoint-exp" => {
+            let chart = if info.name.ends_with("-exp") { Chart::Exp } else { Chart::Cayley };
+            Box::new(LieLagrangianIntegrator::new(group, 0.5, chart, LieAutoDiff(lagrangian)).map_err(geom)?)
         }
         "rk4-embedded" => Box::new(EmbeddedRk::<_, _, 4>::new(&tableau::rk4(), group, lagrangian).map_err(geom)?),
         "rk2-embedded" => Box::new(EmbeddedRk::<_, _, 2>::new(&tableau::heun(), group, lagrangian).map_err(geom)?),
         _ => return Err(not_here(info)),
     })
+}
+
+/// The Lie–Poisson methods (`lie-poisson-*`) of a left-invariant problem on `group` with the
+/// reduced Hamiltonian `h(μ)`: the reduced midpoint step on `g*` and the reconstruction
+/// `g_{k+1} = g_k W_k` (`discretization::lie_poisson`), as a one-step method of `(g, μ)`.
+pub fn lie_poisson<G, H, const M: usize, const D: usize>(
+    info: &MethodInfo,
+    group: G,
+    hamiltonian: H,
+) -> Result<Box<dyn OneStep<MatrixState<M, D>>>, WorkbenchError>
+where
+    G: AdLieGroup<D> + LieGroup<Dual64, D> + LieGroup<f64, D, Element = SMatrix<f64, M, M>> + Clone + 'static,
+    H: ScalarFunction<D> + Clone + 'static,
+{
+    let chart = match info.name {
+        "lie-poisson-midpoint-cayley" => Chart::Cayley,
+        "lie-poisson-midpoint-exp" => Chart::Exp,
+        _ => return Err(not_here(info)),
+    };
+    Ok(Box::new(LiePoissonIntegrator::new(LieGroupThetaMap::midpoint(group, chart), hamiltonian)))
 }
 
 #[cfg(test)]

@@ -111,6 +111,7 @@ pub mod lie_group;
 pub mod lie_hamiltonian;
 pub mod lie_map;
 pub mod lie_poisson;
+mod lie_poisson_reconstruction;
 pub mod map;
 pub mod retraction;
 pub mod sphere;

@@ -94,6 +94,10 @@ impl<R, H> LiePoissonIntegrator<R, H> {
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
         Self { newton, ..self }
     }
+    /// The discretization map.
+    pub fn map(&self) -> &R {
+        &self.map
+    }
 }
 
 impl<R, H> LiePoissonIntegrator<R, H> {

@@ -70,6 +70,22 @@ impl<S: Scalar> LieFunction<S, Se3, 6> for Hamiltonian<UnderwaterVehicle> {
     }
 }
 
+/// The reduced Hamiltonian `h(μ) = H(e, μ) = ½ μ·I^{-1}μ` of the left-invariant free rigid body
+/// on `so(3)*`, what the Lie–Poisson integrators (`discretization::lie_poisson`) take.
+impl geom_core::function::ScalarFunction<3> for Hamiltonian<FreeRigidBody> {
+    fn eval<S: Scalar>(&self, mu: &SVector<S, 3>) -> S {
+        half_quadratic(&self.0.inertia_inv, mu)
+    }
+}
+
+/// The reduced Hamiltonian `h(μ) = H(e, μ) = ½ μ·M^{-1}μ` of the left-invariant underwater
+/// vehicle on `se(3)*`, what the Lie–Poisson integrators take.
+impl geom_core::function::ScalarFunction<6> for Hamiltonian<UnderwaterVehicle> {
+    fn eval<S: Scalar>(&self, mu: &SVector<S, 6>) -> S {
+        half_quadratic(&self.0.metric_inv, mu)
+    }
+}
+
 impl FreeRigidBody {
     /// The Hamiltonian `H(g, μ)` ([`Hamiltonian`]).
     pub fn hamiltonian(&self) -> Hamiltonian<FreeRigidBody> {

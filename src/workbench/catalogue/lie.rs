@@ -130,7 +130,7 @@ impl Observe<MatrixState<3, 3>> for RigidBody {
 /// registry's order.
 fn left_invariant_order(method: &MethodInfo) -> u32 {
     match method.name {
-        "lift-theta0-cayley" | "lift-theta1-cayley" => 2,
+        "lift-theta0-cayley" | "lift-theta1-cayley" | "lift-theta0-exp" | "lift-theta1-exp" => 2,
         _ => method.order,
     }
 }
@@ -172,6 +172,7 @@ impl Problem for RigidBody {
         let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
             "rkmk4" => Box::new(Rkmk4So3::new(self.body)?),
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.body).map_err(WorkbenchError::Geom)?),
+            name if name.starts_with("lie-poisson") => methods::lie_poisson(method, So3, self.body.hamiltonian())?,
             _ => methods::lie_group(method, So3, self.body, self.body.hamiltonian())?,
         };
         Ok(start(m, self.s0, h, *self))
@@ -254,6 +255,11 @@ impl Problem for HeavyTopProblem {
             Quantity::new("vertical_momentum", Kind::Momentum, 1, "e3·RΠ (rotations about the vertical)"),
             group_defect(),
         ]
+    }
+    /// Every Lie-group method but the Lie–Poisson ones: `H` depends on `R` through the height
+    /// of the centre of mass, so it is not left-invariant and does not reduce to `so(3)*`.
+    fn methods(&self) -> Vec<&'static str> {
+        methods::for_family(Family::LieGroup).iter().map(|m| m.name).filter(|n| !n.starts_with("lie-poisson")).collect()
     }
     fn reference(&self) -> (&'static str, usize) {
         ("rk4-embedded", 8)
@@ -352,7 +358,11 @@ impl Problem for Vehicle {
         left_invariant_order(method)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        let m = methods::lie_group(method, Se3, self.vehicle, self.vehicle.hamiltonian())?;
+        let m = if method.name.starts_with("lie-poisson") {
+            methods::lie_poisson(method, Se3, self.vehicle.hamiltonian())?
+        } else {
+            methods::lie_group(method, Se3, self.vehicle, self.vehicle.hamiltonian())?
+        };
         Ok(start(m, self.s0, h, *self))
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
