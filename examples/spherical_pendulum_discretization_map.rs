@@ -36,7 +36,7 @@ fn main() -> Result<(), GeomError> {
     let (e0, l0) = (energy(&s0), lz(&s0));
     println!("spherical pendulum, g = {GRAVITY}, h = {h}, {n} steps (T = {})", h * n as f64);
 
-    let integ = SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), Pendulum)?;
+    let integ = SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), Pendulum);
     let mut s = s0;
     let (mut de, mut dl, mut unit, mut ortho) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     let start = Instant::now();

@@ -183,9 +183,9 @@ fn every_integrator_on_t_star_rn_keeps_the_contract() {
 #[test]
 fn every_integrator_on_t_star_s2_keeps_the_contract() {
     let c = contract();
-    let lift = SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), SpherePendulum).unwrap();
+    let lift = SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), SpherePendulum);
     check_integrator(&lift, &sphere0(), &c).unwrap_or_else(|e| panic!("{e}"));
-    let del = SphereDiscreteEulerLagrange::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), SpherePendulumL).unwrap();
+    let del = SphereDiscreteEulerLagrange::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), SpherePendulumL);
     check_integrator(&del, &sphere0(), &c).unwrap_or_else(|e| panic!("{e}"));
     // the groupoid layer's RATTLE: the pair groupoid of R³ with the node constraint |q| = 1
     let midpoint = Stepped(time_dependent::Midpoint(SpherePendulumL));

@@ -4,6 +4,7 @@
 //! the stepping, the compensated arithmetic and the exact state words are the library's
 //! (`integrators::driver`), not copies.
 
+use crate::workbench::WorkbenchError;
 use crate::workbench::problem::Simulation;
 use discretization::{OneStep, PhaseState};
 use geom_core::GeomError;
@@ -37,16 +38,23 @@ pub type Run<St, O> = Observed<Propagation<Box<dyn OneStep<St>>, St>, O>;
 pub type CompensatedRun<const N: usize, O> = Observed<CompensatedPropagation<Box<dyn Increment<N>>, N>, O>;
 
 impl<St, O> Run<St, O> {
-    /// Starts `method` at `state` with step `h`.
-    pub fn new(method: Box<dyn OneStep<St>>, state: St, h: f64, observe: O) -> Self {
-        Observed { run: Propagation::new(method, state, h), observe }
+    /// Starts `method` at `state` with step `h`; [`WorkbenchError::Geom`] (`InvalidStep`) unless
+    /// `h` is finite and nonzero.
+    pub fn new(method: Box<dyn OneStep<St>>, state: St, h: f64, observe: O) -> Result<Self, WorkbenchError> {
+        Ok(Observed { run: Propagation::new(method, state, h)?, observe })
     }
 }
 
 impl<const N: usize, O> CompensatedRun<N, O> {
-    /// Starts `method` at `state` with step `h` and zero carries.
-    pub fn new(method: Box<dyn Increment<N>>, state: PhaseState<N>, h: f64, observe: O) -> Self {
-        Observed { run: CompensatedPropagation::new(method, state, h), observe }
+    /// Starts `method` at `state` with step `h` and zero carries; [`WorkbenchError::Geom`]
+    /// (`InvalidStep`) unless `h` is finite and nonzero.
+    pub fn new(
+        method: Box<dyn Increment<N>>,
+        state: PhaseState<N>,
+        h: f64,
+        observe: O,
+    ) -> Result<Self, WorkbenchError> {
+        Ok(Observed { run: CompensatedPropagation::new(method, state, h)?, observe })
     }
     /// The carries `(e_q, e_p)`: what the state lacks of the exact sum of the increments.
     pub fn carries(&self) -> (SVector<f64, N>, SVector<f64, N>) {
@@ -128,7 +136,7 @@ mod tests {
     /// at step `k` of the `n` the state after step `k − 1`, its count and the step's error.
     #[test]
     fn advance_by_is_n_advances() {
-        let mut run = Run::new(Box::new(Scribbler), 0.0, 0.5, Identity);
+        let mut run = Run::new(Box::new(Scribbler), 0.0, 0.5, Identity).unwrap();
         run.advance_by(3).unwrap();
         assert_eq!((run.state(), run.steps()), (vec![1.5], 3));
         run.advance_by(0).unwrap();
@@ -153,7 +161,7 @@ mod tests {
     #[test]
     fn a_failed_step_leaves_the_state_untouched() {
         for start in [0.0, 1.0] {
-            let mut run = Run::new(Box::new(Scribbler), start, 1.0, Identity);
+            let mut run = Run::new(Box::new(Scribbler), start, 1.0, Identity).unwrap();
             let mut expected = start;
             while expected + 1.0 <= 2.5 {
                 run.advance_by(1).unwrap();
@@ -185,6 +193,7 @@ mod tests {
                 h,
                 Canonical::<_, 2>::new(*k),
             )
+            .unwrap()
         };
         let mut sim = start(&kepler);
         for _ in 0..3000 {
@@ -200,7 +209,8 @@ mod tests {
         assert_eq!(bits(&[eq[0], eq[1], ep[0], ep[1]]), bits(reference.carries().unwrap()));
         assert!(eq.iter().chain(ep.iter()).any(|c| *c != 0.0), "the carries are all zero");
         let mut plain =
-            Run::new(Box::new(StormerVerlet::new(kepler.hamiltonian())), kepler.initial(), h, Canonical::new(kepler));
+            Run::new(Box::new(StormerVerlet::new(kepler.hamiltonian())), kepler.initial(), h, Canonical::new(kepler))
+                .unwrap();
         for _ in 0..3000 {
             plain.advance_by(1).unwrap();
         }
@@ -230,11 +240,11 @@ mod tests {
     /// change nothing.
     #[test]
     fn save_and_restore_are_exact() {
-        let mut run = Run::new(Box::new(Scribbler), 0.1, 0.3, Identity);
+        let mut run = Run::new(Box::new(Scribbler), 0.1, 0.3, Identity).unwrap();
         run.advance_by(1).unwrap();
         let saved = run.save().unwrap();
         assert_eq!(saved.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), vec![(0.1f64 + 0.3).to_bits()]);
-        let mut other = Run::new(Box::new(Scribbler), 0.0, 0.3, Identity);
+        let mut other = Run::new(Box::new(Scribbler), 0.0, 0.3, Identity).unwrap();
         assert!(other.restore(&[1.0, 2.0], 5).is_err());
         assert_eq!((other.state(), other.steps()), (vec![0.0], 0));
         other.restore(&saved, run.steps()).unwrap();

@@ -207,10 +207,10 @@ where
         format!("Lie-Poisson reduction of the cotangent lift of {}", self.map.name())
     }
     fn order(&self) -> u32 {
-        if self.map.is_symmetric() { 2 } else { 1 }
+        LiePoissonIntegrator::order(self)
     }
     fn is_symmetric(&self) -> bool {
-        self.map.is_symmetric()
+        LiePoissonIntegrator::is_symmetric(self)
     }
     fn step(&self, mu: &mut SVector<f64, D>, h: f64) -> Result<(), GeomError> {
         // (a θ-map: μ_{k+1} alone, without forming W)

@@ -14,10 +14,24 @@
 
 use crate::lie_map::LieGroupMap;
 use crate::lie_poisson::{Grp, HasGroup, LiePoissonIntegrator};
+use crate::map::DiscretizationMap;
 use geom_core::GeomError;
 use geom_core::function::ScalarFunction;
 use geom_core::lie::LieGroup;
 use geom_core::step::{LieState, LieStateOf, OneStep};
+
+/// The order and symmetry of the integrator on either state (inherent, so that `lp.order()`
+/// needs no state type: the two [`OneStep`] impls answer the same).
+impl<R: DiscretizationMap, H> LiePoissonIntegrator<R, H> {
+    /// 2 for a symmetric map (the θ = ½ maps), else 1.
+    pub fn order(&self) -> u32 {
+        if self.map().is_symmetric() { 2 } else { 1 }
+    }
+    /// Whether the map is symmetric, and with it the integrator.
+    pub fn is_symmetric(&self) -> bool {
+        self.map().is_symmetric()
+    }
+}
 
 impl<R, H, const D: usize> OneStep<LieStateOf<Grp<R, D>, D>> for LiePoissonIntegrator<R, H>
 where
@@ -28,10 +42,10 @@ where
         format!("{} with reconstruction g_(k+1) = g_k W_k", OneStep::<nalgebra::SVector<f64, D>>::name(self))
     }
     fn order(&self) -> u32 {
-        OneStep::<nalgebra::SVector<f64, D>>::order(self)
+        LiePoissonIntegrator::order(self)
     }
     fn is_symmetric(&self) -> bool {
-        OneStep::<nalgebra::SVector<f64, D>>::is_symmetric(self)
+        LiePoissonIntegrator::is_symmetric(self)
     }
     /// `(g, μ) ↦ (g W, μ')` with `(μ', W)` from [`LiePoissonIntegrator::advance`]; the state is
     /// untouched on error.
@@ -75,7 +89,7 @@ mod tests {
         for chart in [Chart::Cayley, Chart::Exp] {
             for theta in [0.5, 0.0] {
                 let map = LieGroupThetaMap::<So3, 3>::new(So3, theta, chart).unwrap();
-                let lp = LiePoissonIntegrator::new(map.clone(), Body);
+                let lp = LiePoissonIntegrator::new(map, Body);
                 let lift = LieCotangentLiftIntegrator::new(map, LieAutoDiff(Body));
                 let s0 = LieState::new(So3.exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(0.4, 1.0, -0.7));
                 let (mut a, mut b) = (s0, s0);

@@ -199,7 +199,7 @@ impl<H: PhaseSpaceFunction<M>, const K: usize, const M: usize, const N: usize> P
 ///         p.norm_squared() * S::from(0.5) + q[2]
 ///     }
 /// }
-/// let integ = SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), Pendulum)?;
+/// let integ = SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), Pendulum);
 /// let q = Vector3::new(0.6, 0.0, -0.8);
 /// let mut s = PhaseState::new(q, Vector3::new(0.0, 1.0, 0.0));
 /// let lz = |s: &PhaseState<3>| s.q.cross(&s.p)[2];
@@ -220,17 +220,26 @@ pub struct SphereCotangentLiftIntegrator<R, H, const K: usize, const M: usize, c
 }
 
 impl<R, H, const K: usize, const M: usize, const N: usize> SphereCotangentLiftIntegrator<R, H, K, M, N> {
-    /// The integrator of `map` for `hamiltonian`; [`GeomError::DimensionMismatch`] unless
-    /// `M = 3K`, `N = 2K` and `K >= 1`.
-    pub fn new(map: R, hamiltonian: H) -> Result<Self, GeomError> {
-        if K == 0 || M != 3 * K || N != 2 * K {
-            return Err(GeomError::DimensionMismatch {
-                what: "ambient dimension M = 3K, chart dimension N = 2K",
-                expected: 3 * K.max(1),
-                got: M,
-            });
-        }
-        Ok(Self { map, hamiltonian, newton: NewtonOptions::integrator(), rotate: 0.0 })
+    /// `M = 3K`, `N = 2K`, `K >= 1`: checked at compile time (a wrong triple does not compile).
+    const DIMENSIONS: () = assert!(K >= 1 && M == 3 * K && N == 2 * K, "need M = 3K, N = 2K, K >= 1");
+
+    /// The integrator of `map` for `hamiltonian`. The dimensions `M = 3K`, `N = 2K`, `K >= 1`
+    /// are type parameters and are checked at compile time:
+    ///
+    /// ```compile_fail
+    /// # use discretization::{SphereCotangentLiftIntegrator, SphereThetaMap};
+    /// # use geom_core::function::PhaseSpaceFunction;
+    /// # use geom_core::Scalar;
+    /// # use nalgebra::SVector;
+    /// # struct Free;
+    /// # impl PhaseSpaceFunction<3> for Free {
+    /// #     fn eval<S: Scalar>(&self, _: &SVector<S, 3>, p: &SVector<S, 3>) -> S { p.dot(p) }
+    /// # }
+    /// let wrong = SphereCotangentLiftIntegrator::<_, _, 1, 3, 3>::new(SphereThetaMap::midpoint(), Free);
+    /// ```
+    pub fn new(map: R, hamiltonian: H) -> Self {
+        let () = Self::DIMENSIONS;
+        Self { map, hamiltonian, newton: NewtonOptions::integrator(), rotate: 0.0 }
     }
     /// The same integrator with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
@@ -336,17 +345,14 @@ pub struct SphereDiscreteEulerLagrange<R, L, const K: usize, const M: usize, con
 }
 
 impl<R, L, const K: usize, const M: usize, const N: usize> SphereDiscreteEulerLagrange<R, L, K, M, N> {
-    /// The flow of `map` for `lagrangian`; [`GeomError::DimensionMismatch`] unless `M = 3K`,
-    /// `N = 2K` and `K >= 1`.
-    pub fn new(map: R, lagrangian: L) -> Result<Self, GeomError> {
-        if K == 0 || M != 3 * K || N != 2 * K {
-            return Err(GeomError::DimensionMismatch {
-                what: "ambient dimension M = 3K, chart dimension N = 2K",
-                expected: 3 * K.max(1),
-                got: M,
-            });
-        }
-        Ok(Self { map, lagrangian, newton: NewtonOptions::integrator() })
+    /// `M = 3K`, `N = 2K`, `K >= 1`: checked at compile time.
+    const DIMENSIONS: () = assert!(K >= 1 && M == 3 * K && N == 2 * K, "need M = 3K, N = 2K, K >= 1");
+
+    /// The flow of `map` for `lagrangian` (`M = 3K`, `N = 2K`, `K >= 1`, checked at compile
+    /// time as for [`SphereCotangentLiftIntegrator::new`]).
+    pub fn new(map: R, lagrangian: L) -> Self {
+        let () = Self::DIMENSIONS;
+        Self { map, lagrangian, newton: NewtonOptions::integrator() }
     }
     /// The same flow with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
@@ -461,7 +467,7 @@ mod tests {
     fn the_step_does_not_depend_on_the_chart() {
         let (q, p) = sphere_state(2.4, 0.3, 0.5, 1.2);
         let s = PhaseState::new(q, p);
-        let base = SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), Pendulum).unwrap();
+        let base = SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), Pendulum);
         let a = base.advance(&s, 0.1).unwrap();
         for angle in [0.3, 1.7, -2.5] {
             let b = base.clone().with_rotated_chart(angle).advance(&s, 0.1).unwrap();
@@ -471,11 +477,10 @@ mod tests {
 
     #[test]
     fn invalid_input() {
-        let integ = SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), Pendulum).unwrap();
+        let integ = SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), Pendulum);
         let (q, p) = sphere_state(2.0, 0.0, 0.1, 0.2);
         assert!(matches!(integ.advance(&PhaseState::new(q * 1.1, p), 0.1), Err(GeomError::OffManifold { .. })));
         assert!(matches!(integ.advance(&PhaseState::new(q, p + q), 0.1), Err(GeomError::OffManifold { .. })));
         assert!(matches!(integ.advance(&PhaseState::new(q, p), 0.0), Err(GeomError::InvalidStep { .. })));
-        assert!(SphereCotangentLiftIntegrator::<_, _, 1, 3, 3>::new(SphereThetaMap::midpoint(), Pendulum).is_err());
     }
 }

@@ -143,32 +143,46 @@ fn bits(words: &[f64]) -> Vec<u64> {
 fn propagations_are_the_drivers_runs_and_resume_bit_for_bit() {
     let sv = StormerVerlet::new(AutoDiff(Kepler));
     let h = 0.01;
-    let mut whole = Propagation::new(&sv, start(), h);
+    let mut whole = Propagation::new(&sv, start(), h).unwrap();
     whole.advance_by(1000).unwrap();
     let driven = Driver::new(h).unwrap().run(&sv, start(), 1000, &[]).unwrap().final_state;
     assert_eq!(bits(&whole.save().unwrap()), bits(&[driven.q[0], driven.q[1], driven.p[0], driven.p[1]]));
 
-    let mut first = Propagation::new(&sv, start(), h);
+    let mut first = Propagation::new(&sv, start(), h).unwrap();
     first.advance_by(300).unwrap();
     let saved = first.save().unwrap();
-    let mut second = Propagation::new(&sv, start(), h);
+    let mut second = Propagation::new(&sv, start(), h).unwrap();
     assert!(second.restore(&saved[1..], 300).is_err());
     assert_eq!(second.steps(), 0);
     second.restore(&saved, 300).unwrap();
     second.advance_by(700).unwrap();
     assert_eq!((second.steps(), bits(&second.save().unwrap())), (1000, bits(&whole.save().unwrap())));
 
-    let mut whole = CompensatedPropagation::new(&sv, start(), h);
+    let mut whole = CompensatedPropagation::new(&sv, start(), h).unwrap();
     whole.advance_by(1000).unwrap();
     let words = whole.save().unwrap();
     assert_eq!(words.len(), 8);
     assert!(words[4..].iter().any(|c| *c != 0.0), "the carries are all zero");
     let reference = Driver::new(h).unwrap().run_compensated(&sv, start(), 1000, &[]).unwrap().final_state;
     assert_eq!(bits(&words[..4]), bits(&[reference.q[0], reference.q[1], reference.p[0], reference.p[1]]));
-    let mut first = CompensatedPropagation::new(&sv, start(), h);
+    let mut first = CompensatedPropagation::new(&sv, start(), h).unwrap();
     first.advance_by(300).unwrap();
-    let mut second = CompensatedPropagation::new(&sv, start(), h);
+    let mut second = CompensatedPropagation::new(&sv, start(), h).unwrap();
     second.restore(&first.save().unwrap(), 300).unwrap();
     second.advance_by(700).unwrap();
     assert_eq!(bits(&second.save().unwrap()), bits(&words));
+}
+
+/// A run is validated when it is made: a step that is zero or not finite is refused by the
+/// constructors of both propagations with `InvalidStep`, not at the first step.
+#[test]
+fn propagations_refuse_an_invalid_step_at_construction() {
+    let sv = StormerVerlet::new(AutoDiff(Kepler));
+    for h in [0.0, f64::NAN, f64::INFINITY] {
+        let plain = Propagation::new(&sv, start(), h).map(|_| ());
+        assert!(matches!(plain, Err(GeomError::InvalidStep { .. })), "h = {h}: {plain:?}");
+        let compensated = CompensatedPropagation::new(&sv, start(), h).map(|_| ());
+        assert!(matches!(compensated, Err(GeomError::InvalidStep { .. })), "h = {h}: {compensated:?}");
+    }
+    assert!(Propagation::new(&sv, start(), -0.01).is_ok(), "a negative step runs backwards");
 }

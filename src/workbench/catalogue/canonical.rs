@@ -114,7 +114,7 @@ impl<P: CanonicalSystem<N>, const N: usize> Problem for Canonical<P, N> {
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m = methods::canonical(method, self.0.hamiltonian())?;
-        Ok(Box::new(Run::new(m, self.initial(), h, self.clone())))
+        Ok(Box::new(Run::new(m, self.initial(), h, self.clone())?))
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(flat(&self.initial()))
@@ -127,7 +127,7 @@ impl<P: CanonicalSystem<N>, const N: usize> Problem for Canonical<P, N> {
     }
     fn start_compensated(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m = methods::canonical_increment(method, self.0.hamiltonian())?;
-        Ok(Box::new(CompensatedRun::new(m, self.initial(), h, self.clone())))
+        Ok(Box::new(CompensatedRun::new(m, self.initial(), h, self.clone())?))
     }
 }
 

@@ -187,10 +187,10 @@ fn pendulum_method(name: &str) -> Result<Box<dyn OneStep<PhaseState<3>>>, Workbe
                 .with_properties(2, true),
         ),
         "s2-midpoint" => {
-            Box::new(SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), PendulumH)?)
+            Box::new(SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), PendulumH))
         }
         "s2-del-midpoint" => {
-            Box::new(SphereDiscreteEulerLagrange::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), PendulumL)?)
+            Box::new(SphereDiscreteEulerLagrange::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), PendulumL))
         }
         other => return Err(WorkbenchError::Input(format!("method '{other}' does not apply to 'spherical-pendulum'"))),
     })
@@ -344,7 +344,7 @@ impl Problem for SphericalPendulum {
         if method.name != "rattle" {
             // the one-step integrators of (q, p) on T*S², through the generic run
             let state = PhaseState::new(self.q0, self.v0);
-            return Ok(Box::new(Run::new(pendulum_method(method.name)?, state, h, *self)));
+            return Ok(Box::new(Run::new(pendulum_method(method.name)?, state, h, *self)?));
         }
         // second-order start: q_1 = q_0 + h v_0 + (h²/2) a_0 with the constrained acceleration
         // a_0 = −g e3 + g (e3·q_0) q_0 − |v_0|² q_0 (|q_0| = 1, v_0 ⟂ q_0), projected back on S²

@@ -79,8 +79,8 @@ fn start<O: Observe<MatrixState<M, D>> + 'static, const M: usize, const D: usize
     s0: MatrixState<M, D>,
     h: f64,
     observe: O,
-) -> Box<dyn Simulation> {
-    Box::new(Run::new(method, s0, h, observe))
+) -> Result<Box<dyn Simulation>, WorkbenchError> {
+    Ok(Box::new(Run::new(method, s0, h, observe)?))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -175,7 +175,7 @@ impl Problem for RigidBody {
             name if name.starts_with("lie-poisson") => methods::lie_poisson(method, So3, self.body.hamiltonian())?,
             _ => methods::lie_group(method, So3, self.body, self.body.hamiltonian())?,
         };
-        Ok(start(m, self.s0, h, *self))
+        start(m, self.s0, h, *self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(coordinates(&self.s0))
@@ -270,7 +270,7 @@ impl Problem for HeavyTopProblem {
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.top).map_err(WorkbenchError::Geom)?),
             _ => methods::lie_group(method, So3, self.top, self.top.hamiltonian())?,
         };
-        Ok(start(m, self.s0, h, *self))
+        start(m, self.s0, h, *self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(coordinates(&self.s0))
@@ -363,7 +363,7 @@ impl Problem for Vehicle {
         } else {
             methods::lie_group(method, Se3, self.vehicle, self.vehicle.hamiltonian())?
         };
-        Ok(start(m, self.s0, h, *self))
+        start(m, self.s0, h, *self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(coordinates(&self.s0))

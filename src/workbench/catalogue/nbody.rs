@@ -662,7 +662,7 @@ impl<const D: usize> Problem for RuntimeProblem<D> {
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m = RuntimeMethod::new(method, &self.h)?;
-        Ok(Box::new(Run::new(Box::new(m), self.s0.clone(), h, self.clone())))
+        Ok(Box::new(Run::new(Box::new(m), self.s0.clone(), h, self.clone())?))
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(self.coordinates(&self.s0))

@@ -101,7 +101,7 @@ impl<Md: Model<N>, const N: usize> Problem for Nonholonomic<Md, N> {
         if method.name != "dla" {
             return Err(WorkbenchError::Input(format!("method '{}' does not apply to '{}'", method.name, Md::NAME)));
         }
-        Ok(Box::new(Run::new(Box::new(self.model.method()), self.start, h, self.clone())))
+        Ok(Box::new(Run::new(Box::new(self.model.method()), self.start, h, self.clone())?))
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(flat(&self.start))

@@ -134,13 +134,15 @@ pub struct Propagation<M, St> {
 }
 
 impl<M, St> Propagation<M, St> {
-    /// `method` started at `state` with step `h` (no step taken).
-    pub fn new(method: M, state: St, h: f64) -> Self {
-        Self { method, state, h, steps: 0 }
+    /// `method` started at `state` with step `h` (no step taken); [`GeomError::InvalidStep`]
+    /// unless `h` is finite and nonzero ([`check_step`](geom_core::step::check_step)).
+    pub fn new(method: M, state: St, h: f64) -> Result<Self, GeomError> {
+        Self::at(method, state, h, 0)
     }
-    /// A run of `method` that is at `state` after `steps` steps of `h`.
-    pub fn at(method: M, state: St, h: f64, steps: usize) -> Self {
-        Self { method, state, h, steps }
+    /// A run of `method` that is at `state` after `steps` steps of `h`; the same check of `h`.
+    pub fn at(method: M, state: St, h: f64, steps: usize) -> Result<Self, GeomError> {
+        geom_core::step::check_step(h)?;
+        Ok(Self { method, state, h, steps })
     }
     /// The current state.
     pub fn state(&self) -> &St {
@@ -201,9 +203,11 @@ pub struct CompensatedPropagation<M, const N: usize> {
 }
 
 impl<M, const N: usize> CompensatedPropagation<M, N> {
-    /// `method` started at `state` with step `h` and zero carries.
-    pub fn new(method: M, state: PhaseState<N>, h: f64) -> Self {
-        Self { method, state, carry_q: SVector::zeros(), carry_p: SVector::zeros(), h, steps: 0 }
+    /// `method` started at `state` with step `h` and zero carries; [`GeomError::InvalidStep`]
+    /// unless `h` is finite and nonzero.
+    pub fn new(method: M, state: PhaseState<N>, h: f64) -> Result<Self, GeomError> {
+        geom_core::step::check_step(h)?;
+        Ok(Self { method, state, carry_q: SVector::zeros(), carry_p: SVector::zeros(), h, steps: 0 })
     }
     /// The current state.
     pub fn state(&self) -> &PhaseState<N> {
