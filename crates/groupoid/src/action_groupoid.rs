@@ -11,7 +11,8 @@
 //! `i(x, h) = (x · h, h^{-1})`, `(x, h)(x · h, h') = (x, h h')`.
 //!
 //! Algebroid (§C.2): `A_xG = h` (rank `D = dim H`), fibre chart `exp_x(ξ) = (x, τ(ξ))` with
-//! `τ` any [`GroupChart`] of `H` (the shipped `exp` or Cayley of [`Chart`], or a user's), anchor `ρ_x(ξ) = Tβ(0_x, ξ) = ξ_M(x)` where
+//! `τ` any [`GroupChart`] of `H` (the shipped `exp` or Cayley of [`Chart`], or a user's), anchor
+//! `ρ_x(ξ) = Tβ(0_x, ξ) = ξ_M(x)` where
 //!
 //! ```text
 //!     ξ_M(x) := d/dt x · exp(tξ)|_0 = −ξ^Φ(x)      (ξ^Φ = GroupAction::infinitesimal_generator)

@@ -305,7 +305,10 @@ pub struct AtiyahQuotient<G, const M: usize, const D: usize> {
 }
 
 impl<G: Copy, const M: usize, const D: usize> AtiyahQuotient<G, M, D> {
-    /// The reduction `(R^M × G)² → (R^M × R^M) × G` with fibre chart `τ = chart` on `G`.
+    /// The reduction `(R^M × G)² → (R^M × R^M) × G` with fibre charts
+    /// `((x, g), (x + v, g τ(ξ)))` and `(x, x + v, τ(ξ))`, `τ = chart` on `G`. A shipped [`Chart`]
+    /// only: the pair side needs the same chart on `R^M × G`, which a user's [`GroupChart`] of
+    /// `G` does not give.
     pub fn new(group: G, chart: Chart) -> Self {
         Self { pair: PairOfGroup::new(Product::new(Rn, group), chart), atiyah: TrivialAtiyah::new(group, chart) }
     }
