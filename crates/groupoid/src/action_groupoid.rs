@@ -11,7 +11,8 @@
 //! `i(x, h) = (x · h, h^{-1})`, `(x, h)(x · h, h') = (x, h h')`.
 //!
 //! Algebroid (§C.2): `A_xG = h` (rank `D = dim H`), fibre chart `exp_x(ξ) = (x, τ(ξ))` with
-//! `τ = exp` or Cayley, anchor `ρ_x(ξ) = Tβ(0_x, ξ) = ξ_M(x)` where
+//! `τ` any [`GroupChart`] of `H` (the shipped `exp` or Cayley of [`Chart`], or a user's), anchor
+//! `ρ_x(ξ) = Tβ(0_x, ξ) = ξ_M(x)` where
 //!
 //! ```text
 //!     ξ_M(x) := d/dt x · exp(tξ)|_0 = −ξ^Φ(x)      (ξ^Φ = GroupAction::infinitesimal_generator)
@@ -32,7 +33,7 @@ use crate::groupoid::LieGroupoid;
 use crate::lagrangian::{GroupoidFamily, GroupoidLift};
 use crate::pair_manifold::tau_or_nan;
 use geom_core::action::{ElementOf, GroupAction};
-use geom_core::lie::{Chart, LieGroup, LieGroupFamily};
+use geom_core::lie::{Chart, GroupChart, LieGroup, LieGroupFamily};
 use geom_core::{Result, Scalar};
 use nalgebra::{SMatrix, SVector};
 
@@ -57,7 +58,11 @@ impl<A: RealDistance, B: RealDistance> RealDistance for (A, B) {
 }
 
 /// The action groupoid `M × H ⇉ M` of the right action `x · h = Φ(h^{-1}, x)` built from a
-/// `geom-core` left action `Φ` (module documentation), with fibre chart `exp_x(ξ) = (x, τ(ξ))`.
+/// `geom-core` left action `Φ` (module documentation), with fibre chart `exp_x(ξ) = (x, τ(ξ))`
+/// and `fibre_log(x, h) = τ^{-1}(h)`. The chart `C` is any [`GroupChart`] of the acting group:
+/// the shipped [`Chart`] (the default type) or a user's chart written once over the scalar (the
+/// every-scalar interfaces — [`EveryScalarGroupoid`](crate::EveryScalarGroupoid), the
+/// algebroid — take the shipped [`Chart`]).
 ///
 /// ```
 /// use geom_core::action::SphereRotation;
@@ -71,23 +76,28 @@ impl<A: RealDistance, B: RealDistance> RealDistance for (A, B) {
 /// assert!((LieGroupoid::<f64, 3>::target(&heavy_top, &g) - w.transpose() * Vector3::z()).norm() < 1e-15);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ActionGroupoid<A> {
+pub struct ActionGroupoid<A, C = Chart> {
     action: A,
-    chart: Chart,
+    chart: C,
 }
 
-impl<A> ActionGroupoid<A> {
+impl<A, C> ActionGroupoid<A, C> {
     /// `M × H ⇉ M` for the left action `action` (turned into the right action
-    /// `x · h = Φ(h^{-1}, x)`), with fibre chart `(x, τ(ξ))`, `τ = chart`.
-    pub fn new(action: A, chart: Chart) -> Self {
+    /// `x · h = Φ(h^{-1}, x)`), with fibre chart `(x, τ(ξ))`, `τ = chart` (a shipped [`Chart`]
+    /// or any [`GroupChart`] of `H`). Infallible: the chart is not checked here (see
+    /// [`geom_core::lie::check_chart`]).
+    pub fn new(action: A, chart: C) -> Self {
         Self { action, chart }
     }
     /// The left action `Φ`.
     pub fn action(&self) -> &A {
         &self.action
     }
-    /// The chart `τ`.
-    pub fn chart(&self) -> Chart {
+    /// The chart `τ` (a copy: every [`GroupChart`] is `Copy`).
+    pub fn chart(&self) -> C
+    where
+        C: Copy,
+    {
         self.chart
     }
     /// The right action `x · h = Φ(h^{-1}, x)`.
@@ -107,10 +117,11 @@ impl<A> ActionGroupoid<A> {
     }
 }
 
-impl<S: Scalar, const D: usize, A> LieGroupoid<S, D> for ActionGroupoid<A>
+impl<S: Scalar, const D: usize, A, C> LieGroupoid<S, D> for ActionGroupoid<A, C>
 where
     A: GroupAction<S, D>,
     A::Point: RealDistance,
+    C: GroupChart<S, A::Group, D>,
 {
     type Element = (A::Point, ElementOf<A, S, D>);
     type Base = A::Point;
@@ -142,21 +153,21 @@ where
     }
     /// `(x, τ(ξ))` (an element of NaNs where `τ` fails).
     fn fibre_exp(&self, x: &A::Point, xi: &SVector<S, D>) -> Self::Element {
-        (x.clone(), tau_or_nan(self.action.group(), self.chart, xi))
+        (x.clone(), tau_or_nan(self.action.group(), &self.chart, xi))
     }
     /// `τ^{-1}(h)`.
     fn fibre_log(&self, g: &Self::Element) -> Result<SVector<S, D>> {
-        self.action.group().tau_inv(self.chart, &g.1)
+        self.chart.tau_inv(self.action.group(), &g.1)
     }
     /// `(x, h τ(ξ))`.
     fn left_curve(&self, g: &Self::Element, xi: &SVector<S, D>) -> Self::Element {
         let group = self.action.group();
-        (g.0.clone(), group.compose(&g.1, &tau_or_nan(group, self.chart, xi)))
+        (g.0.clone(), group.compose(&g.1, &tau_or_nan(group, &self.chart, xi)))
     }
     /// `(x · τ(−ξ), τ(−ξ)^{-1} h)`.
     fn right_curve(&self, g: &Self::Element, xi: &SVector<S, D>) -> Self::Element {
         let group = self.action.group();
-        let e = tau_or_nan(group, self.chart, &(-xi));
+        let e = tau_or_nan(group, &self.chart, &(-xi));
         (self.right_act(&g.0, &e), group.compose(&group.inverse(&e), &g.1))
     }
 }
@@ -221,13 +232,14 @@ where
 }
 
 /// The action groupoid of any [`ActionFamily`] action.
-impl<A: ActionFamily<D>, const D: usize> GroupoidFamily<D> for ActionGroupoid<A> {
+impl<A: ActionFamily<D>, C: GroupChart<f64, A::Acting, D>, const D: usize> GroupoidFamily<D> for ActionGroupoid<A, C> {
     type Element<S: Scalar> = (A::PointAt<S>, <A::Acting as LieGroupFamily<D>>::ElementAt<S>);
     type Base<S: Scalar> = A::PointAt<S>;
 }
 
-impl<S: Scalar, A, const D: usize> GroupoidLift<S, D> for ActionGroupoid<A>
+impl<S: Scalar, A, C, const D: usize> GroupoidLift<S, D> for ActionGroupoid<A, C>
 where
+    C: GroupChart<f64, A::Acting, D> + GroupChart<S, A::Acting, D>,
     A: ActionFamily<D>
         + GroupAction<f64, D, Point = A::PointAt<f64>>
         + GroupAction<S, D, Point = A::PointAt<S>, Group = A::Acting>,

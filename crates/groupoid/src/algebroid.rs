@@ -231,7 +231,7 @@ fn group_chart<G: LieGroupFamily<D>, S: Scalar, const D: usize>(
     u: &SVector<S, D>,
 ) -> G::ElementAt<S> {
     let g = group.at::<S>();
-    g.compose(&group.map_scalar(x0, &S::from), &tau_or_nan(&g, chart, u))
+    g.compose(&group.map_scalar(x0, &S::from), &tau_or_nan(&g, &chart, u))
 }
 
 /// The inverse `u = τ^{-1}(x_0^{-1} x)` of [`group_chart`].

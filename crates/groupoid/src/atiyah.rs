@@ -5,7 +5,8 @@
 //! `i(x, y, g) = (y, x, g^{-1})`, `(x, y, g)(y, z, h) = (x, z, g h)`.
 //!
 //! Algebroid (§C.2): `A_x = T_xM × g = R^M × R^D`, fibre coordinates `(v, ξ) ∈ R^{M+D}` (the `v`
-//! block first), fibre chart `exp_x(v, ξ) = (x, x + v, τ(ξ))` with `τ = exp` or Cayley, anchor
+//! block first), fibre chart `exp_x(v, ξ) = (x, x + v, τ(ξ))` with `τ` any [`GroupChart`] of `G`
+//! (the shipped `exp` or Cayley of [`Chart`], or a user's), anchor
 //! `(v, ξ) ↦ v`; `X^←(x, y, g) = (0_x, X(y), gξ)` (curve `(x, y + tv, g τ(tξ))`) and
 //! `X^→(x, y, g) = (−X(x), 0_y, ξg)` (curve `(x − tv, y, τ(−tξ)^{-1} g)`).
 //!
@@ -19,7 +20,7 @@
 use crate::groupoid::LieGroupoid;
 use crate::lagrangian::{GroupoidFamily, GroupoidLift};
 use crate::pair_manifold::tau_or_nan;
-use geom_core::lie::{Chart, LieGroup, LieGroupFamily};
+use geom_core::lie::{Chart, GroupChart, LieGroup, LieGroupFamily};
 use geom_core::{Result, Scalar};
 use nalgebra::SVector;
 
@@ -40,7 +41,11 @@ fn split<S: Scalar, const M: usize, const D: usize, const R: usize>(
 
 /// The trivialized Atiyah groupoid `(R^M × R^M) × G ⇉ R^M` of a `D`-dimensional Lie group `G`,
 /// algebroid rank `R = M + D` (checked at compile time), with fibre chart
-/// `exp_x(v, ξ) = (x, x + v, τ(ξ))` (module documentation).
+/// `exp_x(v, ξ) = (x, x + v, τ(ξ))` and `fibre_log(x, y, g) = (y − x, τ^{-1}(g))` (module
+/// documentation). The chart `C` is any [`GroupChart`] of `G`: the shipped [`Chart`] (the default
+/// type) or a user's chart written once over the scalar (the every-scalar interfaces —
+/// [`EveryScalarGroupoid`](crate::EveryScalarGroupoid), the algebroid — take the shipped
+/// [`Chart`]).
 ///
 /// ```
 /// use geom_core::lie::{Chart, So3};
@@ -62,30 +67,36 @@ fn split<S: Scalar, const M: usize, const D: usize, const R: usize>(
 /// let _ = LieGroupoid::<f64, 4>::name(&at); // 4 != 2 + 3
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TrivialAtiyah<G, const M: usize, const D: usize> {
+pub struct TrivialAtiyah<G, const M: usize, const D: usize, C = Chart> {
     group: G,
-    chart: Chart,
+    chart: C,
 }
 
-impl<G, const M: usize, const D: usize> TrivialAtiyah<G, M, D> {
-    /// `(R^M × R^M) × G ⇉ R^M` with fibre chart `(x, x + v, τ(ξ))`, `τ = chart`.
-    pub fn new(group: G, chart: Chart) -> Self {
+impl<G, const M: usize, const D: usize, C> TrivialAtiyah<G, M, D, C> {
+    /// `(R^M × R^M) × G ⇉ R^M` with fibre chart `(x, x + v, τ(ξ))`, `τ = chart` (a shipped
+    /// [`Chart`] or any [`GroupChart`] of `G`). Infallible: the chart is not checked here (see
+    /// [`geom_core::lie::check_chart`]).
+    pub fn new(group: G, chart: C) -> Self {
         Self { group, chart }
     }
     /// The structure group `G`.
     pub fn group(&self) -> &G {
         &self.group
     }
-    /// The chart `τ`.
-    pub fn chart(&self) -> Chart {
+    /// The chart `τ` (a copy: every [`GroupChart`] is `Copy`).
+    pub fn chart(&self) -> C
+    where
+        C: Copy,
+    {
         self.chart
     }
 }
 
-impl<S, G, const M: usize, const D: usize, const R: usize> LieGroupoid<S, R> for TrivialAtiyah<G, M, D>
+impl<S, G, C, const M: usize, const D: usize, const R: usize> LieGroupoid<S, R> for TrivialAtiyah<G, M, D, C>
 where
     S: Scalar,
     G: LieGroup<S, D>,
+    C: GroupChart<S, G, D>,
 {
     type Element = (SVector<S, M>, SVector<S, M>, G::Element);
     type Base = SVector<S, M>;
@@ -118,12 +129,12 @@ where
     /// `(x, x + v, τ(ξ))`.
     fn fibre_exp(&self, x: &SVector<S, M>, a: &SVector<S, R>) -> Self::Element {
         let (v, xi) = split::<S, M, D, R>(a);
-        (*x, x + v, tau_or_nan(&self.group, self.chart, &xi))
+        (*x, x + v, tau_or_nan(&self.group, &self.chart, &xi))
     }
     /// `(y − x, τ^{-1}(g))`.
     fn fibre_log(&self, g: &Self::Element) -> Result<SVector<S, R>> {
         check_rank::<M, D, R>();
-        let xi = self.group.tau_inv(self.chart, &g.2)?;
+        let xi = self.chart.tau_inv(&self.group, &g.2)?;
         let mut a = SVector::<S, R>::zeros();
         a.fixed_rows_mut::<M>(0).copy_from(&(g.1 - g.0));
         a.fixed_rows_mut::<D>(M).copy_from(&xi);
@@ -132,27 +143,28 @@ where
     /// `(x, y + v, g τ(ξ))`.
     fn left_curve(&self, g: &Self::Element, a: &SVector<S, R>) -> Self::Element {
         let (v, xi) = split::<S, M, D, R>(a);
-        (g.0, g.1 + v, self.group.compose(&g.2, &tau_or_nan(&self.group, self.chart, &xi)))
+        (g.0, g.1 + v, self.group.compose(&g.2, &tau_or_nan(&self.group, &self.chart, &xi)))
     }
     /// `(x − v, y, τ(−ξ)^{-1} g)`.
     fn right_curve(&self, g: &Self::Element, a: &SVector<S, R>) -> Self::Element {
         let (v, xi) = split::<S, M, D, R>(a);
-        let e = tau_or_nan(&self.group, self.chart, &(-xi));
+        let e = tau_or_nan(&self.group, &self.chart, &(-xi));
         (g.0 - v, g.1, self.group.compose(&self.group.inverse(&e), &g.2))
     }
 }
 
 /// The trivial Atiyah groupoid of any group ([`LieGroupFamily`]).
-impl<G: LieGroupFamily<D>, const M: usize, const D: usize, const R: usize> GroupoidFamily<R>
-    for TrivialAtiyah<G, M, D>
+impl<G: LieGroupFamily<D>, C: GroupChart<f64, G, D>, const M: usize, const D: usize, const R: usize> GroupoidFamily<R>
+    for TrivialAtiyah<G, M, D, C>
 {
     type Element<S: Scalar> = (SVector<S, M>, SVector<S, M>, G::ElementAt<S>);
     type Base<S: Scalar> = SVector<S, M>;
 }
 
-impl<S: Scalar, G, const M: usize, const D: usize, const R: usize> GroupoidLift<S, R> for TrivialAtiyah<G, M, D>
+impl<S: Scalar, G, C, const M: usize, const D: usize, const R: usize> GroupoidLift<S, R> for TrivialAtiyah<G, M, D, C>
 where
     G: LieGroupFamily<D> + LieGroup<f64, D, Element = G::ElementAt<f64>> + LieGroup<S, D, Element = G::ElementAt<S>>,
+    C: GroupChart<f64, G, D> + GroupChart<S, G, D>,
 {
     fn lift(&self, g: &<Self as GroupoidFamily<R>>::Element<f64>) -> <Self as GroupoidFamily<R>>::Element<S> {
         (g.0.map(S::from), g.1.map(S::from), self.group.lift_at(&g.2))

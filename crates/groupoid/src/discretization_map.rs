@@ -71,7 +71,7 @@ use crate::pair::PairGroupoid;
 use crate::pair_manifold::{PairOfGroup, SpherePair};
 use discretization::{AutoDiffMap, DiscretizationMap, EuclideanMap, MapModel, ThetaMap};
 use geom_core::function::{PhaseSpaceFunction, ScalarFunction};
-use geom_core::lie::{LieGroup, LieGroupFamily, MEMBERSHIP_TOLERANCE};
+use geom_core::lie::{GroupChart, LieGroup, LieGroupFamily, MEMBERSHIP_TOLERANCE};
 use geom_core::linalg::BlockLu;
 use geom_core::newton::NewtonReport;
 use geom_core::scalar::AdScalar;
@@ -498,9 +498,10 @@ impl GroupoidMembership<2> for SpherePair {
 }
 
 /// The group defect of the element.
-impl<G, const D: usize> GroupoidMembership<D> for GroupAsGroupoid<G>
+impl<G, C, const D: usize> GroupoidMembership<D> for GroupAsGroupoid<G, C>
 where
     G: LieGroupFamily<D> + LieGroup<f64, D, Element = G::ElementAt<f64>>,
+    C: GroupChart<f64, G, D>,
 {
     fn arrow_defect(&self, g: &G::ElementAt<f64>) -> f64 {
         LieGroup::<f64, D>::defect(self.group(), g)
@@ -508,9 +509,10 @@ where
 }
 
 /// The sum of the group defects of both elements.
-impl<G, const D: usize> GroupoidMembership<D> for PairOfGroup<G>
+impl<G, C, const D: usize> GroupoidMembership<D> for PairOfGroup<G, C>
 where
     G: LieGroupFamily<D> + LieGroup<f64, D, Element = G::ElementAt<f64>>,
+    C: GroupChart<f64, G, D>,
 {
     fn arrow_defect(&self, g: &(G::ElementAt<f64>, G::ElementAt<f64>)) -> f64 {
         LieGroup::<f64, D>::defect(self.group(), &g.0) + LieGroup::<f64, D>::defect(self.group(), &g.1)
@@ -518,9 +520,10 @@ where
 }
 
 /// The group defect of `g`, `+∞` if a base point is not finite.
-impl<G, const M: usize, const D: usize, const R: usize> GroupoidMembership<R> for TrivialAtiyah<G, M, D>
+impl<G, C, const M: usize, const D: usize, const R: usize> GroupoidMembership<R> for TrivialAtiyah<G, M, D, C>
 where
     G: LieGroupFamily<D> + LieGroup<f64, D, Element = G::ElementAt<f64>>,
+    C: GroupChart<f64, G, D>,
 {
     fn arrow_defect(&self, g: &(SVector<f64, M>, SVector<f64, M>, G::ElementAt<f64>)) -> f64 {
         finite_or_inf(g.0.iter().chain(g.1.iter()).copied(), LieGroup::<f64, D>::defect(self.group(), &g.2))
@@ -529,9 +532,10 @@ where
 
 /// The group defect of `h`, `+∞` if the point `x` is not finite (points of a general action's
 /// space are not checked further; on `S²` see [`GroupoidMembership`] for [`SpherePair`]).
-impl<A, const D: usize> GroupoidMembership<D> for ActionGroupoid<A>
+impl<A, C, const D: usize> GroupoidMembership<D> for ActionGroupoid<A, C>
 where
     A: ActionFamily<D>,
+    C: GroupChart<f64, A::Acting, D>,
     A::Acting: LieGroup<f64, D, Element = <A::Acting as LieGroupFamily<D>>::ElementAt<f64>>,
     A::PointAt<f64>: RealDistance,
 {

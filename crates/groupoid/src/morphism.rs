@@ -42,7 +42,7 @@ use crate::lagrangian::{AdGroupoid, Arrow, DiscreteLagrangian, GroupoidFamily, G
 use crate::lie_group::GroupAsGroupoid;
 use crate::pair_manifold::PairOfGroup;
 use geom_core::action::{GroupAction, RotationAction, SphereRotation};
-use geom_core::lie::{Chart, LieGroup, Product, Rn, So3};
+use geom_core::lie::{Chart, GroupChart, LieGroup, Product, Rn, So3};
 use geom_core::{Result, Scalar};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 use num_dual::DualSVec64;
@@ -233,22 +233,24 @@ where
 /// by the diagonal left action `h · (g_0, g_1) = (h g_0, h g_1)`. A left-invariant discrete
 /// Lagrangian `L(g_0, g_1) = ℓ(g_0^{-1} g_1)` reduces to `ℓ` on the group, and the DEL on `G × G`
 /// to the discrete Euler–Poincaré equations `l*_{W_k} dℓ(W_k) = r*_{W_{k+1}} dℓ(W_{k+1})`
-/// (docs/math.md §C.3) for `W_k = g_{k−1}^{-1} g_k`. Both groupoids use the same chart `τ`, and
+/// (docs/math.md §C.3) for `W_k = g_{k−1}^{-1} g_k`. Both groupoids use the same chart `τ` (the
+/// shipped [`Chart`], the default type, or any [`GroupChart`] of `G`), and
 /// `Ψ(g, g τ(ξ)) = τ(ξ)`: `AΨ = Id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LeftTrivialization<G> {
-    pair: PairOfGroup<G>,
-    group: GroupAsGroupoid<G>,
+pub struct LeftTrivialization<G, C = Chart> {
+    pair: PairOfGroup<G, C>,
+    group: GroupAsGroupoid<G, C>,
 }
 
-impl<G: Copy> LeftTrivialization<G> {
-    /// The reduction `G × G → G` with fibre chart `τ = chart` on both sides.
-    pub fn new(group: G, chart: Chart) -> Self {
+impl<G: Copy, C: Copy> LeftTrivialization<G, C> {
+    /// The reduction `G × G → G` with fibre charts `(g, g τ(ξ))` and `τ(ξ)`, `τ = chart` on
+    /// both sides (a shipped [`Chart`] or any [`GroupChart`] of `G`).
+    pub fn new(group: G, chart: C) -> Self {
         Self { pair: PairOfGroup::new(group, chart), group: GroupAsGroupoid::new(group, chart) }
     }
 }
 
-impl<G> LeftTrivialization<G> {
+impl<G, C> LeftTrivialization<G, C> {
     /// Reconstruction: the arrow `(g_0, g_0 W)` of `G × G` with source `g_0` over `W`.
     pub fn reconstruct<const D: usize>(&self, g0: &G::Element, w: &G::Element) -> (G::Element, G::Element)
     where
@@ -260,24 +262,24 @@ impl<G> LeftTrivialization<G> {
 
 macro_rules! left_trivialization {
     ($group:ty, $d:tt) => {
-        impl GroupoidMorphism<$d, $d> for LeftTrivialization<$group> {
-            type Source = PairOfGroup<$group>;
-            type Target = GroupAsGroupoid<$group>;
-            fn source_groupoid(&self) -> &PairOfGroup<$group> {
+        impl<C: GroupChart<f64, $group, $d>> GroupoidMorphism<$d, $d> for LeftTrivialization<$group, C> {
+            type Source = PairOfGroup<$group, C>;
+            type Target = GroupAsGroupoid<$group, C>;
+            fn source_groupoid(&self) -> &PairOfGroup<$group, C> {
                 &self.pair
             }
-            fn target_groupoid(&self) -> &GroupAsGroupoid<$group> {
+            fn target_groupoid(&self) -> &GroupAsGroupoid<$group, C> {
                 &self.group
             }
             /// `g_0^{-1} g_1`.
             fn map<S: Scalar>(
                 &self,
-                g: &<PairOfGroup<$group> as GroupoidFamily<$d>>::Element<S>,
-            ) -> <GroupAsGroupoid<$group> as GroupoidFamily<$d>>::Element<S> {
+                g: &<PairOfGroup<$group, C> as GroupoidFamily<$d>>::Element<S>,
+            ) -> <GroupAsGroupoid<$group, C> as GroupoidFamily<$d>>::Element<S> {
                 let grp = self.group.group();
                 LieGroup::<S, $d>::compose(grp, &LieGroup::<S, $d>::inverse(grp, &g.0), &g.1)
             }
-            fn map_base<S: Scalar>(&self, _x: &<PairOfGroup<$group> as GroupoidFamily<$d>>::Base<S>) {}
+            fn map_base<S: Scalar>(&self, _x: &<PairOfGroup<$group, C> as GroupoidFamily<$d>>::Base<S>) {}
         }
     };
 }
@@ -303,7 +305,10 @@ pub struct AtiyahQuotient<G, const M: usize, const D: usize> {
 }
 
 impl<G: Copy, const M: usize, const D: usize> AtiyahQuotient<G, M, D> {
-    /// The reduction `(R^M × G)² → (R^M × R^M) × G` with fibre chart `τ = chart` on `G`.
+    /// The reduction `(R^M × G)² → (R^M × R^M) × G` with fibre charts
+    /// `((x, g), (x + v, g τ(ξ)))` and `(x, x + v, τ(ξ))`, `τ = chart` on `G`. A shipped [`Chart`]
+    /// only: the pair side needs the same chart on `R^M × G`, which a user's [`GroupChart`] of
+    /// `G` does not give.
     pub fn new(group: G, chart: Chart) -> Self {
         Self { pair: PairOfGroup::new(Product::new(Rn, group), chart), atiyah: TrivialAtiyah::new(group, chart) }
     }
@@ -362,17 +367,19 @@ atiyah_quotient!(geom_core::lie::Se2, 3);
 /// invariant under the isotropy group of `a` (rotations about `a`) that is of the form
 /// `L(R_0, R_1) = ℓ(R_0ᵀ a, R_0ᵀ R_1)` reduces to `ℓ` on the action groupoid: for the heavy top
 /// with `a = e_3`, `Γ_k = R_kᵀ e_3` is the advected parameter (docs/math.md §C.3, action groupoid).
-/// `Ψ(R, R τ(ξ)) = (a · R, τ(ξ))`: `AΨ = Id`.
+/// `Ψ(R, R τ(ξ)) = (a · R, τ(ξ))`: `AΨ = Id`. The chart `τ` is the shipped [`Chart`] (the default
+/// type) or any [`GroupChart`] of SO(3).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AdvectedReduction<A> {
-    pair: PairOfGroup<So3>,
-    action: ActionGroupoid<A>,
+pub struct AdvectedReduction<A, C = Chart> {
+    pair: PairOfGroup<So3, C>,
+    action: ActionGroupoid<A, C>,
     reference: Vector3<f64>,
 }
 
-impl<A> AdvectedReduction<A> {
-    /// The reduction with reference point `a = reference` and chart `τ = chart` on both sides.
-    pub fn new(action: A, reference: Vector3<f64>, chart: Chart) -> Self {
+impl<A, C: Copy> AdvectedReduction<A, C> {
+    /// The reduction with reference point `a = reference` and chart `τ = chart` on both sides
+    /// (fibre charts `(R, R τ(ξ))` and `(x, τ(ξ))`).
+    pub fn new(action: A, reference: Vector3<f64>, chart: C) -> Self {
         Self { pair: PairOfGroup::new(So3, chart), action: ActionGroupoid::new(action, chart), reference }
     }
     /// The reference point `a`.
@@ -383,13 +390,13 @@ impl<A> AdvectedReduction<A> {
 
 macro_rules! advected_reduction {
     ($action:ty) => {
-        impl GroupoidMorphism<3, 3> for AdvectedReduction<$action> {
-            type Source = PairOfGroup<So3>;
-            type Target = ActionGroupoid<$action>;
-            fn source_groupoid(&self) -> &PairOfGroup<So3> {
+        impl<C: GroupChart<f64, So3, 3>> GroupoidMorphism<3, 3> for AdvectedReduction<$action, C> {
+            type Source = PairOfGroup<So3, C>;
+            type Target = ActionGroupoid<$action, C>;
+            fn source_groupoid(&self) -> &PairOfGroup<So3, C> {
                 &self.pair
             }
-            fn target_groupoid(&self) -> &ActionGroupoid<$action> {
+            fn target_groupoid(&self) -> &ActionGroupoid<$action, C> {
                 &self.action
             }
             /// `(a · R_0, R_0^{-1} R_1) = (R_0ᵀ a, R_0ᵀ R_1)`.

@@ -6,7 +6,8 @@
 //! `X^←(x, y) = (0_x, X(y))`, `X^→(x, y) = (−X(x), 0_y)`. They differ in the fibre chart
 //! `exp_x: R^R ≅ T_xQ → α^{-1}(x) = {x} × Q`:
 //!
-//! * Lie group: `exp_g(ξ) = (g, g τ(ξ))` with `τ = exp` or Cayley, i.e. `T_gG` in
+//! * Lie group: `exp_g(ξ) = (g, g τ(ξ))` with `τ` any [`GroupChart`] (the shipped `exp` or
+//!   Cayley of [`Chart`], or a user's chart), i.e. `T_gG` in
 //!   left-trivialized coordinates `v = g ξ` (docs/math.md §0), so `X^←(g_0, g_1) = (0, g_1ξ)`
 //!   and `X^→(g_0, g_1) = (−g_0ξ, 0)`; `fibre_log(g_0, g_1) = τ^{-1}(g_0^{-1} g_1)`.
 //! * Sphere: `exp_x(ξ) = (x, N(x + E(x) ξ))` with the normalisation retraction `N(y) = y/|y|`
@@ -21,20 +22,20 @@
 
 use crate::groupoid::{COMPOSABILITY_TOLERANCE, LieGroupoid};
 use crate::lagrangian::{GroupoidFamily, GroupoidLift};
-use geom_core::lie::{Chart, LieGroup, LieGroupFamily, MEMBERSHIP_TOLERANCE};
+use geom_core::lie::{Chart, GroupChart, LieGroup, LieGroupFamily, MEMBERSHIP_TOLERANCE};
 use geom_core::manifold::{Manifold, Sphere2};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SVector, Vector2, Vector3};
 
-/// `τ(ξ)`, or an element of NaNs where the chart fails (a Cayley map that is not defined; never on
-/// SO(3)/SE(3)), so that infallible fibre charts report the failure downstream as a non-finite
-/// value (Newton then returns [`GeomError::NonFinite`]).
-pub(crate) fn tau_or_nan<S: Scalar, const D: usize, G: LieGroup<S, D>>(
+/// `τ(ξ)` of any [`GroupChart`], or an element of NaNs where the chart fails (a Cayley map that is
+/// not defined; never on SO(3)/SE(3)), so that infallible fibre charts report the failure
+/// downstream as a non-finite value (Newton then returns [`GeomError::NonFinite`]).
+pub(crate) fn tau_or_nan<S: Scalar, const D: usize, G: LieGroup<S, D>, C: GroupChart<S, G, D>>(
     group: &G,
-    chart: Chart,
+    chart: &C,
     xi: &SVector<S, D>,
 ) -> G::Element {
-    match group.tau(chart, xi) {
+    match chart.tau(group, xi) {
         Ok(g) => g,
         Err(_) => group.exp(&xi.map(|_| S::from(f64::NAN))),
     }
@@ -60,7 +61,13 @@ pub(crate) fn group_distance<S: Scalar, const D: usize, G: LieGroup<S, D>>(
 
 /// The pair groupoid `G × G ⇉ G` of a Lie group `G` (any `geom-core` group, including products
 /// such as `R² × SO(3)` = `Product<Rn<2>, So3, 2, 3>`), with the left-trivialized fibre chart
-/// `exp_g(ξ) = (g, g τ(ξ))` (module documentation). Elements are pairs `(g_0, g_1)`.
+/// `exp_g(ξ) = (g, g τ(ξ))` and `fibre_log(g_0, g_1) = τ^{-1}(g_0^{-1} g_1)` (module
+/// documentation). Elements are pairs `(g_0, g_1)`.
+///
+/// The chart `C` is any [`GroupChart`] of `G`: the shipped [`Chart`] (the default type) or a
+/// user's chart written once over the scalar, which reaches the Legendre transforms and the DEL
+/// flow with no wrapper (the every-scalar interfaces — [`EveryScalarGroupoid`](crate::EveryScalarGroupoid),
+/// the algebroid — take the shipped [`Chart`]).
 ///
 /// Its discrete Euler–Lagrange equations are the standard variational integrator on `G`,
 /// `l*_{g_k}(D_2 L(g_{k−1}, g_k)) + l*_{g_k}(D_1 L(g_k, g_{k+1})) = 0` in left-trivialized form
@@ -80,22 +87,27 @@ pub(crate) fn group_distance<S: Scalar, const D: usize, G: LieGroup<S, D>>(
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PairOfGroup<G> {
+pub struct PairOfGroup<G, C = Chart> {
     group: G,
-    chart: Chart,
+    chart: C,
 }
 
-impl<G> PairOfGroup<G> {
-    /// `G × G ⇉ G` with fibre chart `(g, g τ(ξ))`, `τ = chart`.
-    pub fn new(group: G, chart: Chart) -> Self {
+impl<G, C> PairOfGroup<G, C> {
+    /// `G × G ⇉ G` with fibre chart `(g, g τ(ξ))`, `τ = chart` (a shipped [`Chart`] or any
+    /// [`GroupChart`] of `G`). Infallible: the chart is not checked here (see
+    /// [`geom_core::lie::check_chart`]).
+    pub fn new(group: G, chart: C) -> Self {
         Self { group, chart }
     }
     /// The group `G`.
     pub fn group(&self) -> &G {
         &self.group
     }
-    /// The chart `τ`.
-    pub fn chart(&self) -> Chart {
+    /// The chart `τ` (a copy: every [`GroupChart`] is `Copy`).
+    pub fn chart(&self) -> C
+    where
+        C: Copy,
+    {
         self.chart
     }
     /// A checked element `(g_0, g_1)`: both within `tolerance` of `G`
@@ -115,7 +127,7 @@ impl<G> PairOfGroup<G> {
     }
 }
 
-impl<S: Scalar, const D: usize, G: LieGroup<S, D>> LieGroupoid<S, D> for PairOfGroup<G> {
+impl<S: Scalar, const D: usize, G: LieGroup<S, D>, C: GroupChart<S, G, D>> LieGroupoid<S, D> for PairOfGroup<G, C> {
     type Element = (G::Element, G::Element);
     type Base = G::Element;
 
@@ -144,24 +156,24 @@ impl<S: Scalar, const D: usize, G: LieGroup<S, D>> LieGroupoid<S, D> for PairOfG
     }
     /// `(g, g τ(ξ))` (an element of NaNs where `τ` fails).
     fn fibre_exp(&self, x: &G::Element, xi: &SVector<S, D>) -> Self::Element {
-        (x.clone(), self.group.compose(x, &tau_or_nan(&self.group, self.chart, xi)))
+        (x.clone(), self.group.compose(x, &tau_or_nan(&self.group, &self.chart, xi)))
     }
     /// `τ^{-1}(g_0^{-1} g_1)`.
     fn fibre_log(&self, g: &Self::Element) -> Result<SVector<S, D>> {
-        self.group.tau_inv(self.chart, &self.group.compose(&self.group.inverse(&g.0), &g.1))
+        self.chart.tau_inv(&self.group, &self.group.compose(&self.group.inverse(&g.0), &g.1))
     }
     /// `(g_0, g_1 τ(ξ))`.
     fn left_curve(&self, g: &Self::Element, xi: &SVector<S, D>) -> Self::Element {
-        (g.0.clone(), self.group.compose(&g.1, &tau_or_nan(&self.group, self.chart, xi)))
+        (g.0.clone(), self.group.compose(&g.1, &tau_or_nan(&self.group, &self.chart, xi)))
     }
     /// `(g_0 τ(−ξ), g_1)`.
     fn right_curve(&self, g: &Self::Element, xi: &SVector<S, D>) -> Self::Element {
-        (self.group.compose(&g.0, &tau_or_nan(&self.group, self.chart, &(-xi))), g.1.clone())
+        (self.group.compose(&g.0, &tau_or_nan(&self.group, &self.chart, &(-xi))), g.1.clone())
     }
 }
 
 /// The pair groupoid of any group ([`LieGroupFamily`] names its elements at every scalar).
-impl<G: LieGroupFamily<D>, const D: usize> GroupoidFamily<D> for PairOfGroup<G> {
+impl<G: LieGroupFamily<D>, C: GroupChart<f64, G, D>, const D: usize> GroupoidFamily<D> for PairOfGroup<G, C> {
     type Element<S: Scalar> = (G::ElementAt<S>, G::ElementAt<S>);
     type Base<S: Scalar> = G::ElementAt<S>;
     /// The conditioning `κ(x)` of the base point ([`LieGroupFamily::condition`]): an arrow
@@ -172,9 +184,10 @@ impl<G: LieGroupFamily<D>, const D: usize> GroupoidFamily<D> for PairOfGroup<G> 
     }
 }
 
-impl<S: Scalar, G, const D: usize> GroupoidLift<S, D> for PairOfGroup<G>
+impl<S: Scalar, G, C, const D: usize> GroupoidLift<S, D> for PairOfGroup<G, C>
 where
     G: LieGroupFamily<D> + LieGroup<f64, D, Element = G::ElementAt<f64>> + LieGroup<S, D, Element = G::ElementAt<S>>,
+    C: GroupChart<f64, G, D> + GroupChart<S, G, D>,
 {
     fn lift(&self, g: &(G::ElementAt<f64>, G::ElementAt<f64>)) -> (G::ElementAt<S>, G::ElementAt<S>) {
         (self.group.lift_at(&g.0), self.group.lift_at(&g.1))

@@ -21,4 +21,5 @@ mod unconstrained_pair;
 mod unconstrained_reduction;
 mod unconstrained_regularity;
 mod unconstrained_rigid_body;
+mod user_chart;
 mod user_group;

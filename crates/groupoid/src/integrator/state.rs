@@ -92,9 +92,9 @@ impl<const N: usize> FlowState<PairGroupoid<N>, N> for PhaseState<N> {
 }
 
 /// On `G ⇉ {e}`, `μ` with the configuration `g` reconstructed by `g_{k+1} = g_k W_k`.
-impl<G, const D: usize> FlowState<GroupAsGroupoid<G>, D> for LieState<<G as LieGroup<f64, D>>::Element, D>
+impl<G, C, const D: usize> FlowState<GroupAsGroupoid<G, C>, D> for LieState<<G as LieGroup<f64, D>>::Element, D>
 where
-    GroupAsGroupoid<G>: GroupoidFamily<D, Base<f64> = ()> + GroupoidFamily<D, Element<f64> = G::Element>,
+    GroupAsGroupoid<G, C>: GroupoidFamily<D, Base<f64> = ()> + GroupoidFamily<D, Element<f64> = G::Element>,
     G: LieGroup<f64, D>,
     G::Element: FlatState + Send + Sync,
 {
@@ -102,7 +102,7 @@ where
     fn momentum(&self) -> SVector<f64, D> {
         self.mu
     }
-    fn after(&self, groupoid: &GroupAsGroupoid<G>, w: &G::Element, mu: SVector<f64, D>) -> Self {
+    fn after(&self, groupoid: &GroupAsGroupoid<G, C>, w: &G::Element, mu: SVector<f64, D>) -> Self {
         LieState::new(groupoid.group().compose(&self.g, w), mu)
     }
     fn is_finite(&self) -> bool {
