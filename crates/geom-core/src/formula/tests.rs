@@ -1,0 +1,135 @@
+use super::*;
+use crate::function::{AutoDiff, PhaseSpaceDerivatives};
+use nalgebra::SVector;
+use num_dual::Dual64;
+
+fn f(text: &str, vars: &[&str]) -> Formula {
+    Formula::parse(text, vars, &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn err(text: &str, vars: &[&str], params: &[(&str, f64)]) -> FormulaError {
+    Formula::parse(text, vars, params).expect_err(text)
+}
+
+/// Precedence and associativity, against the same expression written in Rust.
+#[test]
+fn precedence_and_associativity() {
+    let (x, y) = (1.7f64, -0.6f64);
+    let cases: [(&str, f64); 10] = [
+        ("1 + 2*x - y/4", 1.0 + 2.0 * x - y / 4.0),
+        ("-x^2", -(x * x)),
+        ("2^3^2", 2f64.powf(9.0)),
+        ("x**3 - 2*x*y", x.powi(3) - 2.0 * x * y),
+        ("(x - y)*(x + y)/2", (x - y) * (x + y) / 2.0),
+        ("x - y - 1", x - y - 1.0),
+        ("x / y / 2", x / y / 2.0),
+        ("sin(x)^2 + cos(x)^2", 1.0),
+        ("atan2(y, x) + pow(x, 0.5)", y.atan2(x) + x.sqrt()),
+        ("exp(ln(x)) + abs(y) + sqrt(4) + pi", x + 0.6 + 2.0 + core::f64::consts::PI),
+    ];
+    for (text, want) in cases {
+        let got = f(text, &["x", "y"]).eval(&[x, y]);
+        assert!((got - want).abs() < 1e-14 * want.abs().max(1.0), "{text}: {got} vs {want}");
+    }
+    // 1.5e-3 and .5 are numbers; e is not a constant (it is free for a parameter)
+    assert_eq!(f("1.5e-3 + .5", &[]).eval::<f64>(&[]), 1.5e-3 + 0.5);
+    assert_eq!(Formula::parse("e*x", &["x"], &[("e", 0.6)]).unwrap().eval(&[2.0]), 1.2);
+}
+
+/// Derivatives by AD of the parsed formula equal the hand derivatives, at first order (dual
+/// numbers) and through a Hamiltonian's gradient and Hessian.
+#[test]
+fn derivatives_are_exact() {
+    let g = f("x^3*sin(y) + exp(-x*y) + x^y", &["x", "y"]);
+    let (x, y) = (1.3, 0.7);
+    let dx = g.eval(&[Dual64::from_re(x).derivative(), Dual64::from_re(y)]).eps;
+    let want = 3.0 * x * x * f64::sin(y) - y * f64::exp(-x * y) + y * x.powf(y - 1.0);
+    assert!((dx - want).abs() < 1e-13, "{dx} vs {want}");
+    let dy = g.eval(&[Dual64::from_re(x), Dual64::from_re(y).derivative()]).eps;
+    let want = x.powi(3) * f64::cos(y) - x * f64::exp(-x * y) + x.powf(y) * x.ln();
+    assert!((dy - want).abs() < 1e-13, "{dy} vs {want}");
+
+    // Kepler: H = |p|²/2 − mu/|q|, ∇_q H = mu q/|q|³, ∇_p H = p
+    let h = FormulaHamiltonian::<2>::parse(
+        "0.5*(px^2 + py^2) - mu/sqrt(x^2 + y^2)",
+        &["x", "y"],
+        &["px", "py"],
+        &[("mu", 1.5)],
+    )
+    .unwrap();
+    let (q, p) = (SVector::from([0.4, -0.3]), SVector::from([0.1, 2.0]));
+    let (hq, hp) = AutoDiff(&h).gradient(&q, &p);
+    let r3 = q.norm().powi(3);
+    assert!((hq - q * (1.5 / r3)).amax() < 1e-14 && (hp - p).amax() < 1e-15);
+    assert!((AutoDiff(&h).value(&q, &p) - (0.5 * p.norm_squared() - 1.5 / q.norm())).abs() < 1e-15);
+    assert!(h.uses_momenta());
+}
+
+/// Bad formulas: one error naming the column and the cause; no panic.
+#[test]
+fn bad_formulas_name_the_column() {
+    let v = ["q", "p"];
+    let e = err("0.5*p^2 + nu*q", &v, &[("mu", 1.0)]);
+    assert_eq!(e.column, 11);
+    assert!(e.message.contains("unknown name 'nu'") && e.message.contains("mu"), "{e}");
+    let e = err("sin(q, p)", &v, &[]);
+    assert_eq!(e.column, 1);
+    assert!(e.message.contains("takes 1 argument"), "{e}");
+    let e = err("atan2(q)", &v, &[]);
+    assert!(e.message.contains("takes 2 argument"), "{e}");
+    let e = err("(q + p", &v, &[]);
+    assert_eq!(e.column, 7);
+    assert!(e.message.contains("expected ')'"), "{e}");
+    let e = err("q + * p", &v, &[]);
+    assert_eq!(e.column, 5);
+    let e = err("q $ p", &v, &[]);
+    assert_eq!((e.column, e.message.as_str()), (3, "unexpected character '$'"));
+    let e = err("q p", &v, &[]);
+    assert_eq!(e.column, 3);
+    let e = err("", &v, &[]);
+    assert!(e.message.contains("empty"), "{e}");
+    let e = err("sin q", &v, &[]);
+    assert!(e.message.contains("expected '('"), "{e}");
+    let e = err("q", &["q", "q"], &[]);
+    assert!(e.message.contains("declared twice"), "{e}");
+    let e = err("q*a", &["q"], &[("a", f64::NAN)]);
+    assert!(e.message.contains("not finite"), "{e}");
+    // the message names the formula and the column
+    assert_eq!(e.to_string(), "parameter 'a' is not finite (NaN) at column 1 of 'q*a'");
+    // a wrong number of variables for a Hamiltonian
+    assert!(FormulaHamiltonian::<2>::parse("q", &["q"], &["p"], &[]).is_err());
+    assert!(FormulaFunction::<2>::parse("q", &["q"], &[]).is_err());
+}
+
+/// Hostile sizes are refused, not overflowed: deep nesting, long chains, huge formulas.
+#[test]
+fn hostile_formulas_are_refused() {
+    let deep = format!("{}q{}", "(".repeat(100_000), ")".repeat(100_000));
+    assert!(err(&deep, &["q"], &[]).message.contains("nested"));
+    let minus = format!("{}q", "-".repeat(100_000));
+    assert!(err(&minus, &["q"], &[]).message.contains("nested"));
+    let chain = vec!["q"; 2 * MAX_DEPTH].join("+");
+    assert!(err(&chain, &["q"], &[]).message.contains("nested"));
+    let chain = vec!["q"; MAX_DEPTH / 2].join("+");
+    assert_eq!(f(&chain, &["q"]).eval(&[1.0]), (MAX_DEPTH / 2) as f64);
+    let powers = format!("{}q", "q^".repeat(100_000));
+    assert!(Formula::parse(&powers, &["q"], &[]).is_err());
+    // a wide but shallow formula: many terms in a balanced tree stays under the node limit
+    let wide = (0..50).map(|k| format!("({k}*q + {k}*q)")).collect::<Vec<_>>().join(" * 1 + ");
+    assert!(Formula::parse(&wide, &["q"], &[]).is_ok());
+}
+
+/// Constants fold when parsed: the tree of `2*pi*x` has the constant `2π` and one variable.
+#[test]
+fn constants_fold() {
+    let g = f("2*pi*x + 3^2", &["x"]);
+    assert_eq!(g.nodes.len(), 5, "{:?}", g.nodes);
+    assert_eq!(g.eval(&[1.0]), 2.0 * core::f64::consts::PI + 9.0);
+    assert!(g.uses(0));
+    assert!(!f("0*1 + 4", &["x"]).uses(0));
+    // integer powers are powi (exact, negative bases allowed), others powf
+    assert_eq!(f("x^3", &["x"]).eval(&[-2.0]), -8.0);
+    assert!(f("x^0.5", &["x"]).eval(&[-2.0f64]).is_nan());
+    let d = f("x^-2", &["x"]).eval(&[Dual64::from_re(2.0).derivative()]);
+    assert_eq!((d.re, d.eps), (0.25, -0.25));
+}
