@@ -17,4 +17,5 @@ mod plots;
 mod preludes;
 mod rattle_default_options;
 mod sphere_discretization_map;
+mod system_file;
 mod user_group_every_layer;

@@ -26,10 +26,12 @@ pub(crate) fn resolve_problem(
     let system = system.map(|s| std::fs::canonicalize(s).unwrap_or_else(|_| PathBuf::from(s)));
     let name = match (name, &system) {
         (Some(n), _) => n.to_string(),
+        // a .toml file is a system of formulas, any other file a file of bodies
+        (None, Some(file)) if file.extension().is_some_and(|e| e == "toml") => catalogue::system::NAME.to_string(),
         (None, Some(_)) => catalogue::nbody::NAME.to_string(),
         (None, None) => {
             let mut valid = catalogue::names();
-            valid.push(catalogue::nbody::NAME);
+            valid.extend([catalogue::nbody::NAME, catalogue::system::NAME]);
             return Err(WorkbenchError::Input(format!("no problem given; {}", suggest::did_you_mean("", &valid))));
         }
     };

@@ -31,6 +31,15 @@ pub trait CanonicalSystem<const N: usize>: Clone + Send + Sync + 'static {
     fn initial(&self) -> PhaseState<N>;
     /// Default `(h, t_end)`.
     fn defaults(&self) -> (f64, f64);
+    /// The names of the state's coordinates, `q_1 … q_N` then `p_1 … p_N` (the columns of
+    /// `trajectory.csv`); `q1 … qN, p1 … pN` by default.
+    fn labels(&self) -> Vec<String> {
+        (0..N).map(|i| format!("q{}", i + 1)).chain((0..N).map(|i| format!("p{}", i + 1))).collect()
+    }
+    /// The formula of the energy, the first quantity (`H = T(p) + V(q)` by default).
+    fn energy_formula(&self) -> &'static str {
+        "H = T(p) + V(q)"
+    }
     /// Invariants beyond the energy, which is always the first quantity.
     fn invariants(&self) -> Vec<Quantity> {
         Vec::new()
@@ -94,10 +103,10 @@ impl<P: CanonicalSystem<N>, const N: usize> Problem for Canonical<P, N> {
         self.0.defaults()
     }
     fn state_labels(&self) -> Vec<String> {
-        (0..N).map(|i| format!("q{}", i + 1)).chain((0..N).map(|i| format!("p{}", i + 1))).collect()
+        self.0.labels()
     }
     fn quantities(&self) -> Vec<Quantity> {
-        let mut q = vec![Quantity::new("energy", Kind::Energy, 1, "H = T(p) + V(q)")];
+        let mut q = vec![Quantity::new("energy", Kind::Energy, 1, self.0.energy_formula())];
         q.extend(self.0.invariants());
         q
     }

@@ -6,6 +6,7 @@ pub mod groupoid;
 pub mod lie;
 pub mod nbody;
 pub mod nonholonomic;
+pub mod system;
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::problem::Problem;
@@ -93,7 +94,7 @@ pub fn names() -> Vec<&'static str> {
 pub fn problem(name: &str, params: &[(String, f64)]) -> Result<Box<dyn Problem>, WorkbenchError> {
     let entry = ENTRIES.iter().find(|e| e.name == name).ok_or_else(|| {
         let mut valid = names();
-        valid.push(nbody::NAME);
+        valid.extend([nbody::NAME, system::NAME]);
         WorkbenchError::Input(format!(
             "unknown problem '{name}'; {}",
             crate::workbench::suggest::did_you_mean(name, &valid)
@@ -151,6 +152,13 @@ pub fn resolve(
             let g = param_values(name, nbody::PARAMS, params)?[0];
             nbody::Bodies::read(file, g)?.problem()?
         }
+        (system::NAME, Some(file)) => system::read(file, params)?,
+        (system::NAME, None) => {
+            return Err(WorkbenchError::Input(format!(
+                "problem '{}' needs its file: give --system FILE.toml (or system = \"FILE.toml\" in the config)",
+                system::NAME
+            )));
+        }
         (nbody::NAME, None) => {
             return Err(WorkbenchError::Input(format!(
                 "problem '{}' needs its bodies: give --system FILE (or system = \"FILE\" in the config)",
@@ -159,8 +167,9 @@ pub fn resolve(
         }
         (_, Some(file)) => {
             return Err(WorkbenchError::Input(format!(
-                "--system {} applies to problem '{}' only, not to '{name}'",
+                "--system {} applies to problems '{}' (a .toml system file) and '{}' (a file of bodies) only, not to '{name}'",
                 file.display(),
+                system::NAME,
                 nbody::NAME
             )));
         }

@@ -1,0 +1,277 @@
+//! A user's Hamiltonian system on `T*R^n` written as formulas in a TOML file
+//! (`geomint run --system FILE.toml`, problem `system`): the Hamiltonian `H(q, p)`, or its
+//! separable parts `T(p)` and `V(q)`, with named coordinates, momenta and parameters, parsed
+//! once by [`geom_core::formula`] and evaluated at every scalar, so that the derivatives are the
+//! library's automatic differentiation and every canonical method applies (explicit for a
+//! declared separable `H = T(p) + V(q)`, implicit otherwise).
+//!
+//! ```toml
+//! name = "Kepler problem"                  # optional: printed in the run header
+//! q = ["x", "y"]                           # coordinate names (1 to 4)
+//! p = ["px", "py"]                         # momentum names, as many
+//! H = "0.5*(px^2 + py^2) - mu/sqrt(x^2 + y^2)"
+//! # or, declared separable (explicit methods):
+//! # T = "0.5*(px^2 + py^2)"                # in the momenta only
+//! # V = "-mu/sqrt(x^2 + y^2)"              # in the coordinates only
+//! q0 = [0.4, 0.0]
+//! p0 = [0.0, 2.0]
+//! h = 0.01                                 # optional default step (default 0.01)
+//! t_end = 20.0                             # optional default final time (default 10)
+//!
+//! [params]                                 # optional; --param mu=2 overrides
+//! mu = 1.0
+//!
+//! [invariants]                             # optional: monitored like the energy
+//! angular_momentum = "x*py - y*px"
+//! ```
+//!
+//! The energy `H` is always monitored; each invariant is a formula in `q` and `p`, reported
+//! with its relative error (absolute where it starts at 0). A file with an unknown key, a
+//! formula that does not parse (the error names the formula and the column), names that do not
+//! match, or an `H` that is not finite at the initial state is an input error naming the file.
+
+use crate::workbench::WorkbenchError;
+use crate::workbench::catalogue::canonical::{Canonical, CanonicalSystem};
+use crate::workbench::problem::{Kind, Problem, Quantity};
+use discretization::PhaseState;
+use geom_core::formula::{FormulaFunction, FormulaHamiltonian};
+use geom_core::function::{AutoDiff, Hessian, PhaseSpaceDerivatives, Separable};
+use nalgebra::SVector;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Mutex;
+
+/// The problem's name.
+pub const NAME: &str = "system";
+
+/// The largest number of degrees of freedom of a system file (the state's size is part of the
+/// methods' types, compiled for `n = 1 … MAX_DEGREES`).
+pub const MAX_DEGREES: usize = 4;
+
+/// The file's contents (module documentation).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SystemFile {
+    name: Option<String>,
+    q: Vec<String>,
+    p: Vec<String>,
+    #[serde(rename = "H")]
+    hamiltonian: Option<String>,
+    #[serde(rename = "T")]
+    kinetic: Option<String>,
+    #[serde(rename = "V")]
+    potential: Option<String>,
+    q0: Vec<f64>,
+    p0: Vec<f64>,
+    h: Option<f64>,
+    t_end: Option<f64>,
+    #[serde(default)]
+    params: BTreeMap<String, f64>,
+    #[serde(default)]
+    invariants: BTreeMap<String, String>,
+}
+
+/// `s` as a `&'static str`, leaked once per distinct string (the workbench's names and
+/// summaries are static; a process that reads many files with the same names leaks nothing more).
+fn intern(s: &str) -> &'static str {
+    static SEEN: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = seen.iter().find(|k| **k == s) {
+        return k;
+    }
+    let k: &'static str = Box::leak(s.to_string().into_boxed_str());
+    seen.push(k);
+    k
+}
+
+/// The derivatives of a formula Hamiltonian: automatic differentiation of `H(q, p)`, or of the
+/// declared separable parts `T(p) + V(q)` (then the methods take their explicit forms).
+#[derive(Debug, Clone)]
+pub enum FormulaDerivatives<const N: usize> {
+    /// A general `H(q, p)`.
+    General(AutoDiff<FormulaHamiltonian<N>>),
+    /// `H = T(p) + V(q)`, declared separable.
+    Separable(Separable<FormulaFunction<N>, FormulaFunction<N>>),
+}
+
+macro_rules! both {
+    ($self:ident, $h:ident => $e:expr) => {
+        match $self {
+            FormulaDerivatives::General($h) => $e,
+            FormulaDerivatives::Separable($h) => $e,
+        }
+    };
+}
+
+impl<const N: usize> PhaseSpaceDerivatives<N> for FormulaDerivatives<N> {
+    fn value(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> f64 {
+        both!(self, h => h.value(q, p))
+    }
+    fn gradient(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> (SVector<f64, N>, SVector<f64, N>) {
+        both!(self, h => h.gradient(q, p))
+    }
+    fn hessian(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Hessian<N> {
+        both!(self, h => h.hessian(q, p))
+    }
+    fn gradient_q(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
+        both!(self, h => h.gradient_q(q, p))
+    }
+    fn gradient_p(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
+        both!(self, h => h.gradient_p(q, p))
+    }
+    fn is_separable(&self) -> bool {
+        matches!(self, FormulaDerivatives::Separable(_))
+    }
+    fn gradient_and_hessian(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
+        both!(self, h => h.gradient_and_hessian(q, p))
+    }
+}
+
+/// A system read from a file, with `N` degrees of freedom: the [`CanonicalSystem`] of
+/// [`Canonical`], so that it runs like the catalogue's systems.
+#[derive(Debug, Clone)]
+pub struct FormulaSystem<const N: usize> {
+    summary: &'static str,
+    energy: &'static str,
+    hamiltonian: FormulaDerivatives<N>,
+    initial: PhaseState<N>,
+    defaults: (f64, f64),
+    labels: Vec<String>,
+    invariants: Vec<(Quantity, FormulaHamiltonian<N>)>,
+}
+
+impl<const N: usize> CanonicalSystem<N> for FormulaSystem<N> {
+    type H = FormulaDerivatives<N>;
+    const NAME: &'static str = NAME;
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+    fn hamiltonian(&self) -> FormulaDerivatives<N> {
+        self.hamiltonian.clone()
+    }
+    fn initial(&self) -> PhaseState<N> {
+        self.initial
+    }
+    fn defaults(&self) -> (f64, f64) {
+        self.defaults
+    }
+    fn labels(&self) -> Vec<String> {
+        self.labels.clone()
+    }
+    fn energy_formula(&self) -> &'static str {
+        self.energy
+    }
+    fn invariants(&self) -> Vec<Quantity> {
+        self.invariants.iter().map(|(q, _)| q.clone()).collect()
+    }
+    fn measure(&self, s: &PhaseState<N>, out: &mut Vec<f64>) {
+        use geom_core::function::PhaseSpaceFunction;
+        out.extend(self.invariants.iter().map(|(_, f)| f.eval(&s.q, &s.p)));
+    }
+}
+
+fn input(file: &Path, msg: impl std::fmt::Display) -> WorkbenchError {
+    WorkbenchError::Input(format!("system file {}: {msg}", file.display()))
+}
+
+/// The problem of the system file `path`, its parameters overridden by `params` (`(name,
+/// value)`; a name the file does not declare is an input error listing those it does).
+pub fn read(path: &Path, params: &[(String, f64)]) -> Result<Box<dyn Problem>, WorkbenchError> {
+    let text = std::fs::read_to_string(path).map_err(|e| input(path, format!("cannot read it: {e}")))?;
+    let file: SystemFile = toml::from_str(&text).map_err(|e| input(path, e.message()))?;
+    let n = file.q.len();
+    if n == 0 || n > MAX_DEGREES {
+        return Err(input(path, format!("q names {n} coordinates; a system file has 1 to {MAX_DEGREES}")));
+    }
+    match n {
+        1 => build::<1>(path, file, params),
+        2 => build::<2>(path, file, params),
+        3 => build::<3>(path, file, params),
+        _ => build::<4>(path, file, params),
+    }
+}
+
+fn build<const N: usize>(
+    path: &Path,
+    mut file: SystemFile,
+    overrides: &[(String, f64)],
+) -> Result<Box<dyn Problem>, WorkbenchError> {
+    let fail = |msg: String| input(path, msg);
+    if file.p.len() != N || file.q0.len() != N || file.p0.len() != N {
+        return Err(fail(format!(
+            "q names {N} coordinates, but p names {}, q0 has {} values and p0 {}",
+            file.p.len(),
+            file.q0.len(),
+            file.p0.len()
+        )));
+    }
+    if !file.q0.iter().chain(&file.p0).all(|v| v.is_finite()) {
+        return Err(fail("q0 and p0 must be finite".into()));
+    }
+    for (key, value) in overrides {
+        match file.params.get_mut(key) {
+            Some(v) => *v = *value,
+            None => {
+                let known: Vec<&str> = file.params.keys().map(String::as_str).collect();
+                return Err(fail(if known.is_empty() {
+                    format!("the system has no parameters (got --param {key})")
+                } else {
+                    format!("unknown parameter '{key}'; the system's parameters: {}", known.join(", "))
+                }));
+            }
+        }
+    }
+    let params: Vec<(&str, f64)> = file.params.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let q: Vec<&str> = file.q.iter().map(String::as_str).collect();
+    let p: Vec<&str> = file.p.iter().map(String::as_str).collect();
+    let hamiltonian = match (&file.hamiltonian, &file.kinetic, &file.potential) {
+        (Some(h), None, None) => FormulaDerivatives::General(AutoDiff(
+            FormulaHamiltonian::parse(h, &q, &p, &params).map_err(|e| fail(format!("H: {e}")))?,
+        )),
+        (None, Some(t), Some(v)) => {
+            let t = FormulaFunction::parse(t, &p, &params)
+                .map_err(|e| fail(format!("T: {e} (T(p) is a function of the momenta only)")))?;
+            let v = FormulaFunction::parse(v, &q, &params)
+                .map_err(|e| fail(format!("V: {e} (V(q) is a function of the coordinates only)")))?;
+            FormulaDerivatives::Separable(Separable::new(t, v))
+        }
+        _ => return Err(fail("give either H, or both T and V (a separable H = T(p) + V(q))".into())),
+    };
+    let initial = PhaseState::new(SVector::from_column_slice(&file.q0), SVector::from_column_slice(&file.p0));
+    let e0 = hamiltonian.value(&initial.q, &initial.p);
+    let (gq, gp): (SVector<f64, N>, SVector<f64, N>) = hamiltonian.gradient(&initial.q, &initial.p);
+    if !e0.is_finite() || !gq.iter().chain(gp.iter()).all(|v| v.is_finite()) {
+        return Err(fail(format!("H or its gradient is not finite at the initial state (H = {e0})")));
+    }
+    let mut invariants = Vec::new();
+    for (name, text) in std::mem::take(&mut file.invariants) {
+        let f = FormulaHamiltonian::<N>::parse(&text, &q, &p, &params)
+            .map_err(|e| fail(format!("invariant {name}: {e}")))?;
+        let about = intern(&text);
+        invariants.push((Quantity::new(intern(&name), Kind::Momentum, 1, about), f));
+    }
+    let (h, t_end) = (file.h.unwrap_or(0.01), file.t_end.unwrap_or(10.0));
+    if !(h.is_finite() && h > 0.0 && t_end.is_finite() && t_end > 0.0) {
+        return Err(fail(format!("h and t_end must be finite and positive, got {h} and {t_end}")));
+    }
+    let what = match &file.hamiltonian {
+        Some(h) => format!("H = {h}"),
+        None => format!(
+            "H = T + V, T = {}, V = {}",
+            file.kinetic.as_deref().unwrap_or(""),
+            file.potential.as_deref().unwrap_or("")
+        ),
+    };
+    let summary = intern(&match &file.name {
+        Some(name) => format!("{name}: {what} (from {})", path.display()),
+        None => format!("{what} (from {})", path.display()),
+    });
+    let labels = file.q.iter().chain(&file.p).cloned().collect();
+    let energy = intern(if file.hamiltonian.is_some() { "H(q, p) as given" } else { "H = T(p) + V(q) as given" });
+    let system = FormulaSystem { summary, energy, hamiltonian, initial, defaults: (h, t_end), labels, invariants };
+    Ok(Box::new(Canonical::<_, N>::new(system)))
+}
