@@ -94,7 +94,6 @@ pub use collocation::{
     LobattoIIIAIIIB4, LobattoIIIAIIIB5,
 };
 pub use jacobian::{PhaseJacobian, StepJacobian};
-pub(crate) use kernels::{Delta, Matrix, Vector, apply, check_input, checked};
 pub use splitting::{StormerVerlet, SymplecticEulerA, SymplecticEulerB};
 
 pub use crate::explicit_rk::{ExplicitRk, HamiltonianField, LinearState, VectorField};
