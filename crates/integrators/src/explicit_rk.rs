@@ -8,7 +8,8 @@
 //!   k_i = f(y + h Σ_{j<i} a_ij k_j),     y_1 = y + h Σ_i b_i k_i.
 //! ```
 
-use crate::classical::*;
+use crate::classical::jacobian::{PhaseJacobian, StepJacobian};
+use crate::classical::kernels::{Delta, Matrix, Vector, apply, check_input, checked};
 use crate::driver::Increment;
 use crate::tableau::Tableau;
 use geom_core::GeomError;
