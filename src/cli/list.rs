@@ -42,6 +42,11 @@ pub(crate) fn list() {
         catalogue::nbody::NAME
     );
     say!("  {:<22}   --param G=1 : gravitational constant G > 0", "");
+    say!(
+        "  {:<22} your Hamiltonian system from formulas: --system FILE.toml (H, or T and V; q, p, q0, p0; 1 to {} degrees of freedom; every T*R^n method)",
+        catalogue::system::NAME,
+        catalogue::system::MAX_DEGREES
+    );
     say!("\nmethods (--method NAME):");
     // the name column fits the longest name, with a space after it
     let width = methods::METHODS.iter().map(|m| m.name.len() + 1).max().unwrap_or(0).max(22);
