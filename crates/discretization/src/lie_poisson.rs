@@ -22,6 +22,7 @@
 //! Both integrators compute exactly this: one step of the unreduced integrator from the identity
 //! with the translated Hamiltonian, keeping `(μ, Γ)` and `W`.
 
+use crate::lie_chart::{AdGroupChart, ThetaChart};
 use crate::lie_function::{AdLieGroup, LieAutoDiff, LieFunction};
 use crate::lie_hamiltonian::{LieCotangentLiftIntegrator, chart_term, chart_term_and_jacobian};
 use crate::lie_map::LieGroupMap;
@@ -29,7 +30,7 @@ use geom_core::GeomError;
 use geom_core::Scalar;
 use geom_core::action::GroupAction;
 use geom_core::function::{ScalarDerivatives, ScalarFunction};
-use geom_core::lie::LieGroup;
+use geom_core::lie::{GroupChart, LieGroup};
 use geom_core::linalg::Lu;
 use geom_core::newton::NewtonOptions;
 use geom_core::step::LieState;
@@ -110,9 +111,16 @@ impl<R, H> LiePoissonIntegrator<R, H> {
         R: LieGroupMap<G, D> + Clone,
         H: ScalarFunction<D>,
     {
-        if let Some((theta, chart)) = self.map.theta_chart() {
-            let (mu1, a, b) =
-                reduced_theta_step(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton)?;
+        let reduced = match self.map.theta_chart() {
+            Some((theta, ThetaChart::Shipped(chart))) => {
+                Some(reduced_theta_step(self.map.group(), theta, &chart, &self.hamiltonian, mu, h, &self.newton)?)
+            }
+            Some((theta, ThetaChart::User(chart))) => {
+                Some(reduced_theta_step(self.map.group(), theta, &chart, &self.hamiltonian, mu, h, &self.newton)?)
+            }
+            None => None,
+        };
+        if let Some((mu1, a, b)) = reduced {
             return Ok((mu1, LieGroup::<f64, D>::compose(self.map.group(), &a, &b)));
         }
         let integ = LieCotangentLiftIntegrator::new(self.map.clone(), LieAutoDiff(Invariant(&self.hamiltonian)))
@@ -123,8 +131,11 @@ impl<R, H> LiePoissonIntegrator<R, H> {
     }
 }
 
-/// The reduced θ-map step for a left-invariant `h(μ)` (docs/math.md §B.6): with `D_g H = 0` the
-/// momentum of the θ path is explicit, `μ = K(ξ)`, and one block remains,
+/// The reduced θ-map step for a left-invariant `h(μ)` (docs/math.md §B.6), for any chart `τ`
+/// ([`AdGroupChart`]: [`geom_core::lie::Chart`] compiled with its closed forms, or a user's chart
+/// through [`crate::lie_chart::ErasedChart`]): with `D_g H = 0` the momentum of the θ path is
+/// explicit, `μ = K(ξ) = (1-θ) dτ_{(1-θ)ξ}ᵀ Ad*_{τ(θξ)} μ_k + θ dτ_{θξ}ᵀ μ_k`, and one block
+/// remains,
 ///
 /// ```text
 ///   F(ξ) = ξ - h ∇h(K(ξ)) = 0,    J(ξ) = I - h D²h(K(ξ)) ∂K/∂ξ,
@@ -144,10 +155,10 @@ impl<R, H> LiePoissonIntegrator<R, H> {
 /// takes `J` at the iterate. Then `μ_{k+1} = Ad*_{τ((1-θ)ξ)} Ad*_{τ(θξ)} μ_k`, returned with
 /// `(τ(θξ), τ((1-θ)ξ))`, whose product is `W`.
 #[allow(clippy::type_complexity)]
-fn reduced_theta_step<G, H, const D: usize>(
+fn reduced_theta_step<G, C, H, const D: usize>(
     group: &G,
     theta: f64,
-    chart: geom_core::lie::Chart,
+    chart: &C,
     ham: &H,
     mu: &SVector<f64, D>,
     h: f64,
@@ -155,6 +166,7 @@ fn reduced_theta_step<G, H, const D: usize>(
 ) -> Result<(SVector<f64, D>, <G as LieGroup<f64, D>>::Element, <G as LieGroup<f64, D>>::Element), GeomError>
 where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    C: AdGroupChart<G, D>,
     H: ScalarFunction<D>,
 {
     geom_core::step::check_step(h)?;
@@ -174,7 +186,7 @@ where
     let mut stale = Some(jac0);
     let (xi, _) = geom_core::newton::newton_split(
         |xi| {
-            let k = chart_term::<G, f64, D>(group, chart, theta, xi, mu, &zero)?;
+            let k = chart_term::<G, C, f64, D>(group, chart, theta, xi, mu, &zero)?;
             Ok(xi - ad.gradient(&k) * h)
         },
         |xi| match stale.take() {
@@ -187,8 +199,8 @@ where
         &predicted.unwrap_or(xi0),
         newton,
     )?;
-    let a = LieGroup::<f64, D>::tau(group, chart, &(xi * theta))?;
-    let b = if theta == 0.5 { a.clone() } else { LieGroup::<f64, D>::tau(group, chart, &(xi * (1.0 - theta)))? };
+    let a = GroupChart::<f64, G, D>::tau(chart, group, &(xi * theta))?;
+    let b = if theta == 0.5 { a.clone() } else { GroupChart::<f64, G, D>::tau(chart, group, &(xi * (1.0 - theta)))? };
     let mu1 = LieGroup::<f64, D>::coadjoint(group, &b, &LieGroup::<f64, D>::coadjoint(group, &a, mu));
     geom_core::error::check_finite(mu1.iter(), "momentum after step")?;
     Ok((mu1, a, b))
@@ -211,8 +223,11 @@ where
     fn step(&self, mu: &mut SVector<f64, D>, h: f64) -> Result<(), GeomError> {
         // (a θ-map: μ_{k+1} alone, without forming W)
         *mu = match self.map.theta_chart() {
-            Some((theta, chart)) => {
-                reduced_theta_step(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton)?.0
+            Some((theta, ThetaChart::Shipped(chart))) => {
+                reduced_theta_step(self.map.group(), theta, &chart, &self.hamiltonian, mu, h, &self.newton)?.0
+            }
+            Some((theta, ThetaChart::User(chart))) => {
+                reduced_theta_step(self.map.group(), theta, &chart, &self.hamiltonian, mu, h, &self.newton)?.0
             }
             None => self.advance::<Grp<R, D>, D>(mu, h)?.0,
         };
@@ -229,12 +244,12 @@ pub trait HasGroup<const D: usize> {
 /// The group type of the map `R`.
 pub type Grp<R, const D: usize> = <R as HasGroup<D>>::Group;
 
-impl<G: AdLieGroup<D> + LieGroup<Dual64, D>, const D: usize> HasGroup<D> for crate::LieGroupThetaMap<G, D> {
+impl<G: AdLieGroup<D> + LieGroup<Dual64, D>, const D: usize, C> HasGroup<D> for crate::LieGroupThetaMap<G, D, C> {
     type Group = G;
 }
 
-impl<G: AdLieGroup<D> + LieGroup<Dual64, D>, const D: usize> HasGroup<D>
-    for crate::RetractionMap<crate::LieGroupRetraction<G, D>>
+impl<G: AdLieGroup<D> + LieGroup<Dual64, D>, const D: usize, C> HasGroup<D>
+    for crate::RetractionMap<crate::LieGroupRetraction<G, D, C>>
 {
     type Group = G;
 }
