@@ -217,3 +217,41 @@ where
         }
     }
 }
+
+/// A shipped chart whose [`GroupChart`] methods are `#[inline(always)]` calls of the group's
+/// formulas (`τ(x) = group.tau(chart, x)`, …): what the integrators pass for
+/// [`ThetaChart::Shipped`], so that the chart value, known at the call site, reaches the group's
+/// `match` on it (one code path per shipped chart after inlining, as when the integrators called
+/// the group's methods directly).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InlineChart(pub(crate) Chart);
+
+impl<S: Scalar, G: LieGroup<S, D> + ?Sized, const D: usize> GroupChart<S, G, D> for InlineChart {
+    fn name(&self) -> String {
+        self.0.name().to_string()
+    }
+    #[inline(always)]
+    fn tau(&self, group: &G, x: &SVector<S, D>) -> Result<G::Element> {
+        group.tau(self.0, x)
+    }
+    #[inline(always)]
+    fn tau_inv(&self, group: &G, g: &G::Element) -> Result<SVector<S, D>> {
+        group.tau_inv(self.0, g)
+    }
+    #[inline(always)]
+    fn dtau(&self, group: &G, x: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
+        group.dtau(self.0, x)
+    }
+    #[inline(always)]
+    fn dtau_inv(&self, group: &G, x: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
+        group.dtau_inv(self.0, x)
+    }
+    #[inline(always)]
+    fn compose_tau(&self, group: &G, g: &G::Element, x: &SVector<S, D>) -> Result<G::Element> {
+        group.compose_tau(self.0, g, x)
+    }
+    #[inline(always)]
+    fn builtin(&self) -> Option<Chart> {
+        Some(self.0)
+    }
+}

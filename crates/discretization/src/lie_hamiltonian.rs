@@ -65,7 +65,7 @@
 //! heavy top keeps its vertical spatial angular momentum to round-off. Symmetric maps (θ = 1/2)
 //! give order 2, the others order 1.
 
-use crate::lie_chart::{AdGroupChart, ThetaChart};
+use crate::lie_chart::{AdGroupChart, ErasedChart, InlineChart, ThetaChart};
 use crate::lie_function::LieFunctionDerivatives;
 use crate::lie_map::LieGroupMap;
 use geom_core::function::ad_jacobian_of;
@@ -215,7 +215,11 @@ fn finite_state<G: LieGroup<f64, D>, const D: usize>(
 }
 
 /// `Ψ_h` on `T*G`, induced by the map `R` on `G` for the Hamiltonian `H(g, μ)` (module
-/// documentation). `R` may be a `Box<dyn LieGroupMap<G, D>>`; `H` is any
+/// documentation): `g_k = R^1(g, ξ)`, `g_{k+1} = R^2(g, ξ)`, `ξ = h ∂H/∂μ`,
+/// `A^2ᵀ μ_{k+1} - A^1ᵀ μ_k = -h D_g H`, `B^2ᵀ μ_{k+1} - B^1ᵀ μ_k = μ`. A θ-map of any chart
+/// (a [`crate::LieGroupThetaMap`] or the map of a [`crate::LieGroupRetraction`], with the shipped
+/// [`Chart`] or a user's [`geom_core::lie::GroupChart`]) takes the reduced two-block system.
+/// `R` may be a `Box<dyn LieGroupMap<G, D>>`; `H` is any
 /// [`LieFunctionDerivatives`] (e.g. [`crate::lie_function::LieAutoDiff`] of a model written once).
 ///
 /// ```
@@ -285,16 +289,29 @@ where
         let group = self.map.group();
         check_state(group, state, h)?;
         let next = match self.map.theta_chart() {
-            Some((theta, ThetaChart::Shipped(chart))) => self.theta_step(theta, &chart, state, h)?,
-            Some((theta, ThetaChart::User(chart))) => self.theta_step(theta, &chart, state, h)?,
+            Some((theta, ThetaChart::Shipped(chart))) => self.theta_step(theta, &InlineChart(chart), state, h)?,
+            Some((theta, ThetaChart::User(chart))) => self.theta_step_erased(theta, chart, state, h)?,
             None => self.general_step(state, h)?,
         };
         finite_state(group, next)
     }
 
+    /// [`Self::theta_step`] for a user's chart, kept out of line: the caller's code for the
+    /// shipped charts (and what the optimizer makes of it) is the same as before charts were
+    /// generic.
+    #[inline(never)]
+    fn theta_step_erased(
+        &self,
+        theta: f64,
+        chart: ErasedChart<'_, G, D>,
+        state: &LieStateOf<G, D>,
+        h: f64,
+    ) -> Result<LieStateOf<G, D>, GeomError> {
+        self.theta_step(theta, &chart, state, h)
+    }
+
     /// The reduced θ-map system of the chart `chart` (module documentation), compiled once per
-    /// chart type: [`Chart`] for the shipped charts, [`crate::lie_chart::ErasedChart`] for a
-    /// user's.
+    /// chart type: [`InlineChart`] for the shipped charts, [`ErasedChart`] for a user's.
     fn theta_step<C: AdGroupChart<G, D>>(
         &self,
         theta: f64,
@@ -556,30 +573,72 @@ mod tests {
     use geom_core::lie::{Se3, So3};
     use nalgebra::{Vector3, Vector6};
 
+    /// A shipped chart that does not say so (`builtin() = None`): the path of a user's chart
+    /// (AD through the chart's `dτ^{-1}` instead of the group's closed form).
+    #[derive(Debug, Clone, Copy)]
+    struct Unnamed(Chart);
+    impl<S: Scalar, G: LieGroup<S, D>, const D: usize> GroupChart<S, G, D> for Unnamed {
+        fn name(&self) -> String {
+            format!("unnamed {}", self.0.name())
+        }
+        fn tau(&self, group: &G, x: &SVector<S, D>) -> Result<G::Element, GeomError> {
+            group.tau(self.0, x)
+        }
+        fn tau_inv(&self, group: &G, g: &G::Element) -> Result<SVector<S, D>, GeomError> {
+            group.tau_inv(self.0, g)
+        }
+        fn dtau(&self, group: &G, x: &SVector<S, D>) -> Result<SMatrix<S, D, D>, GeomError> {
+            group.dtau(self.0, x)
+        }
+    }
+
+    /// The closed-form `∂K/∂ξ` of the chart `chart` against forward AD through the whole of `K`.
+    fn check_chart_jacobian<G, C, const D: usize>(
+        group: &G,
+        chart: &C,
+        xi: SVector<f64, D>,
+        mu: SVector<f64, D>,
+        f: SVector<f64, D>,
+    ) where
+        G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+        C: AdGroupChart<G, D>,
+    {
+        let label = GroupChart::<f64, G, D>::name(chart);
+        for theta in [0.0, 0.3, 0.5, 1.0] {
+            let (k, dk) = chart_term_and_jacobian(group, chart, theta, &xi, &mu, &f).unwrap();
+            let k_ref = chart_term::<G, C, f64, D>(group, chart, theta, &xi, &mu, &f).unwrap();
+            let dk_ref = ad_jacobian_of(
+                &xi,
+                |x: &SVector<Dual64, D>| chart_term::<G, C, Dual64, D>(group, chart, theta, x, &mu, &f),
+                |x: &SVector<DualSVec64<D>, D>| chart_term::<G, C, DualSVec64<D>, D>(group, chart, theta, x, &mu, &f),
+            )
+            .unwrap();
+            let scale = 1.0 + dk_ref.amax();
+            assert!((k - k_ref).amax() <= 1e-15 * (1.0 + k_ref.amax()), "{label} θ = {theta}: K");
+            let err = (dk - dk_ref).amax();
+            assert!(err <= 1e-14 * scale, "{label} θ = {theta}: ∂K/∂ξ off by {err:e}");
+        }
+    }
+
     /// The closed-form `∂K/∂ξ` against forward AD through the whole of `K` (`τ`, `Ad*` and `dτ`
     /// at dual scalars), both charts, several `θ`, `f ≠ 0`; a wrong sign of the `ad*` term or of
-    /// `C` is off by `O(|μ|)`.
+    /// `C` is off by `O(|μ|)`. Each shipped chart also as a chart that does not name itself
+    /// (AD through its `dτ^{-1}`), directly and behind [`crate::lie_chart::ErasedChart`] (the route of a user's
+    /// chart through [`LieGroupMap::theta_chart`]).
     fn check<G, const D: usize>(group: &G, xi: SVector<f64, D>, mu: SVector<f64, D>, f: SVector<f64, D>)
     where
         G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
     {
         for chart in [Chart::Exp, Chart::Cayley] {
-            for theta in [0.0, 0.3, 0.5, 1.0] {
-                let (k, dk) = chart_term_and_jacobian(group, &chart, theta, &xi, &mu, &f).unwrap();
-                let k_ref = chart_term::<G, Chart, f64, D>(group, &chart, theta, &xi, &mu, &f).unwrap();
-                let dk_ref = ad_jacobian_of(
-                    &xi,
-                    |x: &SVector<Dual64, D>| chart_term::<G, Chart, Dual64, D>(group, &chart, theta, x, &mu, &f),
-                    |x: &SVector<DualSVec64<D>, D>| {
-                        chart_term::<G, Chart, DualSVec64<D>, D>(group, &chart, theta, x, &mu, &f)
-                    },
-                )
-                .unwrap();
-                let scale = 1.0 + dk_ref.amax();
-                assert!((k - k_ref).amax() <= 1e-15 * (1.0 + k_ref.amax()), "{chart:?} θ = {theta}: K");
-                let err = (dk - dk_ref).amax();
-                assert!(err <= 1e-14 * scale, "{chart:?} θ = {theta}: ∂K/∂ξ off by {err:e}");
-            }
+            check_chart_jacobian(group, &chart, xi, mu, f);
+            let unnamed = Unnamed(chart);
+            check_chart_jacobian(group, &unnamed, xi, mu, f);
+            let erased = match ThetaChart::<G, D>::of(&unnamed) {
+                ThetaChart::User(erased) => erased,
+                ThetaChart::Shipped(_) => panic!("an unnamed chart is not a shipped one"),
+            };
+            check_chart_jacobian(group, &erased, xi, mu, f);
+            assert!(matches!(ThetaChart::<G, D>::of(&chart), ThetaChart::Shipped(c) if c == chart));
         }
     }
 

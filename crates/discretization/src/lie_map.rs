@@ -8,8 +8,8 @@
 //! ```
 //!
 //! For the θ-map `R_d(g, ξ) = (g τ(-θξ), g τ((1-θ)ξ))` ([`LieGroupThetaMap`]) of any chart
-//! `τ` ([`GroupChart`]: the shipped [`Chart`] or a user's, [`crate::lie_chart`]), with its
-//! right-trivialized `dτ`:
+//! `τ` ([`GroupChart`]: the shipped [`Chart`](geom_core::lie::Chart) or a user's,
+//! [`crate::lie_chart`]), with its right-trivialized `dτ`:
 //!
 //! ```text
 //!   A^1 = Ad_{τ(θξ)},   B^1 = -θ dτ_{θξ},   A^2 = Ad_{τ(-(1-θ)ξ)},   B^2 = (1-θ) dτ_{-(1-θ)ξ}.

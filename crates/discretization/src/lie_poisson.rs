@@ -22,7 +22,7 @@
 //! Both integrators compute exactly this: one step of the unreduced integrator from the identity
 //! with the translated Hamiltonian, keeping `(μ, Γ)` and `W`.
 
-use crate::lie_chart::{AdGroupChart, ThetaChart};
+use crate::lie_chart::{AdGroupChart, ErasedChart, InlineChart, ThetaChart};
 use crate::lie_function::{AdLieGroup, LieAutoDiff, LieFunction};
 use crate::lie_hamiltonian::{LieCotangentLiftIntegrator, chart_term, chart_term_and_jacobian};
 use crate::lie_map::LieGroupMap;
@@ -49,7 +49,11 @@ impl<S: Scalar, G: LieGroup<S, D>, F: ScalarFunction<D>, const D: usize> LieFunc
 }
 
 /// The Lie–Poisson integrator on `g*` reduced from the cotangent lift of a left-equivariant map
-/// (module documentation), for a reduced Hamiltonian `h(μ)` written once over the scalar.
+/// (module documentation), for a reduced Hamiltonian `h(μ)` written once over the scalar. For a
+/// θ-map of any chart `τ` (the shipped [`geom_core::lie::Chart`] or a user's
+/// [`geom_core::lie::GroupChart`], e.g. `LieGroupThetaMap::midpoint(So3, MyChart)`) the step is
+/// the reduced one-block system `ξ = h ∇h(K(ξ))`,
+/// `μ_{k+1} = Ad*_{τ((1-θ)ξ)} Ad*_{τ(θξ)} μ_k`.
 ///
 /// ```
 /// use discretization::lie_poisson::LiePoissonIntegrator;
@@ -112,11 +116,17 @@ impl<R, H> LiePoissonIntegrator<R, H> {
         H: ScalarFunction<D>,
     {
         let reduced = match self.map.theta_chart() {
-            Some((theta, ThetaChart::Shipped(chart))) => {
-                Some(reduced_theta_step(self.map.group(), theta, &chart, &self.hamiltonian, mu, h, &self.newton)?)
-            }
+            Some((theta, ThetaChart::Shipped(chart))) => Some(reduced_theta_step(
+                self.map.group(),
+                theta,
+                &InlineChart(chart),
+                &self.hamiltonian,
+                mu,
+                h,
+                &self.newton,
+            )?),
             Some((theta, ThetaChart::User(chart))) => {
-                Some(reduced_theta_step(self.map.group(), theta, &chart, &self.hamiltonian, mu, h, &self.newton)?)
+                Some(reduced_theta_step_erased(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton)?)
             }
             None => None,
         };
@@ -206,6 +216,27 @@ where
     Ok((mu1, a, b))
 }
 
+/// [`reduced_theta_step`] for a user's chart, kept out of line: the caller's code for the
+/// shipped charts (and what the optimizer makes of it) is the same as before charts were
+/// generic.
+#[inline(never)]
+#[allow(clippy::type_complexity)]
+fn reduced_theta_step_erased<G, H, const D: usize>(
+    group: &G,
+    theta: f64,
+    chart: ErasedChart<'_, G, D>,
+    ham: &H,
+    mu: &SVector<f64, D>,
+    h: f64,
+    newton: &NewtonOptions,
+) -> Result<(SVector<f64, D>, <G as LieGroup<f64, D>>::Element, <G as LieGroup<f64, D>>::Element), GeomError>
+where
+    G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    H: ScalarFunction<D>,
+{
+    reduced_theta_step(group, theta, &chart, ham, mu, h, newton)
+}
+
 impl<R, H, const D: usize> OneStep<SVector<f64, D>> for LiePoissonIntegrator<R, H>
 where
     R: LieGroupMap<Grp<R, D>, D> + Clone + HasGroup<D>,
@@ -224,10 +255,19 @@ where
         // (a θ-map: μ_{k+1} alone, without forming W)
         *mu = match self.map.theta_chart() {
             Some((theta, ThetaChart::Shipped(chart))) => {
-                reduced_theta_step(self.map.group(), theta, &chart, &self.hamiltonian, mu, h, &self.newton)?.0
+                reduced_theta_step(
+                    self.map.group(),
+                    theta,
+                    &InlineChart(chart),
+                    &self.hamiltonian,
+                    mu,
+                    h,
+                    &self.newton,
+                )?
+                .0
             }
             Some((theta, ThetaChart::User(chart))) => {
-                reduced_theta_step(self.map.group(), theta, &chart, &self.hamiltonian, mu, h, &self.newton)?.0
+                reduced_theta_step_erased(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton)?.0
             }
             None => self.advance::<Grp<R, D>, D>(mu, h)?.0,
         };
