@@ -492,7 +492,22 @@ where
 {
     /// One step from `state` (not touched); errors as [`LieCotangentLiftIntegrator::advance`].
     pub fn advance(&self, state: &LieStateOf<G, D>, h: f64) -> Result<LieStateOf<G, D>, GeomError> {
-        let (group, chart, theta, lag) = (&self.group, &self.chart, self.theta, &self.lagrangian);
+        // a shipped chart as `InlineChart`: its value reaches the group's formulas (as for the
+        // Hamiltonian route's reduced system)
+        match GroupChart::<f64, G, D>::builtin(&self.chart) {
+            Some(shipped) => self.advance_with(&InlineChart(shipped), state, h),
+            None => self.advance_with(&self.chart, state, h),
+        }
+    }
+
+    /// [`Self::advance`] with the chart `chart` (the integrator's, or its shipped equivalent).
+    fn advance_with<K: AdGroupChart<G, D>>(
+        &self,
+        chart: &K,
+        state: &LieStateOf<G, D>,
+        h: f64,
+    ) -> Result<LieStateOf<G, D>, GeomError> {
+        let (group, theta, lag) = (&self.group, self.theta, &self.lagrangian);
         check_state(group, state, h)?;
         let (gk, mk) = (&state.g, state.mu);
         // warm start: the velocity of the Legendre transform linearized at u = 0
@@ -508,7 +523,7 @@ where
                 match jac {
                     None => {
                         let grad = lag.gradient(group, &g, &u)?;
-                        let k = chart_term::<G, C, f64, D>(group, chart, theta, &xi, &mk, &(grad.g * h))?;
+                        let k = chart_term::<G, K, f64, D>(group, chart, theta, &xi, &mk, &(grad.g * h))?;
                         Ok([k - grad.y])
                     }
                     Some(j) => {
