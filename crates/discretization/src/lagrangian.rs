@@ -39,11 +39,12 @@
 //! for separable `H`; the tests check this to Newton accuracy over 100 steps, for separable and
 //! position-dependent-mass Hamiltonians and for a nonlinear map.
 
+use crate::lie_chart::AdGroupChart;
 use crate::map::EuclideanMap;
 use geom_core::function::{
     AutoDiff, PhaseSpaceDerivatives, PhaseSpaceFunction, ScalarDerivatives, ScalarFunction, ad_jacobian_of,
 };
-use geom_core::lie::{Chart, LieGroup};
+use geom_core::lie::{Chart, GroupChart, LieGroup};
 use geom_core::linalg::{BlockLu, BlockMatrix, BlockVector, Lu};
 use geom_core::newton::{NewtonOptions, newton, newton_blocks};
 use geom_core::step::{LieState, LieStateOf, OneStep, PhaseState, check_step};
@@ -403,7 +404,8 @@ impl<R: EuclideanMap<N>, L: PhaseSpaceFunction<N>, const N: usize> OneStep<Phase
 // ---------------------------------------------------------------------------------------------
 
 /// The Lie-group midpoint discrete Lagrangian of a left-invariant `ℓ(ξ)` (docs/math.md §B.2, §C.3):
-/// `L_d(g_0, g_1) = h ℓ(τ^{-1}(g_0^{-1} g_1)/h)`, with `W = g_0^{-1} g_1 = τ(hξ)`. Its discrete
+/// `L_d(g_0, g_1) = h ℓ(τ^{-1}(g_0^{-1} g_1)/h)`, with `W = g_0^{-1} g_1 = τ(hξ)`, for any chart
+/// `τ` of `G` (`C`: any [`GroupChart`], the shipped [`Chart`] by default). Its discrete
 /// Legendre transforms, left-trivialized at `g_0` and `g_1` (§C.3: `F^-L(W) = r*_W dL`,
 /// `F^+L(W) = l*_W dL`; right-trivialized `dτ`, §D.2):
 ///
@@ -414,15 +416,16 @@ impl<R: EuclideanMap<N>, L: PhaseSpaceFunction<N>, const N: usize> OneStep<Phase
 /// `δ(hξ) = dτ^{-1}_{hξ} Ad_W η = dτ^{-1}_{-hξ} η`.) For `τ = exp` this is the Lie-group
 /// midpoint discretization of §B.2; its DEL are the free-body member of the HP family (§D.5).
 #[derive(Debug, Clone, Copy)]
-pub struct LieGroupDiscreteLagrangian<G, L, const D: usize> {
+pub struct LieGroupDiscreteLagrangian<G, L, const D: usize, C = Chart> {
     group: G,
-    chart: Chart,
+    chart: C,
     lagrangian: L,
 }
 
-impl<G, L, const D: usize> LieGroupDiscreteLagrangian<G, L, D> {
-    /// `L_d` of the left-invariant `lagrangian` `ℓ(ξ)` on `group` with the chart `chart`.
-    pub fn new(group: G, chart: Chart, lagrangian: L) -> Self {
+impl<G, L, const D: usize, C: Copy> LieGroupDiscreteLagrangian<G, L, D, C> {
+    /// `L_d` of the left-invariant `lagrangian` `ℓ(ξ)` on `group` with the chart `chart` (any
+    /// [`GroupChart`]; not validated here, [`geom_core::lie::check_chart`] checks a user's chart).
+    pub fn new(group: G, chart: C, lagrangian: L) -> Self {
         Self { group, chart, lagrangian }
     }
     /// The group.
@@ -430,7 +433,7 @@ impl<G, L, const D: usize> LieGroupDiscreteLagrangian<G, L, D> {
         &self.group
     }
     /// The chart `τ`.
-    pub fn chart(&self) -> Chart {
+    pub fn chart(&self) -> C {
         self.chart
     }
     /// The reduced Lagrangian `ℓ(ξ)`.
@@ -439,11 +442,13 @@ impl<G, L, const D: usize> LieGroupDiscreteLagrangian<G, L, D> {
     }
 }
 
-impl<G: LieGroup<f64, D>, L: ScalarFunction<D>, const D: usize> LieGroupDiscreteLagrangian<G, L, D> {
+impl<G: LieGroup<f64, D>, L: ScalarFunction<D>, const D: usize, C: GroupChart<f64, G, D>>
+    LieGroupDiscreteLagrangian<G, L, D, C>
+{
     /// `ξ = τ^{-1}(g_0^{-1} g_1)/h`.
     fn velocity(&self, g0: &G::Element, g1: &G::Element, h: f64) -> Result<SVector<f64, D>, GeomError> {
         check_step(h)?;
-        Ok(self.group.tau_inv(self.chart, &self.group.compose(&self.group.inverse(g0), g1))? / h)
+        Ok(self.chart.tau_inv(&self.group, &self.group.compose(&self.group.inverse(g0), g1))? / h)
     }
     /// `L_d(g_0, g_1) = h ℓ(τ^{-1}(g_0^{-1} g_1)/h)`.
     pub fn value(&self, g0: &G::Element, g1: &G::Element, h: f64) -> Result<f64, GeomError> {
@@ -461,22 +466,28 @@ impl<G: LieGroup<f64, D>, L: ScalarFunction<D>, const D: usize> LieGroupDiscrete
         let xi = self.velocity(g0, g1, h)?;
         let grad = AutoDiff(&self.lagrangian).try_gradient(&xi)?;
         let y = xi * h;
-        Ok((self.group.dtau_inv(self.chart, &y)?.tr_mul(&grad), self.group.dtau_inv(self.chart, &(-y))?.tr_mul(&grad)))
+        Ok((
+            self.chart.dtau_inv(&self.group, &y)?.tr_mul(&grad),
+            self.chart.dtau_inv(&self.group, &(-y))?.tr_mul(&grad),
+        ))
     }
 }
 
-/// The discrete Euler–Poincaré step of [`LieGroupDiscreteLagrangian`] on `(g_k, μ_k)`
-/// (docs/math.md §C.3, §D.5 free body; "Lie group symplectic Euler B" with `f = 0`):
+/// The discrete Euler–Poincaré step of [`LieGroupDiscreteLagrangian`] on `(g_k, μ_k)`, for any
+/// chart `τ` (`C`: a [`GroupChart`] at `f64`, `Dual64` and `DualSVec64<D>`, i.e. an
+/// [`AdGroupChart`] — the shipped [`Chart`] by default, or a user's chart written once over the
+/// scalar) (docs/math.md §C.3, §D.5 free body; "Lie group symplectic Euler B" with `f = 0`):
 ///
 /// ```text
 ///   solve  μ_k = (dτ^{-1}_{hξ})ᵀ ∇ℓ(ξ)  for ξ;     g_{k+1} = g_k τ(hξ),    μ_{k+1} = (dτ^{-1}_{-hξ})ᵀ ∇ℓ(ξ).
 /// ```
-/// Newton from `ξ = 0` with the AD Jacobian `∂/∂ξ[(dτ^{-1}_{hξ})ᵀ g]|_{g = ∇ℓ(ξ)}` (one
-/// `DualSVec64<D>` evaluation of the group's `dτ^{-1}`, hence the bound
-/// `G: LieGroup<DualSVec64<D>, D>`, which every group of `geom_core::lie` satisfies) plus
-/// `(dτ^{-1}_{hξ})ᵀ D²ℓ(ξ)` (`num_dual::hessian`).
+/// Newton from `ξ = 0` with the Jacobian `∂/∂ξ[(dτ^{-1}_{hξ})ᵀ g]|_{g = ∇ℓ(ξ)}` (the group's
+/// closed form for a shipped chart that has one, else one `Dual64`/`DualSVec64<D>` evaluation of
+/// the chart's `dτ^{-1}`, hence the bound `G: LieGroup<DualSVec64<D>, D>`, which every group of
+/// `geom_core::lie` satisfies) plus `(dτ^{-1}_{hξ})ᵀ D²ℓ(ξ)` (`num_dual::hessian`).
 ///
-/// Since `(dτ^{-1}_{-x})ᵀ = Ad*_{τ(x)} (dτ^{-1}_x)ᵀ` (§D.2), `μ_{k+1} = Ad*_{W_k} μ_k`: the coadjoint
+/// Since `(dτ^{-1}_{-x})ᵀ = Ad*_{τ(x)} (dτ^{-1}_x)ᵀ` (§D.2; every chart, from `τ(-x) = τ(x)^{-1}`),
+/// `μ_{k+1} = Ad*_{W_k} μ_k`: the coadjoint
 /// orbit (`|μ|` on SO(3)) and the spatial momentum `Ad*_{g_k^{-1}} μ_k` (`g μ` on SO(3)) are
 /// conserved up to the Newton residual. `L_d(g_1, g_0; -h) = L_d(g_0, g_1; h)` because
 /// `τ^{-1}(W^{-1}) = -τ^{-1}(W)`, so the method is symmetric, order 2.
@@ -507,20 +518,21 @@ impl<G: LieGroup<f64, D>, L: ScalarFunction<D>, const D: usize> LieGroupDiscrete
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
 #[derive(Debug, Clone, Copy)]
-pub struct LieGroupDiscreteEulerLagrange<G, L, const D: usize> {
-    discrete: LieGroupDiscreteLagrangian<G, L, D>,
+pub struct LieGroupDiscreteEulerLagrange<G, L, const D: usize, C = Chart> {
+    discrete: LieGroupDiscreteLagrangian<G, L, D, C>,
     newton: NewtonOptions,
     /// `∇ℓ(0)`, `D²ℓ(0)` and its factorization (`None` if singular or not finite): the data of
     /// the warm start and of the first Newton Jacobian, the same at every step.
     at_zero: (SVector<f64, D>, SMatrix<f64, D, D>, Option<Lu<f64, D>>),
 }
 
-impl<G, L: ScalarFunction<D>, const D: usize> LieGroupDiscreteEulerLagrange<G, L, D> {
-    /// The DEP step of `L_d = h ℓ(τ^{-1}(g_0^{-1} g_1)/h)`, with
-    /// [`NewtonOptions::lie_group`]: simplified Newton whose
+impl<G, L: ScalarFunction<D>, const D: usize, C: Copy> LieGroupDiscreteEulerLagrange<G, L, D, C> {
+    /// The DEP step of `L_d = h ℓ(τ^{-1}(g_0^{-1} g_1)/h)` with the chart `chart` (any
+    /// [`GroupChart`]; not validated here, [`geom_core::lie::check_chart`] checks a user's
+    /// chart), with [`NewtonOptions::lie_group`]: simplified Newton whose
     /// first Jacobian uses `D²ℓ(0)` (computed here, once), then gradient-only iterations to the
     /// same round-off tests.
-    pub fn new(group: G, chart: Chart, lagrangian: L) -> Self {
+    pub fn new(group: G, chart: C, lagrangian: L) -> Self {
         let (g0, h0) = AutoDiff(&lagrangian).gradient_and_hessian(&SVector::zeros());
         let lu = Lu::factor(&h0, "Hessian of the reduced Lagrangian at 0").ok();
         Self {
@@ -531,21 +543,22 @@ impl<G, L: ScalarFunction<D>, const D: usize> LieGroupDiscreteEulerLagrange<G, L
     }
 }
 
-impl<G, L, const D: usize> LieGroupDiscreteEulerLagrange<G, L, D> {
+impl<G, L, const D: usize, C> LieGroupDiscreteEulerLagrange<G, L, D, C> {
     /// The same step with other Newton options.
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
         Self { newton, ..self }
     }
     /// The discrete Lagrangian.
-    pub fn discrete_lagrangian(&self) -> &LieGroupDiscreteLagrangian<G, L, D> {
+    pub fn discrete_lagrangian(&self) -> &LieGroupDiscreteLagrangian<G, L, D, C> {
         &self.discrete
     }
 }
 
-impl<G, L, const D: usize> LieGroupDiscreteEulerLagrange<G, L, D>
+impl<G, L, const D: usize, C> LieGroupDiscreteEulerLagrange<G, L, D, C>
 where
     G: LieGroup<f64, D> + LieGroup<DualSVec64<D>, D> + LieGroup<Dual64, D>,
     L: ScalarFunction<D>,
+    C: AdGroupChart<G, D>,
 {
     /// One step from `state`, returning the new state (the state is not touched). Errors:
     /// [`GeomError::InvalidStep`], [`GeomError::NonFinite`], the Newton errors and those of the
@@ -553,7 +566,7 @@ where
     pub fn advance(&self, state: &LieStateOf<G, D>, h: f64) -> Result<LieStateOf<G, D>, GeomError> {
         check_step(h)?;
         geom_core::error::check_finite(state.mu.iter(), "body momentum")?;
-        let (group, chart) = (&self.discrete.group, self.discrete.chart);
+        let (group, chart) = (&self.discrete.group, &self.discrete.chart);
         let ell = AutoDiff(&self.discrete.lagrangian);
         let mu = state.mu;
         // warm start: the velocity of the Legendre transform linearized at ξ = 0,
@@ -576,24 +589,27 @@ where
         let ([xi], _) = newton_blocks::<D, 1>(
             |x, jac| {
                 let xi = &x[0];
-                let a = LieGroup::<f64, D>::dtau_inv(group, chart, &(xi * h))?;
+                let a = GroupChart::<f64, G, D>::dtau_inv(chart, group, &(xi * h))?;
                 let grad = match jac {
                     None => ell.gradient(xi),
                     Some(out) => {
                         let (grad, hess) =
                             if first.replace(false) { (ell.gradient(xi), h0) } else { ell.gradient_and_hessian(xi) };
-                        // the group's closed form `D_x[(dτ_x⁻¹)ᵀ g]` at `x = hξ` (times `h`), else AD
-                        let closed = LieGroup::<f64, D>::dtau_inv_transpose_closed_form(group, chart, &(xi * h), &grad);
+                        // the group's closed form `D_x[(dτ_x⁻¹)ᵀ g]` at `x = hξ` (times `h`) for a
+                        // shipped chart, else AD through the chart's `dτ⁻¹`
+                        let closed = GroupChart::<f64, G, D>::builtin(chart).and_then(|shipped| {
+                            LieGroup::<f64, D>::dtau_inv_transpose_closed_form(group, shipped, &(xi * h), &grad)
+                        });
                         let chart_term = match closed {
                             Some(m) => m * h,
                             None => ad_jacobian_of(
                                 xi,
                                 |xd: &SVector<Dual64, D>| {
-                                    Ok(LieGroup::<Dual64, D>::dtau_inv(group, chart, &(xd * Dual64::from_re(h)))?
+                                    Ok(GroupChart::<Dual64, G, D>::dtau_inv(chart, group, &(xd * Dual64::from_re(h)))?
                                         .tr_mul(&grad.map(Dual64::from_re)))
                                 },
                                 |xd: &SVector<DualSVec64<D>, D>| {
-                                    Ok(LieGroup::<DualSVec64<D>, D>::dtau_inv(group, chart, &(xd * hd))?
+                                    Ok(GroupChart::<DualSVec64<D>, G, D>::dtau_inv(chart, group, &(xd * hd))?
                                         .tr_mul(&grad.map(DualSVec64::<D>::from_re)))
                                 },
                             )?,
@@ -609,23 +625,24 @@ where
         )?;
         let y = xi * h;
         let grad = ell.try_gradient(&xi)?;
-        let mu1 = LieGroup::<f64, D>::dtau_inv(group, chart, &(-y))?.tr_mul(&grad);
-        let g1 = LieGroup::<f64, D>::compose_tau(group, chart, &state.g, &y)?;
+        let mu1 = GroupChart::<f64, G, D>::dtau_inv(chart, group, &(-y))?.tr_mul(&grad);
+        let g1 = GroupChart::<f64, G, D>::compose_tau(chart, group, &state.g, &y)?;
         geom_core::error::check_finite(mu1.iter(), "body momentum after step")?;
         Ok(LieState::new(g1, mu1))
     }
 }
 
-impl<G, L, const D: usize> OneStep<LieStateOf<G, D>> for LieGroupDiscreteEulerLagrange<G, L, D>
+impl<G, L, const D: usize, C> OneStep<LieStateOf<G, D>> for LieGroupDiscreteEulerLagrange<G, L, D, C>
 where
     G: LieGroup<f64, D> + LieGroup<DualSVec64<D>, D> + LieGroup<Dual64, D>,
     L: ScalarFunction<D>,
+    C: AdGroupChart<G, D>,
 {
     fn name(&self) -> String {
         format!(
             "discrete Euler-Poincare on {} ({})",
             LieGroup::<f64, D>::name(&self.discrete.group),
-            self.discrete.chart.name()
+            GroupChart::<f64, G, D>::name(&self.discrete.chart)
         )
     }
     fn order(&self) -> u32 {

@@ -14,7 +14,9 @@
 //!   ([`RetractionMap`]), retractions on `R^N` written once over the scalar
 //!   ([`EuclideanRetractionModel`]) and the order of agreement of two retractions
 //!   ([`check_retraction_order`], §A.7);
-//! * [`lie_group`]: the Lie-group θ-map / midpoint (§A.3); [`sphere`]: the S² θ-map (§A.4);
+//! * [`lie_group`]: the Lie-group θ-map / midpoint (§A.3), with any chart `τ` ([`lie_chart`]:
+//!   the shipped `exp`/Cayley or a user's [`geom_core::lie::GroupChart`]); [`sphere`]: the S²
+//!   θ-map (§A.4);
 //! * [`checks`]: numerical checks of the defining properties and of symmetry preservation (§A.1, §A.6);
 //! * [`hamiltonian`]: the induced integrator `Ψ_h` on `T*R^N` (eq. (4) of Barbero-Liñán et al.
 //!   2024), with [`general`] the 4-block system of a nonlinear map (§B.1);
@@ -106,6 +108,7 @@ pub mod error;
 pub mod general;
 pub mod hamiltonian;
 pub mod lagrangian;
+pub mod lie_chart;
 pub mod lie_function;
 pub mod lie_group;
 pub mod lie_hamiltonian;
@@ -132,6 +135,7 @@ pub use hamiltonian::CotangentLiftIntegrator;
 pub use lagrangian::{
     DiscreteEulerLagrange, DiscreteLagrangianOf, LieGroupDiscreteEulerLagrange, LieGroupDiscreteLagrangian,
 };
+pub use lie_chart::{AdGroupChart, ThetaChart};
 pub use lie_function::{AdLieFunction, AdLieGroup, LieAutoDiff, LieFunction, LieFunctionDerivatives};
 pub use lie_group::LieGroupThetaMap;
 pub use lie_hamiltonian::{LieCotangentLiftIntegrator, LieLagrangianIntegrator};

@@ -3,14 +3,17 @@
 //! `G: LieGroup<f64, D>`, with tangent vectors left-trivialized, `ξ = g^{-1} v_g`:
 //!
 //! ```text
-//!   R_d(g, ξ) = ( g τ(-θξ), g τ((1-θ)ξ) ),   τ ∈ {exp, cay} (Chart),
+//!   R_d(g, ξ) = ( g τ(-θξ), g τ((1-θ)ξ) ),
 //! ```
-//! `θ = 1/2` being the Lie-group midpoint `(g τ(-ξ/2), g τ(ξ/2))`. Since `τ(0) = e` and
-//! `Dτ(0) = Id`, `R_d(g, 0) = (g, g)` and `T R^2 - T R^1 = ((1-θ) + θ) Id = Id` (§A.1). Left
-//! multiplication commutes with it, `R_d(h g, ξ) = (h × h) R_d(g, ξ)`, so it is symmetry
-//! preserving for [`geom_core::action::LeftMultiplication`] (whose tangent lift is
-//! `(g, ξ) ↦ (h g, ξ)`). Since `τ(Ad_h ξ) = h τ(ξ) h^{-1}` for exp and Cayley, it also commutes
-//! with right multiplication, [`geom_core::action::RightMultiplication`] (tangent lift
+//! for any chart `τ: g → G` ([`GroupChart`]: the shipped `exp` and Cayley of [`Chart`], or a
+//! user's chart written once over the scalar, see [`crate::lie_chart`]), `θ = 1/2` being the
+//! Lie-group midpoint `(g τ(-ξ/2), g τ(ξ/2))`. Since `τ(0) = e` and `Dτ(0) = Id`,
+//! `R_d(g, 0) = (g, g)` and `T R^2 - T R^1 = ((1-θ) + θ) Id = Id` (§A.1). Left multiplication
+//! commutes with it, `R_d(h g, ξ) = (h × h) R_d(g, ξ)`, so it is symmetry preserving for
+//! [`geom_core::action::LeftMultiplication`] (whose tangent lift is `(g, ξ) ↦ (h g, ξ)`), for
+//! every chart. Since `τ(Ad_h ξ) = h τ(ξ) h^{-1}` for exp and Cayley (and for every chart that is
+//! a matrix function of `ξ̂`, e.g. a Padé approximant of `exp`), it also commutes with right
+//! multiplication, [`geom_core::action::RightMultiplication`] (tangent lift
 //! `(g, ξ) ↦ (g h^{-1}, Ad_h ξ)`). Adjoint (§A.5): with `τ(-ξ) = τ(ξ)^{-1}`,
 //! `R_d^*(g, ξ) = (g τ(-(1-θ)ξ), g τ(θξ))`, the `(1-θ)`-map.
 //!
@@ -22,9 +25,9 @@
 //! `W := g_0^{-1} g_1 = τ(θξ) τ((1-θ)ξ)`.
 //! * `τ = exp` (any θ), or θ ∈ {0, 1} (any τ): `W = τ(ξ)`, so `ξ = τ^{-1}(g_0^{-1} g_1)` in
 //!   closed form (docs/math.md §A.3).
-//! * `τ = cay` with `0 < θ < 1`: `cay(θξ) cay((1-θ)ξ) ≠ cay(ξ)` (on SO(3) the angles
-//!   `2 atan(θ|ξ|/2) + 2 atan((1-θ)|ξ|/2)` do not add up to `2 atan(|ξ|/2)`), so the closed form
-//!   does **not** hold for Cayley (§A.3). `ξ` solves
+//! * any other chart with `0 < θ < 1` (Cayley, a user's chart): `τ(θξ) τ((1-θ)ξ) ≠ τ(ξ)` in
+//!   general (on SO(3) the Cayley angles `2 atan(θ|ξ|/2) + 2 atan((1-θ)|ξ|/2)` do not add up to
+//!   `2 atan(|ξ|/2)`), so the closed form does **not** hold (§A.3). `ξ` solves
 //!   `r(ξ) = τ^{-1}(τ(θξ) τ((1-θ)ξ)) - τ^{-1}(W) = 0` by Newton from `ξ_0 = τ^{-1}(W)`, with the
 //!   exact Jacobian (right-trivialized `dτ`, docs/math.md §D.2)
 //!   `∂r/∂ξ = dτ^{-1}_y [θ dτ_{θξ} + (1-θ) Ad_{τ(θξ)} dτ_{(1-θ)ξ}]`, `y = τ^{-1}(τ(θξ) τ((1-θ)ξ))`.
@@ -34,11 +37,12 @@
 use crate::map::DiscretizationMap;
 use crate::retraction::lie_distance;
 use geom_core::GeomError;
-use geom_core::lie::{Chart, LieGroup};
+use geom_core::lie::{Chart, GroupChart, LieGroup, check_chart};
 use geom_core::newton::newton;
 use nalgebra::SVector;
 
-/// The Lie-group θ-map `(g τ(-θξ), g τ((1-θ)ξ))` (module documentation).
+/// The Lie-group θ-map `(g τ(-θξ), g τ((1-θ)ξ))` (module documentation) of the chart `C`: any
+/// [`GroupChart`] of `G`, the shipped [`Chart`] by default.
 ///
 /// ```
 /// use discretization::lie_group::LieGroupThetaMap;
@@ -53,25 +57,40 @@ use nalgebra::SVector;
 /// assert!((gi - g).amax() < 1e-15 && (xii - xi).amax() < 1e-15);
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
+///
+/// A user's chart goes in the same place (`LieGroupThetaMap::<_, 3, _>::midpoint(So3, MyChart)`,
+/// or without the turbofish; `::<_, 3>` alone names the default `C = Chart`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LieGroupThetaMap<G, const D: usize> {
+pub struct LieGroupThetaMap<G, const D: usize, C = Chart> {
     group: G,
     theta: f64,
-    chart: Chart,
+    chart: C,
 }
 
-impl<G, const D: usize> LieGroupThetaMap<G, D> {
-    /// The θ-map of `group` with the chart `chart`; [`GeomError::InvalidParameter`] unless
-    /// `θ ∈ [0, 1]`.
-    pub fn new(group: G, theta: f64, chart: Chart) -> Result<Self, GeomError> {
-        if (0.0..=1.0).contains(&theta) {
-            Ok(Self { group, theta, chart })
-        } else {
-            Err(GeomError::InvalidParameter { what: "theta", reason: format!("must lie in [0, 1], got {theta}") })
+impl<G, const D: usize, C: Copy> LieGroupThetaMap<G, D, C> {
+    /// The θ-map `(g τ(-θξ), g τ((1-θ)ξ))` of `group` with the chart `chart` (any
+    /// [`GroupChart`]); [`GeomError::InvalidParameter`] unless `θ ∈ [0, 1]`, and
+    /// (`what = "chart"`) for a chart that is not a shipped one and fails
+    /// [`geom_core::lie::check_chart`].
+    pub fn new(group: G, theta: f64, chart: C) -> Result<Self, GeomError>
+    where
+        G: LieGroup<f64, D>,
+        C: GroupChart<f64, G, D>,
+    {
+        if !(0.0..=1.0).contains(&theta) {
+            return Err(GeomError::InvalidParameter {
+                what: "theta",
+                reason: format!("must lie in [0, 1], got {theta}"),
+            });
         }
+        if chart.builtin().is_none() {
+            check_chart(&group, &chart)?;
+        }
+        Ok(Self { group, theta, chart })
     }
-    /// The Lie-group midpoint `(g τ(-ξ/2), g τ(ξ/2))` (docs/math.md §A.3).
-    pub fn midpoint(group: G, chart: Chart) -> Self {
+    /// The Lie-group midpoint `(g τ(-ξ/2), g τ(ξ/2))` (docs/math.md §A.3) of any [`GroupChart`]
+    /// (not validated: [`geom_core::lie::check_chart`] checks a user's chart).
+    pub fn midpoint(group: G, chart: C) -> Self {
         Self { group, theta: 0.5, chart }
     }
     /// θ.
@@ -79,14 +98,18 @@ impl<G, const D: usize> LieGroupThetaMap<G, D> {
         self.theta
     }
     /// The chart `τ`.
-    pub fn chart(&self) -> Chart {
+    pub fn chart(&self) -> C {
         self.chart
+    }
+    /// The chart `τ`, borrowed (for [`crate::ThetaChart::of`]).
+    pub(crate) fn chart_ref(&self) -> &C {
+        &self.chart
     }
     /// The group.
     pub fn group(&self) -> &G {
         &self.group
     }
-    /// The adjoint `R_d^*`: the `(1-θ)`-map (module documentation).
+    /// The adjoint `R_d^*`: the `(1-θ)`-map of the same chart (module documentation).
     pub fn adjoint(&self) -> Self
     where
         G: Clone,
@@ -95,18 +118,19 @@ impl<G, const D: usize> LieGroupThetaMap<G, D> {
     }
 }
 
-impl<G: LieGroup<f64, D>, const D: usize> LieGroupThetaMap<G, D> {
-    /// Solve `τ^{-1}(τ(θξ) τ((1-θ)ξ)) = w` for `ξ` (module documentation).
+impl<G: LieGroup<f64, D>, const D: usize, C: GroupChart<f64, G, D>> LieGroupThetaMap<G, D, C> {
+    /// Solve `τ^{-1}(τ(θξ) τ((1-θ)ξ)) = w` for `ξ` by Newton with the Jacobian
+    /// `dτ^{-1}_y [θ dτ_{θξ} + (1-θ) Ad_{τ(θξ)} dτ_{(1-θ)ξ}]` (module documentation).
     fn solve_split(&self, w: &SVector<f64, D>) -> Result<SVector<f64, D>, GeomError> {
-        let (grp, chart, th) = (&self.group, self.chart, self.theta);
+        let (grp, chart, th) = (&self.group, &self.chart, self.theta);
         let (xi, _) = newton(
             |xi| {
-                let a = grp.tau(chart, &(xi * th))?;
-                let b = grp.tau(chart, &(xi * (1.0 - th)))?;
-                let y = grp.tau_inv(chart, &grp.compose(&a, &b))?;
-                let inner = grp.dtau(chart, &(xi * th))? * th
-                    + grp.adjoint(&a) * grp.dtau(chart, &(xi * (1.0 - th)))? * (1.0 - th);
-                Ok((y - w, grp.dtau_inv(chart, &y)? * inner))
+                let a = chart.tau(grp, &(xi * th))?;
+                let b = chart.tau(grp, &(xi * (1.0 - th)))?;
+                let y = chart.tau_inv(grp, &grp.compose(&a, &b))?;
+                let inner = chart.dtau(grp, &(xi * th))? * th
+                    + grp.adjoint(&a) * chart.dtau(grp, &(xi * (1.0 - th)))? * (1.0 - th);
+                Ok((y - w, chart.dtau_inv(grp, &y)? * inner))
             },
             w,
             &geom_core::newton::NewtonOptions::integrator(),
@@ -115,7 +139,7 @@ impl<G: LieGroup<f64, D>, const D: usize> LieGroupThetaMap<G, D> {
     }
 }
 
-impl<G: LieGroup<f64, D>, const D: usize> DiscretizationMap for LieGroupThetaMap<G, D> {
+impl<G: LieGroup<f64, D>, const D: usize, C: GroupChart<f64, G, D>> DiscretizationMap for LieGroupThetaMap<G, D, C> {
     type Point = G::Element;
     type Tangent = SVector<f64, D>;
     fn name(&self) -> String {
@@ -125,17 +149,22 @@ impl<G: LieGroup<f64, D>, const D: usize> DiscretizationMap for LieGroupThetaMap
     /// `τ` (Cayley where `I - ξ̂/2` is singular).
     fn apply(&self, g: &G::Element, xi: &SVector<f64, D>) -> Result<(G::Element, G::Element), GeomError> {
         geom_core::error::check_finite(xi.iter(), "Lie algebra element")?;
-        let g0 = self.group.compose_tau(self.chart, g, &(xi * -self.theta))?;
-        let g1 = self.group.compose_tau(self.chart, g, &(xi * (1.0 - self.theta)))?;
+        let g0 = self.chart.compose_tau(&self.group, g, &(xi * -self.theta))?;
+        let g1 = self.chart.compose_tau(&self.group, g, &(xi * (1.0 - self.theta)))?;
         Ok((g0, g1))
     }
-    /// Closed form for `exp` and for θ ∈ {0, 1}, Newton for Cayley otherwise (module
-    /// documentation); the errors of `τ^{-1}` (e.g. rotation angle π) and of Newton.
+    /// `g = g_0 τ(θξ)` with `ξ = τ^{-1}(g_0^{-1} g_1)` in closed form for `exp` and for
+    /// θ ∈ {0, 1}, by Newton on `τ^{-1}(τ(θξ) τ((1-θ)ξ)) = τ^{-1}(g_0^{-1} g_1)` for every other
+    /// chart (Cayley, a user's; module documentation); the errors of `τ^{-1}` (e.g. rotation
+    /// angle π) and of Newton.
     fn inverse(&self, g0: &G::Element, g1: &G::Element) -> Result<(G::Element, SVector<f64, D>), GeomError> {
-        let w = self.group.tau_inv(self.chart, &self.group.compose(&self.group.inverse(g0), g1))?;
-        let xi =
-            if self.chart == Chart::Exp || self.theta == 0.0 || self.theta == 1.0 { w } else { self.solve_split(&w)? };
-        Ok((self.group.compose_tau(self.chart, g0, &(xi * self.theta))?, xi))
+        let w = self.chart.tau_inv(&self.group, &self.group.compose(&self.group.inverse(g0), g1))?;
+        let xi = if self.chart.builtin() == Some(Chart::Exp) || self.theta == 0.0 || self.theta == 1.0 {
+            w
+        } else {
+            self.solve_split(&w)?
+        };
+        Ok((self.chart.compose_tau(&self.group, g0, &(xi * self.theta))?, xi))
     }
     fn distance(&self, a: &G::Element, b: &G::Element) -> f64 {
         lie_distance(&self.group, a, b)

@@ -25,7 +25,8 @@
 //! with `D_g H` the left-trivialized derivative. On `R^N` (`A = I`, `B^1 = -θ`, `B^2 = 1-θ`)
 //! these are the crossed-weight θ-equations of [`crate::hamiltonian`].
 //!
-//! **θ-maps** `(g τ(-θξ), g τ((1-θ)ξ))`, `τ ∈ {exp, cay}` ([`LieGroupMap::theta_chart`]): the
+//! **θ-maps** `(g τ(-θξ), g τ((1-θ)ξ))` of any chart `τ` ([`LieGroupMap::theta_chart`]; the
+//! shipped `exp` and Cayley or a user's [`geom_core::lie::GroupChart`], [`crate::lie_chart`]): the
 //! first equation gives `g = g_k τ(θξ)`, the fourth `μ_{k+1}` explicitly, and there remain two
 //! blocks in `(ξ, μ)` (`dτ` right-trivialized, `Ad*_a = Ad_aᵀ`):
 //!
@@ -37,14 +38,16 @@
 //! ```
 //! solved by Newton with the exact Jacobian (Hessian blocks of `H` from
 //! [`LieFunctionDerivatives`], the `ξ`-derivative of the chart terms in closed form from `ad*`,
-//! `Ad*`, `dτ` and `D_x[(dτ_x^{-1})ᵀ μ]`, see `chart_term_and_jacobian`).
+//! `Ad*`, `dτ` and `D_x[(dτ_x^{-1})ᵀ μ]`, see `chart_term_and_jacobian`). A shipped chart is
+//! reported by value and the system is compiled for it; a user's chart is reached through
+//! [`crate::lie_chart::ErasedChart`] and takes the same two blocks.
 //!
 //! **Any other map**: Newton on the four blocks `(ζ, ξ, μ, μ_{k+1})`, `g = g_k exp(ζ)`, with the
 //! residuals `cay^{-1}(g_k^{-1} R^1(g, ξ))`, `ξ - h ∂_μ H`,
 //! `A^2ᵀμ_{k+1} - A^1ᵀμ_k + h D_g H` and `B^2ᵀμ_{k+1} - B^1ᵀμ_k - μ`; the Jacobian uses
 //! [`LieGroupMap::covector_derivative`].
 //!
-//! **Lagrangian route** ([`LieLagrangianIntegrator`], θ-maps): `L_d(g_0, g_1) = h L(R_d^{-1}(g_0,
+//! **Lagrangian route** ([`LieLagrangianIntegrator`], θ-maps of any chart): `L_d(g_0, g_1) = h L(R_d^{-1}(g_0,
 //! g_1)/h)` gives, with `μ_k = -D_{g_0} L_d`, `μ_{k+1} = D_{g_1} L_d` and `u = ξ/h`,
 //! `A^2ᵀμ_{k+1} - A^1ᵀμ_k = h D_g L(g, u)` and `B^2ᵀμ_{k+1} - B^1ᵀμ_k = ∂L/∂u(g, u)`: one block
 //! in `ξ`,
@@ -62,10 +65,11 @@
 //! heavy top keeps its vertical spatial angular momentum to round-off. Symmetric maps (θ = 1/2)
 //! give order 2, the others order 1.
 
+use crate::lie_chart::{AdGroupChart, ErasedChart, InlineChart, ThetaChart};
 use crate::lie_function::LieFunctionDerivatives;
 use crate::lie_map::LieGroupMap;
 use geom_core::function::ad_jacobian_of;
-use geom_core::lie::{Chart, LieGroup};
+use geom_core::lie::{Chart, GroupChart, LieGroup, check_chart};
 use geom_core::linalg::Lu;
 use geom_core::newton::{NewtonOptions, newton_blocks};
 use geom_core::step::{LieState, LieStateOf};
@@ -75,13 +79,13 @@ use nalgebra::{SMatrix, SVector};
 use num_dual::{Dual64, DualSVec64};
 use std::marker::PhantomData;
 
-/// `K(ξ) = (1-θ) dτ_{(1-θ)ξ}ᵀ (Ad*_{τ(θξ)} μ_k + f) + θ dτ_{θξ}ᵀ μ_k` at any scalar (`f` fixed;
-/// `f = 0` is the momentum of the reduced Lie–Poisson step). For the midpoint both chart
-/// derivatives are taken at `ξ/2`, once.
+/// `K(ξ) = (1-θ) dτ_{(1-θ)ξ}ᵀ (Ad*_{τ(θξ)} μ_k + f) + θ dτ_{θξ}ᵀ μ_k` at any scalar, for any
+/// chart `τ` (`f` fixed; `f = 0` is the momentum of the reduced Lie–Poisson step). For the
+/// midpoint both chart derivatives are taken at `ξ/2`, once.
 #[inline]
-pub(crate) fn chart_term<G: LieGroup<S, D>, S: Scalar, const D: usize>(
+pub(crate) fn chart_term<G: LieGroup<S, D>, C: GroupChart<S, G, D>, S: Scalar, const D: usize>(
     group: &G,
-    chart: Chart,
+    chart: &C,
     theta: f64,
     xi: &SVector<S, D>,
     mu_k: &SVector<f64, D>,
@@ -89,15 +93,16 @@ pub(crate) fn chart_term<G: LieGroup<S, D>, S: Scalar, const D: usize>(
 ) -> Result<SVector<S, D>, GeomError> {
     let (x1, x2) = (xi * S::from(theta), xi * S::from(1.0 - theta));
     let mu = mu_k.map(S::from);
-    let nu = group.coadjoint(&group.tau(chart, &x1)?, &mu) + f.map(S::from);
+    let nu = group.coadjoint(&chart.tau(group, &x1)?, &mu) + f.map(S::from);
     if theta == 0.5 {
-        return Ok(group.dtau(chart, &x1)?.tr_mul(&(nu + mu)) * S::from(0.5));
+        return Ok(chart.dtau(group, &x1)?.tr_mul(&(nu + mu)) * S::from(0.5));
     }
-    Ok(group.dtau(chart, &x2)?.tr_mul(&nu) * S::from(1.0 - theta)
-        + group.dtau(chart, &x1)?.tr_mul(&mu) * S::from(theta))
+    Ok(chart.dtau(group, &x2)?.tr_mul(&nu) * S::from(1.0 - theta)
+        + chart.dtau(group, &x1)?.tr_mul(&mu) * S::from(theta))
 }
 
-/// `K(ξ)` and `∂K/∂ξ` in closed form, with `x_1 = θξ`, `x_2 = (1-θ)ξ`,
+/// `K(ξ)` and `∂K/∂ξ` in closed form for any chart `τ` ([`AdGroupChart`]), with `x_1 = θξ`,
+/// `x_2 = (1-θ)ξ`,
 /// `ν = Ad*_{τ(x_1)} μ_k + f`:
 ///
 /// ```text
@@ -109,12 +114,13 @@ pub(crate) fn chart_term<G: LieGroup<S, D>, S: Scalar, const D: usize>(
 /// `M` is `D_x[Ad*_{τ(x)} μ_k]` at `x_1`: with the right-trivialized `dτ`,
 /// `τ(x + w) = exp(dτ_x w + O(w²)) τ(x)`, so `Ad*_{τ(x+w)} μ = Ad*_{τ(x)} (μ + ad*_{dτ_x w} μ)`
 /// to first order. `C` follows from differentiating `dτ_xᵀ (dτ_x^{-1})ᵀ = I`; its last factor is
-/// the group's closed form where it has one (SO(3), SE(3), Cayley), else forward AD through
-/// `dτ^{-1}` alone, not through `τ`, `Ad*` and `dτ`. For the midpoint the two `C` terms are one,
+/// the group's closed form where it has one (a shipped chart: SO(3), SE(3), Cayley), else forward
+/// AD through the chart's `dτ^{-1}` alone (a user's chart included), not through `τ`, `Ad*` and
+/// `dτ`. For the midpoint the two `C` terms are one,
 /// `¼ C(ξ/2, ν + μ_k)`. Checked against AD through the whole of `K` in the tests below.
-pub(crate) fn chart_term_and_jacobian<G, const D: usize>(
+pub(crate) fn chart_term_and_jacobian<G, C, const D: usize>(
     group: &G,
-    chart: Chart,
+    chart: &C,
     theta: f64,
     xi: &SVector<f64, D>,
     mu_k: &SVector<f64, D>,
@@ -122,11 +128,12 @@ pub(crate) fn chart_term_and_jacobian<G, const D: usize>(
 ) -> Result<(SVector<f64, D>, SMatrix<f64, D, D>), GeomError>
 where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    C: AdGroupChart<G, D>,
 {
     let x1 = xi * theta;
-    let tau1 = LieGroup::<f64, D>::tau(group, chart, &x1)?;
+    let tau1 = GroupChart::<f64, G, D>::tau(chart, group, &x1)?;
     let nu = LieGroup::<f64, D>::coadjoint(group, &tau1, mu_k) + f;
-    let dtau1 = LieGroup::<f64, D>::dtau(group, chart, &x1)?;
+    let dtau1 = GroupChart::<f64, G, D>::dtau(chart, group, &x1)?;
     let mut m = SMatrix::<f64, D, D>::zeros();
     if theta != 0.0 && theta != 1.0 {
         for j in 0..D {
@@ -141,7 +148,7 @@ where
         return Ok((k, dk));
     }
     let x2 = xi * (1.0 - theta);
-    let dtau2 = LieGroup::<f64, D>::dtau(group, chart, &x2)?;
+    let dtau2 = GroupChart::<f64, G, D>::dtau(chart, group, &x2)?;
     let k = dtau2.tr_mul(&nu) * (1.0 - theta) + dtau1.tr_mul(mu_k) * theta;
     let mut dk = dtau2.tr_mul(&m) * (theta * (1.0 - theta));
     if theta != 1.0 {
@@ -155,28 +162,31 @@ where
 
 /// `C(x, n) = D_x[dτ_xᵀ n]` (`n` fixed, `dtau = dτ_x` given) as
 /// `-dτ_xᵀ D_x[(dτ_x^{-1})ᵀ q]` at `q = dτ_xᵀ n` (differentiate `dτ_xᵀ (dτ_x^{-1})ᵀ = I`), the
-/// last factor from the group's closed form ([`LieGroup::dtau_inv_transpose_closed_form`]) or
-/// else by forward AD through `dτ^{-1}`.
+/// last factor from the group's closed form ([`LieGroup::dtau_inv_transpose_closed_form`]) for a
+/// shipped chart that has one, else by forward AD through the chart's `dτ^{-1}` (any chart).
 #[inline]
-fn chart_tangent_derivative<G, const D: usize>(
+fn chart_tangent_derivative<G, C, const D: usize>(
     group: &G,
-    chart: Chart,
+    chart: &C,
     x: &SVector<f64, D>,
     dtau: &SMatrix<f64, D, D>,
     n: &SVector<f64, D>,
 ) -> Result<SMatrix<f64, D, D>, GeomError>
 where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    C: AdGroupChart<G, D>,
 {
     let q = dtau.tr_mul(n);
-    if let Some(d) = LieGroup::<f64, D>::dtau_inv_transpose_closed_form(group, chart, x, &q) {
+    if let Some(d) = GroupChart::<f64, G, D>::builtin(chart)
+        .and_then(|shipped| LieGroup::<f64, D>::dtau_inv_transpose_closed_form(group, shipped, x, &q))
+    {
         return Ok(-dtau.tr_mul(&d));
     }
     let d = ad_jacobian_of(
         x,
-        |x: &SVector<Dual64, D>| Ok(LieGroup::<Dual64, D>::dtau_inv(group, chart, x)?.tr_mul(&q.map(Dual64::from))),
+        |x: &SVector<Dual64, D>| Ok(GroupChart::<Dual64, G, D>::dtau_inv(chart, group, x)?.tr_mul(&q.map(Dual64::from))),
         |x: &SVector<DualSVec64<D>, D>| {
-            Ok(LieGroup::<DualSVec64<D>, D>::dtau_inv(group, chart, x)?.tr_mul(&q.map(DualSVec64::from)))
+            Ok(GroupChart::<DualSVec64<D>, G, D>::dtau_inv(chart, group, x)?.tr_mul(&q.map(DualSVec64::from)))
         },
     )?;
     Ok(-dtau.tr_mul(&d))
@@ -205,7 +215,11 @@ fn finite_state<G: LieGroup<f64, D>, const D: usize>(
 }
 
 /// `Ψ_h` on `T*G`, induced by the map `R` on `G` for the Hamiltonian `H(g, μ)` (module
-/// documentation). `R` may be a `Box<dyn LieGroupMap<G, D>>`; `H` is any
+/// documentation): `g_k = R^1(g, ξ)`, `g_{k+1} = R^2(g, ξ)`, `ξ = h ∂H/∂μ`,
+/// `A^2ᵀ μ_{k+1} - A^1ᵀ μ_k = -h D_g H`, `B^2ᵀ μ_{k+1} - B^1ᵀ μ_k = μ`. A θ-map of any chart
+/// (a [`crate::LieGroupThetaMap`] or the map of a [`crate::LieGroupRetraction`], with the shipped
+/// [`Chart`] or a user's [`geom_core::lie::GroupChart`]) takes the reduced two-block system.
+/// `R` may be a `Box<dyn LieGroupMap<G, D>>`; `H` is any
 /// [`LieFunctionDerivatives`] (e.g. [`crate::lie_function::LieAutoDiff`] of a model written once).
 ///
 /// ```
@@ -275,16 +289,33 @@ where
         let group = self.map.group();
         check_state(group, state, h)?;
         let next = match self.map.theta_chart() {
-            Some((theta, chart)) => self.theta_step(theta, chart, state, h)?,
+            Some((theta, ThetaChart::Shipped(chart))) => self.theta_step(theta, &InlineChart(chart), state, h)?,
+            Some((theta, ThetaChart::User(chart))) => self.theta_step_erased(theta, chart, state, h)?,
             None => self.general_step(state, h)?,
         };
         finite_state(group, next)
     }
 
-    fn theta_step(
+    /// [`Self::theta_step`] for a user's chart, kept out of line: the caller's code for the
+    /// shipped charts (and what the optimizer makes of it) is the same as before charts were
+    /// generic.
+    #[inline(never)]
+    fn theta_step_erased(
         &self,
         theta: f64,
-        chart: Chart,
+        chart: ErasedChart<'_, G, D>,
+        state: &LieStateOf<G, D>,
+        h: f64,
+    ) -> Result<LieStateOf<G, D>, GeomError> {
+        self.theta_step(theta, &chart, state, h)
+    }
+
+    /// The reduced θ-map system of the chart `chart` (module documentation), compiled once per
+    /// chart type: [`InlineChart`] for the shipped charts, [`ErasedChart`] for a user's.
+    fn theta_step<C: AdGroupChart<G, D>>(
+        &self,
+        theta: f64,
+        chart: &C,
         state: &LieStateOf<G, D>,
         h: f64,
     ) -> Result<LieStateOf<G, D>, GeomError> {
@@ -297,19 +328,19 @@ where
         let ([xi, mu], _) = newton_blocks::<D, 2>(
             |z, jac| {
                 let (xi, mu) = (z[0], z[1]);
-                let g = LieGroup::<f64, D>::compose_tau(group, chart, gk, &(xi * theta))?;
+                let g = GroupChart::<f64, G, D>::compose_tau(chart, group, gk, &(xi * theta))?;
                 match jac {
                     None => {
                         let grad = ham.gradient(group, &g, &mu)?;
-                        let k = chart_term::<G, f64, D>(group, chart, theta, &xi, &mk, &(grad.g * -h))?;
+                        let k = chart_term::<G, C, f64, D>(group, chart, theta, &xi, &mk, &(grad.g * -h))?;
                         Ok([xi - grad.y * h, k - mu])
                     }
                     Some(j) => {
                         let (grad, hess) = ham.gradient_and_hessian(group, &g, &mu)?;
                         let (k, dk) = chart_term_and_jacobian(group, chart, theta, &xi, &mk, &(grad.g * -h))?;
                         // g = g_k τ(θξ): g^{-1} δg = θ dτ_{-θξ} δξ
-                        let t = LieGroup::<f64, D>::dtau(group, chart, &(xi * -theta))? * theta;
-                        let d2 = LieGroup::<f64, D>::dtau(group, chart, &(xi * (1.0 - theta)))? * (1.0 - theta);
+                        let t = GroupChart::<f64, G, D>::dtau(chart, group, &(xi * -theta))? * theta;
+                        let d2 = GroupChart::<f64, G, D>::dtau(chart, group, &(xi * (1.0 - theta)))? * (1.0 - theta);
                         *j = [
                             [id - hess.gy.tr_mul(&t) * h, hess.yy * -h],
                             [dk - d2.tr_mul(&(hess.gg * t)) * h, d2.tr_mul(&hess.gy) * -h - id],
@@ -321,14 +352,14 @@ where
             &guess,
             &self.newton,
         )?;
-        let g = LieGroup::<f64, D>::compose_tau(group, chart, gk, &(xi * theta))?;
+        let g = GroupChart::<f64, G, D>::compose_tau(chart, group, gk, &(xi * theta))?;
         let grad = ham.gradient(group, &g, &mu)?;
         let b = xi * (1.0 - theta);
-        let nu = LieGroup::<f64, D>::coadjoint(group, &LieGroup::<f64, D>::tau(group, chart, &(xi * theta))?, &mk)
+        let nu = LieGroup::<f64, D>::coadjoint(group, &GroupChart::<f64, G, D>::tau(chart, group, &(xi * theta))?, &mk)
             - grad.g * h;
         Ok(LieState::new(
-            LieGroup::<f64, D>::compose_tau(group, chart, &g, &b)?,
-            LieGroup::<f64, D>::coadjoint(group, &LieGroup::<f64, D>::tau(group, chart, &b)?, &nu),
+            GroupChart::<f64, G, D>::compose_tau(chart, group, &g, &b)?,
+            LieGroup::<f64, D>::coadjoint(group, &GroupChart::<f64, G, D>::tau(chart, group, &b)?, &nu),
         ))
     }
 
@@ -408,26 +439,42 @@ where
 }
 
 /// The Lagrangian route on `G` (module documentation): the discrete Euler–Lagrange flow of
-/// `L_d = h L(R_d^{-1}(g_0, g_1)/h)` for the θ-map `(g τ(-θξ), g τ((1-θ)ξ))` and any Lagrangian
-/// `L(g, u)` ([`LieFunctionDerivatives`] with `y = u`, the body velocity), in position–momentum
-/// form `(g_k, μ_k) ↦ (g_{k+1}, μ_{k+1})`.
+/// `L_d = h L(R_d^{-1}(g_0, g_1)/h)` for the θ-map `(g τ(-θξ), g τ((1-θ)ξ))` of the chart `C`
+/// (any [`GroupChart`] at `f64`, `Dual64`, `DualSVec64<D>`, i.e. an [`AdGroupChart`]; the shipped
+/// [`Chart`] by default) and any Lagrangian `L(g, u)` ([`LieFunctionDerivatives`] with `y = u`,
+/// the body velocity), in position–momentum form `(g_k, μ_k) ↦ (g_{k+1}, μ_{k+1})`: one Newton
+/// block in `ξ`,
+///
+/// ```text
+///   (1-θ) dτ_{(1-θ)ξ}ᵀ (Ad*_{τ(θξ)} μ_k + h D_g L(g, ξ/h)) + θ dτ_{θξ}ᵀ μ_k = ∂L/∂u(g, ξ/h),
+///   g = g_k τ(θξ),   g_{k+1} = g τ((1-θ)ξ),   μ_{k+1} = Ad*_{τ((1-θ)ξ)} (Ad*_{τ(θξ)} μ_k + h D_g L).
+/// ```
 #[derive(Debug, Clone)]
-pub struct LieLagrangianIntegrator<G, L, const D: usize> {
+pub struct LieLagrangianIntegrator<G, L, const D: usize, C = Chart> {
     group: G,
     theta: f64,
-    chart: Chart,
+    chart: C,
     lagrangian: L,
     newton: NewtonOptions,
 }
 
-impl<G, L, const D: usize> LieLagrangianIntegrator<G, L, D> {
-    /// The θ-map integrator of `lagrangian`; [`GeomError::InvalidParameter`] unless `θ ∈ [0, 1]`.
-    pub fn new(group: G, theta: f64, chart: Chart, lagrangian: L) -> Result<Self, GeomError> {
+impl<G, L, const D: usize, C> LieLagrangianIntegrator<G, L, D, C> {
+    /// The θ-map integrator of `lagrangian` with the chart `chart` (any [`GroupChart`]);
+    /// [`GeomError::InvalidParameter`] unless `θ ∈ [0, 1]`, and (`what = "chart"`) for a chart
+    /// that is not a shipped one and fails [`geom_core::lie::check_chart`].
+    pub fn new(group: G, theta: f64, chart: C, lagrangian: L) -> Result<Self, GeomError>
+    where
+        G: LieGroup<f64, D>,
+        C: GroupChart<f64, G, D>,
+    {
         if !(0.0..=1.0).contains(&theta) {
             return Err(GeomError::InvalidParameter {
                 what: "theta",
                 reason: format!("must lie in [0, 1], got {theta}"),
             });
+        }
+        if chart.builtin().is_none() {
+            check_chart(&group, &chart)?;
         }
         Ok(Self { group, theta, chart, lagrangian, newton: NewtonOptions::lie_group() })
     }
@@ -437,14 +484,30 @@ impl<G, L, const D: usize> LieLagrangianIntegrator<G, L, D> {
     }
 }
 
-impl<G, L, const D: usize> LieLagrangianIntegrator<G, L, D>
+impl<G, L, const D: usize, C> LieLagrangianIntegrator<G, L, D, C>
 where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
     L: LieFunctionDerivatives<G, D>,
+    C: AdGroupChart<G, D>,
 {
     /// One step from `state` (not touched); errors as [`LieCotangentLiftIntegrator::advance`].
     pub fn advance(&self, state: &LieStateOf<G, D>, h: f64) -> Result<LieStateOf<G, D>, GeomError> {
-        let (group, chart, theta, lag) = (&self.group, self.chart, self.theta, &self.lagrangian);
+        // a shipped chart as `InlineChart`: its value reaches the group's formulas (as for the
+        // Hamiltonian route's reduced system)
+        match GroupChart::<f64, G, D>::builtin(&self.chart) {
+            Some(shipped) => self.advance_with(&InlineChart(shipped), state, h),
+            None => self.advance_with(&self.chart, state, h),
+        }
+    }
+
+    /// [`Self::advance`] with the chart `chart` (the integrator's, or its shipped equivalent).
+    fn advance_with<K: AdGroupChart<G, D>>(
+        &self,
+        chart: &K,
+        state: &LieStateOf<G, D>,
+        h: f64,
+    ) -> Result<LieStateOf<G, D>, GeomError> {
+        let (group, theta, lag) = (&self.group, self.theta, &self.lagrangian);
         check_state(group, state, h)?;
         let (gk, mk) = (&state.g, state.mu);
         // warm start: the velocity of the Legendre transform linearized at u = 0
@@ -455,19 +518,19 @@ where
         let ([xi], _) = newton_blocks::<D, 1>(
             |z, jac| {
                 let xi = z[0];
-                let g = LieGroup::<f64, D>::compose_tau(group, chart, gk, &(xi * theta))?;
+                let g = GroupChart::<f64, G, D>::compose_tau(chart, group, gk, &(xi * theta))?;
                 let u = xi / h;
                 match jac {
                     None => {
                         let grad = lag.gradient(group, &g, &u)?;
-                        let k = chart_term::<G, f64, D>(group, chart, theta, &xi, &mk, &(grad.g * h))?;
+                        let k = chart_term::<G, K, f64, D>(group, chart, theta, &xi, &mk, &(grad.g * h))?;
                         Ok([k - grad.y])
                     }
                     Some(j) => {
                         let (grad, hess) = lag.gradient_and_hessian(group, &g, &u)?;
                         let (k, dk) = chart_term_and_jacobian(group, chart, theta, &xi, &mk, &(grad.g * h))?;
-                        let t = LieGroup::<f64, D>::dtau(group, chart, &(xi * -theta))? * theta;
-                        let d2 = LieGroup::<f64, D>::dtau(group, chart, &(xi * (1.0 - theta)))? * (1.0 - theta);
+                        let t = GroupChart::<f64, G, D>::dtau(chart, group, &(xi * -theta))? * theta;
+                        let d2 = GroupChart::<f64, G, D>::dtau(chart, group, &(xi * (1.0 - theta)))? * (1.0 - theta);
                         // ∂(D_g L)/∂ξ = gg t + gy / h, ∂(∂_u L)/∂ξ = gyᵀ t + yy / h
                         let dforce = hess.gg * t * h + hess.gy;
                         j[0][0] = dk + d2.tr_mul(&dforce) - hess.gy.tr_mul(&t) - hess.yy / h;
@@ -478,31 +541,32 @@ where
             &[xi0],
             &self.newton,
         )?;
-        let g = LieGroup::<f64, D>::compose_tau(group, chart, gk, &(xi * theta))?;
+        let g = GroupChart::<f64, G, D>::compose_tau(chart, group, gk, &(xi * theta))?;
         let grad = lag.gradient(group, &g, &(xi / h))?;
         let b = xi * (1.0 - theta);
-        let nu = LieGroup::<f64, D>::coadjoint(group, &LieGroup::<f64, D>::tau(group, chart, &(xi * theta))?, &mk)
+        let nu = LieGroup::<f64, D>::coadjoint(group, &GroupChart::<f64, G, D>::tau(chart, group, &(xi * theta))?, &mk)
             + grad.g * h;
         finite_state(
             group,
             LieState::new(
-                LieGroup::<f64, D>::compose_tau(group, chart, &g, &b)?,
-                LieGroup::<f64, D>::coadjoint(group, &LieGroup::<f64, D>::tau(group, chart, &b)?, &nu),
+                GroupChart::<f64, G, D>::compose_tau(chart, group, &g, &b)?,
+                LieGroup::<f64, D>::coadjoint(group, &GroupChart::<f64, G, D>::tau(chart, group, &b)?, &nu),
             ),
         )
     }
 }
 
-impl<G, L, const D: usize> OneStep<LieStateOf<G, D>> for LieLagrangianIntegrator<G, L, D>
+impl<G, L, const D: usize, C> OneStep<LieStateOf<G, D>> for LieLagrangianIntegrator<G, L, D, C>
 where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
     L: LieFunctionDerivatives<G, D>,
+    C: AdGroupChart<G, D>,
 {
     fn name(&self) -> String {
         format!(
             "discrete Euler-Lagrange flow of the {} {} theta-map (theta = {})",
             LieGroup::<f64, D>::name(&self.group),
-            self.chart.name(),
+            GroupChart::<f64, G, D>::name(&self.chart),
             self.theta
         )
     }
@@ -524,28 +588,72 @@ mod tests {
     use geom_core::lie::{Se3, So3};
     use nalgebra::{Vector3, Vector6};
 
+    /// A shipped chart that does not say so (`builtin() = None`): the path of a user's chart
+    /// (AD through the chart's `dτ^{-1}` instead of the group's closed form).
+    #[derive(Debug, Clone, Copy)]
+    struct Unnamed(Chart);
+    impl<S: Scalar, G: LieGroup<S, D>, const D: usize> GroupChart<S, G, D> for Unnamed {
+        fn name(&self) -> String {
+            format!("unnamed {}", self.0.name())
+        }
+        fn tau(&self, group: &G, x: &SVector<S, D>) -> Result<G::Element, GeomError> {
+            group.tau(self.0, x)
+        }
+        fn tau_inv(&self, group: &G, g: &G::Element) -> Result<SVector<S, D>, GeomError> {
+            group.tau_inv(self.0, g)
+        }
+        fn dtau(&self, group: &G, x: &SVector<S, D>) -> Result<SMatrix<S, D, D>, GeomError> {
+            group.dtau(self.0, x)
+        }
+    }
+
+    /// The closed-form `∂K/∂ξ` of the chart `chart` against forward AD through the whole of `K`.
+    fn check_chart_jacobian<G, C, const D: usize>(
+        group: &G,
+        chart: &C,
+        xi: SVector<f64, D>,
+        mu: SVector<f64, D>,
+        f: SVector<f64, D>,
+    ) where
+        G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+        C: AdGroupChart<G, D>,
+    {
+        let label = GroupChart::<f64, G, D>::name(chart);
+        for theta in [0.0, 0.3, 0.5, 1.0] {
+            let (k, dk) = chart_term_and_jacobian(group, chart, theta, &xi, &mu, &f).unwrap();
+            let k_ref = chart_term::<G, C, f64, D>(group, chart, theta, &xi, &mu, &f).unwrap();
+            let dk_ref = ad_jacobian_of(
+                &xi,
+                |x: &SVector<Dual64, D>| chart_term::<G, C, Dual64, D>(group, chart, theta, x, &mu, &f),
+                |x: &SVector<DualSVec64<D>, D>| chart_term::<G, C, DualSVec64<D>, D>(group, chart, theta, x, &mu, &f),
+            )
+            .unwrap();
+            let scale = 1.0 + dk_ref.amax();
+            assert!((k - k_ref).amax() <= 1e-15 * (1.0 + k_ref.amax()), "{label} θ = {theta}: K");
+            let err = (dk - dk_ref).amax();
+            assert!(err <= 1e-14 * scale, "{label} θ = {theta}: ∂K/∂ξ off by {err:e}");
+        }
+    }
+
     /// The closed-form `∂K/∂ξ` against forward AD through the whole of `K` (`τ`, `Ad*` and `dτ`
     /// at dual scalars), both charts, several `θ`, `f ≠ 0`; a wrong sign of the `ad*` term or of
-    /// `C` is off by `O(|μ|)`.
+    /// `C` is off by `O(|μ|)`. Each shipped chart also as a chart that does not name itself
+    /// (AD through its `dτ^{-1}`), directly and behind [`crate::lie_chart::ErasedChart`] (the route of a user's
+    /// chart through [`LieGroupMap::theta_chart`]).
     fn check<G, const D: usize>(group: &G, xi: SVector<f64, D>, mu: SVector<f64, D>, f: SVector<f64, D>)
     where
         G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
     {
         for chart in [Chart::Exp, Chart::Cayley] {
-            for theta in [0.0, 0.3, 0.5, 1.0] {
-                let (k, dk) = chart_term_and_jacobian(group, chart, theta, &xi, &mu, &f).unwrap();
-                let k_ref = chart_term::<G, f64, D>(group, chart, theta, &xi, &mu, &f).unwrap();
-                let dk_ref = ad_jacobian_of(
-                    &xi,
-                    |x: &SVector<Dual64, D>| chart_term::<G, Dual64, D>(group, chart, theta, x, &mu, &f),
-                    |x: &SVector<DualSVec64<D>, D>| chart_term::<G, DualSVec64<D>, D>(group, chart, theta, x, &mu, &f),
-                )
-                .unwrap();
-                let scale = 1.0 + dk_ref.amax();
-                assert!((k - k_ref).amax() <= 1e-15 * (1.0 + k_ref.amax()), "{chart:?} θ = {theta}: K");
-                let err = (dk - dk_ref).amax();
-                assert!(err <= 1e-14 * scale, "{chart:?} θ = {theta}: ∂K/∂ξ off by {err:e}");
-            }
+            check_chart_jacobian(group, &chart, xi, mu, f);
+            let unnamed = Unnamed(chart);
+            check_chart_jacobian(group, &unnamed, xi, mu, f);
+            let erased = match ThetaChart::<G, D>::of(&unnamed) {
+                ThetaChart::User(erased) => erased,
+                ThetaChart::Shipped(_) => panic!("an unnamed chart is not a shipped one"),
+            };
+            check_chart_jacobian(group, &erased, xi, mu, f);
+            assert!(matches!(ThetaChart::<G, D>::of(&chart), ThetaChart::Shipped(c) if c == chart));
         }
     }
 

@@ -7,13 +7,14 @@
 //!   R^i(g, ξ)^{-1} · d/dε R^i(g exp(εη), ξ + εδ) |_{ε=0} = A^i η + B^i δ        (i = 1, 2).
 //! ```
 //!
-//! For the θ-map `R_d(g, ξ) = (g τ(-θξ), g τ((1-θ)ξ))` ([`LieGroupThetaMap`]), with the
-//! right-trivialized `dτ` of `geom_core::lie`:
+//! For the θ-map `R_d(g, ξ) = (g τ(-θξ), g τ((1-θ)ξ))` ([`LieGroupThetaMap`]) of any chart
+//! `τ` ([`GroupChart`]: the shipped [`Chart`](geom_core::lie::Chart) or a user's,
+//! [`crate::lie_chart`]), with its right-trivialized `dτ`:
 //!
 //! ```text
 //!   A^1 = Ad_{τ(θξ)},   B^1 = -θ dτ_{θξ},   A^2 = Ad_{τ(-(1-θ)ξ)},   B^2 = (1-θ) dτ_{-(1-θ)ξ}.
 //! ```
-//! (`τ(-x) = τ(x)^{-1}` for exp and Cayley, and the left-trivialized `dτ` at `x` is the
+//! (`τ(-x) = τ(x)^{-1}` for every chart, and the left-trivialized `dτ` at `x` is the
 //! right-trivialized one at `-x`.) The defining property `T R^2 - T R^1 = Id` at `ξ = 0` reads
 //! `B^2 - B^1 = Id`, `A^1 = A^2` there.
 //!
@@ -31,12 +32,13 @@
 //! * [`LieRetractionModel`]: a retraction `R_g(ξ)` on `G` written over the scalar; its θ-map
 //!   `(R_g(-θξ), R_g((1-θ)ξ))` is a [`LieMapModel`] through [`RetractionMap`].
 
+use crate::lie_chart::{AdGroupChart, ThetaChart};
 use crate::lie_function::{AdLieGroup, lift, translated};
 use crate::lie_group::LieGroupThetaMap;
 use crate::map::DiscretizationMap;
 use crate::retraction::{LieGroupRetraction, RetractionMap, lie_distance};
 use geom_core::function::ad_jacobian_of;
-use geom_core::lie::{Chart, GroupChart, LieGroup};
+use geom_core::lie::{GroupChart, LieGroup};
 use geom_core::newton::newton_blocks;
 use geom_core::{GeomError, Scalar};
 use nalgebra::{Const, SMatrix, SVector, U1};
@@ -88,10 +90,12 @@ pub trait LieGroupMap<G: LieGroup<f64, D>, const D: usize>:
         p0: &SVector<f64, D>,
         p1: &SVector<f64, D>,
     ) -> Result<LieCovectorDerivative<D>, GeomError>;
-    /// `Some((θ, τ))` if the map is the θ-map `(g τ(-θξ), g τ((1-θ)ξ))`: the integrator then
-    /// solves the reduced system of [`crate::lie_hamiltonian`] (two blocks instead of four).
-    /// Default `None`.
-    fn theta_chart(&self) -> Option<(f64, Chart)> {
+    /// `Some((θ, τ))` if the map is the θ-map `(g τ(-θξ), g τ((1-θ)ξ))` of the chart `τ`: the
+    /// integrators then solve the reduced system of [`crate::lie_hamiltonian`] (two blocks
+    /// instead of four) and of [`crate::lie_poisson`]. Any [`GroupChart`] can be reported:
+    /// [`ThetaChart::of`] gives a shipped chart by value ([`ThetaChart::Shipped`], compiled with
+    /// its closed forms) and a user's chart by reference ([`ThetaChart::User`]). Default `None`.
+    fn theta_chart(&self) -> Option<(f64, ThetaChart<'_, G, D>)> {
         None
     }
 }
@@ -112,7 +116,8 @@ impl<G: LieGroup<f64, D>, M: LieGroupMap<G, D> + ?Sized, const D: usize> LieGrou
     ) -> Result<LieCovectorDerivative<D>, GeomError> {
         (**self).covector_derivative(g, xi, p0, p1)
     }
-    fn theta_chart(&self) -> Option<(f64, Chart)> {
+    #[inline]
+    fn theta_chart(&self) -> Option<(f64, ThetaChart<'_, G, D>)> {
         (**self).theta_chart()
     }
 }
@@ -120,26 +125,33 @@ impl<G: LieGroup<f64, D>, M: LieGroupMap<G, D> + ?Sized, const D: usize> LieGrou
 // ---------------------------------------------------------------------------------------------
 // The θ-family in closed form.
 
-/// `(A^1ᵀP_0 + A^2ᵀP_1, B^1ᵀP_0 + B^2ᵀP_1)` of the θ-map at any scalar.
-fn theta_contracted<G: LieGroup<S, D>, S: Scalar, const D: usize>(
+/// `(A^1ᵀP_0 + A^2ᵀP_1, B^1ᵀP_0 + B^2ᵀP_1)` of the θ-map of any chart `τ` ([`GroupChart`]) at
+/// any scalar, with `A^1 = Ad_{τ(θξ)}`, `B^1 = -θ dτ_{θξ}`, `A^2 = Ad_{τ(-(1-θ)ξ)}`,
+/// `B^2 = (1-θ) dτ_{-(1-θ)ξ}` (module documentation).
+#[inline]
+fn theta_contracted<G: LieGroup<S, D>, C: GroupChart<S, G, D>, S: Scalar, const D: usize>(
     group: &G,
-    chart: Chart,
+    chart: &C,
     theta: f64,
     xi: &SVector<S, D>,
     p0: &SVector<S, D>,
     p1: &SVector<S, D>,
 ) -> Result<(SVector<S, D>, SVector<S, D>), GeomError> {
     let (x1, x2) = (xi * S::from(theta), xi * S::from(1.0 - theta));
-    let a1 = group.adjoint(&group.tau(chart, &x1)?);
-    let a2 = group.adjoint(&group.tau(chart, &(-x2))?);
-    let b1 = group.dtau(chart, &x1)? * S::from(-theta);
-    let b2 = group.dtau(chart, &(-x2))? * S::from(1.0 - theta);
+    let a1 = group.adjoint(&chart.tau(group, &x1)?);
+    let a2 = group.adjoint(&chart.tau(group, &(-x2))?);
+    let b1 = chart.dtau(group, &x1)? * S::from(-theta);
+    let b2 = chart.dtau(group, &(-x2))? * S::from(1.0 - theta);
     Ok((a1.tr_mul(p0) + a2.tr_mul(p1), b1.tr_mul(p0) + b2.tr_mul(p1)))
 }
 
-impl<G, const D: usize> LieGroupMap<G, D> for LieGroupThetaMap<G, D>
+/// The θ-map of any chart ([`AdGroupChart`]: a [`GroupChart`] at `f64`, `Dual64` and
+/// `DualSVec64<D>`), with its blocks in closed form (module documentation) and the reduced
+/// θ-map system through [`LieGroupMap::theta_chart`].
+impl<G, C, const D: usize> LieGroupMap<G, D> for LieGroupThetaMap<G, D, C>
 where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    C: AdGroupChart<G, D>,
 {
     fn group(&self) -> &G {
         LieGroupThetaMap::group(self)
@@ -149,7 +161,7 @@ where
         _g: &<G as LieGroup<f64, D>>::Element,
         xi: &SVector<f64, D>,
     ) -> Result<LieMapJacobian<D>, GeomError> {
-        theta_jacobian(self.group(), self.chart(), self.value(), xi)
+        theta_jacobian(self.group(), &self.chart(), self.value(), xi)
     }
     fn covector_derivative(
         &self,
@@ -158,31 +170,38 @@ where
         p0: &SVector<f64, D>,
         p1: &SVector<f64, D>,
     ) -> Result<LieCovectorDerivative<D>, GeomError> {
-        theta_covector_derivative(self.group(), self.chart(), self.value(), xi, p0, p1)
+        theta_covector_derivative(self.group(), &self.chart(), self.value(), xi, p0, p1)
     }
-    fn theta_chart(&self) -> Option<(f64, Chart)> {
-        Some((self.value(), self.chart()))
+    #[inline]
+    fn theta_chart(&self) -> Option<(f64, ThetaChart<'_, G, D>)> {
+        Some((self.value(), ThetaChart::of(self.chart_ref())))
     }
 }
 
-fn theta_jacobian<G: LieGroup<f64, D>, const D: usize>(
+/// `(A^1, B^1, A^2, B^2) = (Ad_{τ(θξ)}, -θ dτ_{θξ}, Ad_{τ(-(1-θ)ξ)}, (1-θ) dτ_{-(1-θ)ξ})` of the
+/// θ-map of any chart (module documentation).
+#[inline]
+fn theta_jacobian<G: LieGroup<f64, D>, C: GroupChart<f64, G, D>, const D: usize>(
     group: &G,
-    chart: Chart,
+    chart: &C,
     theta: f64,
     xi: &SVector<f64, D>,
 ) -> Result<LieMapJacobian<D>, GeomError> {
     let (x1, x2) = (xi * theta, xi * (1.0 - theta));
     Ok(LieMapJacobian {
-        a1: group.adjoint(&group.tau(chart, &x1)?),
-        b1: group.dtau(chart, &x1)? * -theta,
-        a2: group.adjoint(&group.tau(chart, &(-x2))?),
-        b2: group.dtau(chart, &(-x2))? * (1.0 - theta),
+        a1: group.adjoint(&chart.tau(group, &x1)?),
+        b1: chart.dtau(group, &x1)? * -theta,
+        a2: group.adjoint(&chart.tau(group, &(-x2))?),
+        b2: chart.dtau(group, &(-x2))? * (1.0 - theta),
     })
 }
 
-fn theta_covector_derivative<G, const D: usize>(
+/// The ξ-derivatives of the contracted blocks `A^1ᵀP_0 + A^2ᵀP_1`, `B^1ᵀP_0 + B^2ᵀP_1` of the
+/// θ-map of any chart, by forward AD through [`theta_contracted`] (the chart at `Dual64` or
+/// `DualSVec64<D>`); the `g`-derivatives vanish (the θ-map is left-equivariant).
+fn theta_covector_derivative<G, C, const D: usize>(
     group: &G,
-    chart: Chart,
+    chart: &C,
     theta: f64,
     xi: &SVector<f64, D>,
     p0: &SVector<f64, D>,
@@ -190,6 +209,7 @@ fn theta_covector_derivative<G, const D: usize>(
 ) -> Result<LieCovectorDerivative<D>, GeomError>
 where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    C: AdGroupChart<G, D>,
 {
     let part = |which: usize| {
         ad_jacobian_of(
@@ -215,9 +235,12 @@ where
     Ok(LieCovectorDerivative { ag: SMatrix::zeros(), ax: part(0)?, bg: SMatrix::zeros(), bx: part(1)? })
 }
 
-impl<G, const D: usize> LieGroupMap<G, D> for RetractionMap<LieGroupRetraction<G, D>>
+/// The map of the retraction `g τ(ξ)` of any chart ([`AdGroupChart`]) is the θ-map of `τ`:
+/// the same closed-form blocks and the same reduced θ-map system.
+impl<G, C, const D: usize> LieGroupMap<G, D> for RetractionMap<LieGroupRetraction<G, D, C>>
 where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    C: AdGroupChart<G, D>,
 {
     fn group(&self) -> &G {
         self.retraction().group()
@@ -227,7 +250,7 @@ where
         _g: &<G as LieGroup<f64, D>>::Element,
         xi: &SVector<f64, D>,
     ) -> Result<LieMapJacobian<D>, GeomError> {
-        theta_jacobian(self.retraction().group(), self.retraction().chart(), self.value(), xi)
+        theta_jacobian(self.retraction().group(), &self.retraction().chart(), self.value(), xi)
     }
     fn covector_derivative(
         &self,
@@ -236,11 +259,12 @@ where
         p0: &SVector<f64, D>,
         p1: &SVector<f64, D>,
     ) -> Result<LieCovectorDerivative<D>, GeomError> {
-        theta_covector_derivative(self.retraction().group(), self.retraction().chart(), self.value(), xi, p0, p1)
+        theta_covector_derivative(self.retraction().group(), &self.retraction().chart(), self.value(), xi, p0, p1)
     }
     /// The map of `g τ(ξ)` is the θ-map of `τ` (same formulas).
-    fn theta_chart(&self) -> Option<(f64, Chart)> {
-        Some((self.value(), self.retraction().chart()))
+    #[inline]
+    fn theta_chart(&self) -> Option<(f64, ThetaChart<'_, G, D>)> {
+        Some((self.value(), ThetaChart::of(self.retraction().chart_ref())))
     }
 }
 
@@ -531,7 +555,7 @@ impl<G: AdLieGroup<D>, M: AdLieMapModel<G, D>, const D: usize> LieGroupMap<G, D>
 mod tests {
     use super::*;
     use crate::checks::sample_algebra;
-    use geom_core::lie::{Se3, So3};
+    use geom_core::lie::{Chart, Se3, So3};
 
     /// The θ-map written as a model (so that its AD derivatives can be compared with the closed
     /// form), through the retraction `g τ(ξ)`.

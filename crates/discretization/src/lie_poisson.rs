@@ -22,6 +22,7 @@
 //! Both integrators compute exactly this: one step of the unreduced integrator from the identity
 //! with the translated Hamiltonian, keeping `(μ, Γ)` and `W`.
 
+use crate::lie_chart::{AdGroupChart, ErasedChart, InlineChart, ThetaChart};
 use crate::lie_function::{AdLieGroup, LieAutoDiff, LieFunction};
 use crate::lie_hamiltonian::{LieCotangentLiftIntegrator, chart_term, chart_term_and_jacobian};
 use crate::lie_map::LieGroupMap;
@@ -29,7 +30,7 @@ use geom_core::GeomError;
 use geom_core::Scalar;
 use geom_core::action::GroupAction;
 use geom_core::function::{ScalarDerivatives, ScalarFunction};
-use geom_core::lie::LieGroup;
+use geom_core::lie::{GroupChart, LieGroup};
 use geom_core::linalg::Lu;
 use geom_core::newton::NewtonOptions;
 use geom_core::step::LieState;
@@ -48,7 +49,11 @@ impl<S: Scalar, G: LieGroup<S, D>, F: ScalarFunction<D>, const D: usize> LieFunc
 }
 
 /// The Lie–Poisson integrator on `g*` reduced from the cotangent lift of a left-equivariant map
-/// (module documentation), for a reduced Hamiltonian `h(μ)` written once over the scalar.
+/// (module documentation), for a reduced Hamiltonian `h(μ)` written once over the scalar. For a
+/// θ-map of any chart `τ` (the shipped [`geom_core::lie::Chart`] or a user's
+/// [`geom_core::lie::GroupChart`], e.g. `LieGroupThetaMap::midpoint(So3, MyChart)`) the step is
+/// the reduced one-block system `ξ = h ∇h(K(ξ))`,
+/// `μ_{k+1} = Ad*_{τ((1-θ)ξ)} Ad*_{τ(θξ)} μ_k`.
 ///
 /// ```
 /// use discretization::lie_poisson::LiePoissonIntegrator;
@@ -114,9 +119,22 @@ impl<R, H> LiePoissonIntegrator<R, H> {
         R: LieGroupMap<G, D> + Clone,
         H: ScalarFunction<D>,
     {
-        if let Some((theta, chart)) = self.map.theta_chart() {
-            let (mu1, a, b) =
-                reduced_theta_step(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton)?;
+        let reduced = match self.map.theta_chart() {
+            Some((theta, ThetaChart::Shipped(chart))) => Some(reduced_theta_step(
+                self.map.group(),
+                theta,
+                &InlineChart(chart),
+                &self.hamiltonian,
+                mu,
+                h,
+                &self.newton,
+            )?),
+            Some((theta, ThetaChart::User(chart))) => {
+                Some(reduced_theta_step_erased(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton)?)
+            }
+            None => None,
+        };
+        if let Some((mu1, a, b)) = reduced {
             return Ok((mu1, LieGroup::<f64, D>::compose(self.map.group(), &a, &b)));
         }
         let integ = LieCotangentLiftIntegrator::new(self.map.clone(), LieAutoDiff(Invariant(&self.hamiltonian)))
@@ -127,8 +145,11 @@ impl<R, H> LiePoissonIntegrator<R, H> {
     }
 }
 
-/// The reduced θ-map step for a left-invariant `h(μ)` (docs/math.md §B.6): with `D_g H = 0` the
-/// momentum of the θ path is explicit, `μ = K(ξ)`, and one block remains,
+/// The reduced θ-map step for a left-invariant `h(μ)` (docs/math.md §B.6), for any chart `τ`
+/// ([`AdGroupChart`]: [`geom_core::lie::Chart`] compiled with its closed forms, or a user's chart
+/// through [`crate::lie_chart::ErasedChart`]): with `D_g H = 0` the momentum of the θ path is
+/// explicit, `μ = K(ξ) = (1-θ) dτ_{(1-θ)ξ}ᵀ Ad*_{τ(θξ)} μ_k + θ dτ_{θξ}ᵀ μ_k`, and one block
+/// remains,
 ///
 /// ```text
 ///   F(ξ) = ξ - h ∇h(K(ξ)) = 0,    J(ξ) = I - h D²h(K(ξ)) ∂K/∂ξ,
@@ -148,10 +169,10 @@ impl<R, H> LiePoissonIntegrator<R, H> {
 /// takes `J` at the iterate. Then `μ_{k+1} = Ad*_{τ((1-θ)ξ)} Ad*_{τ(θξ)} μ_k`, returned with
 /// `(τ(θξ), τ((1-θ)ξ))`, whose product is `W`.
 #[allow(clippy::type_complexity)]
-fn reduced_theta_step<G, H, const D: usize>(
+fn reduced_theta_step<G, C, H, const D: usize>(
     group: &G,
     theta: f64,
-    chart: geom_core::lie::Chart,
+    chart: &C,
     ham: &H,
     mu: &SVector<f64, D>,
     h: f64,
@@ -159,6 +180,7 @@ fn reduced_theta_step<G, H, const D: usize>(
 ) -> Result<(SVector<f64, D>, <G as LieGroup<f64, D>>::Element, <G as LieGroup<f64, D>>::Element), GeomError>
 where
     G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    C: AdGroupChart<G, D>,
     H: ScalarFunction<D>,
 {
     geom_core::step::check_step(h)?;
@@ -178,7 +200,7 @@ where
     let mut stale = Some(jac0);
     let (xi, _) = geom_core::newton::newton_split(
         |xi| {
-            let k = chart_term::<G, f64, D>(group, chart, theta, xi, mu, &zero)?;
+            let k = chart_term::<G, C, f64, D>(group, chart, theta, xi, mu, &zero)?;
             Ok(xi - ad.gradient(&k) * h)
         },
         |xi| match stale.take() {
@@ -191,11 +213,32 @@ where
         &predicted.unwrap_or(xi0),
         newton,
     )?;
-    let a = LieGroup::<f64, D>::tau(group, chart, &(xi * theta))?;
-    let b = if theta == 0.5 { a.clone() } else { LieGroup::<f64, D>::tau(group, chart, &(xi * (1.0 - theta)))? };
+    let a = GroupChart::<f64, G, D>::tau(chart, group, &(xi * theta))?;
+    let b = if theta == 0.5 { a.clone() } else { GroupChart::<f64, G, D>::tau(chart, group, &(xi * (1.0 - theta)))? };
     let mu1 = LieGroup::<f64, D>::coadjoint(group, &b, &LieGroup::<f64, D>::coadjoint(group, &a, mu));
     geom_core::error::check_finite(mu1.iter(), "momentum after step")?;
     Ok((mu1, a, b))
+}
+
+/// [`reduced_theta_step`] for a user's chart, kept out of line: the caller's code for the
+/// shipped charts (and what the optimizer makes of it) is the same as before charts were
+/// generic.
+#[inline(never)]
+#[allow(clippy::type_complexity)]
+fn reduced_theta_step_erased<G, H, const D: usize>(
+    group: &G,
+    theta: f64,
+    chart: ErasedChart<'_, G, D>,
+    ham: &H,
+    mu: &SVector<f64, D>,
+    h: f64,
+    newton: &NewtonOptions,
+) -> Result<(SVector<f64, D>, <G as LieGroup<f64, D>>::Element, <G as LieGroup<f64, D>>::Element), GeomError>
+where
+    G: LieGroup<f64, D> + LieGroup<Dual64, D> + LieGroup<DualSVec64<D>, D>,
+    H: ScalarFunction<D>,
+{
+    reduced_theta_step(group, theta, &chart, ham, mu, h, newton)
 }
 
 impl<R, H, const D: usize> OneStep<SVector<f64, D>> for LiePoissonIntegrator<R, H>
@@ -215,8 +258,20 @@ where
     fn step(&self, mu: &mut SVector<f64, D>, h: f64) -> Result<(), GeomError> {
         // (a θ-map: μ_{k+1} alone, without forming W)
         *mu = match self.map.theta_chart() {
-            Some((theta, chart)) => {
-                reduced_theta_step(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton)?.0
+            Some((theta, ThetaChart::Shipped(chart))) => {
+                reduced_theta_step(
+                    self.map.group(),
+                    theta,
+                    &InlineChart(chart),
+                    &self.hamiltonian,
+                    mu,
+                    h,
+                    &self.newton,
+                )?
+                .0
+            }
+            Some((theta, ThetaChart::User(chart))) => {
+                reduced_theta_step_erased(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton)?.0
             }
             None => self.advance::<Grp<R, D>, D>(mu, h)?.0,
         };
@@ -233,12 +288,12 @@ pub trait HasGroup<const D: usize> {
 /// The group type of the map `R`.
 pub type Grp<R, const D: usize> = <R as HasGroup<D>>::Group;
 
-impl<G: AdLieGroup<D> + LieGroup<Dual64, D>, const D: usize> HasGroup<D> for crate::LieGroupThetaMap<G, D> {
+impl<G: AdLieGroup<D> + LieGroup<Dual64, D>, const D: usize, C> HasGroup<D> for crate::LieGroupThetaMap<G, D, C> {
     type Group = G;
 }
 
-impl<G: AdLieGroup<D> + LieGroup<Dual64, D>, const D: usize> HasGroup<D>
-    for crate::RetractionMap<crate::LieGroupRetraction<G, D>>
+impl<G: AdLieGroup<D> + LieGroup<Dual64, D>, const D: usize, C> HasGroup<D>
+    for crate::RetractionMap<crate::LieGroupRetraction<G, D, C>>
 {
     type Group = G;
 }

@@ -105,6 +105,10 @@ impl<G, const D: usize, C: Copy> LieGroupRetraction<G, D, C> {
     pub fn chart(&self) -> C {
         self.chart
     }
+    /// The chart `τ`, borrowed (for [`crate::ThetaChart::of`]).
+    pub(crate) fn chart_ref(&self) -> &C {
+        &self.chart
+    }
 }
 
 /// `|log(a^{-1} b)|` on a Lie group, `+∞` where `log` is not defined.

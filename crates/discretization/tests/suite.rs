@@ -16,3 +16,4 @@ mod polish;
 mod retraction_models;
 mod symplectic;
 mod theorems;
+mod user_chart;
