@@ -227,11 +227,16 @@ fn the_docs_count_the_problems_and_methods_list_prints() {
     assert_success(&out, "list");
     let text = stdout(&out);
     let (problems, methods) = text.split_once("\nmethods").expect("a methods section");
-    // a problem line starts with two spaces and its name; `nbody` (a system from a file) is
-    // counted apart in the docs
+    // a problem line starts with two spaces and its name; `nbody` and `system` (systems from
+    // a file) are counted apart in the docs
     let problem_count = problems
         .lines()
-        .filter(|l| l.starts_with("  ") && !l.starts_with("   ") && !l.trim_start().starts_with("nbody"))
+        .filter(|l| {
+            l.starts_with("  ")
+                && !l.starts_with("   ")
+                && !l.trim_start().starts_with("nbody")
+                && !l.trim_start().starts_with("system")
+        })
         .count();
     let method_count = methods.lines().filter(|l| l.contains("  order ")).count();
     let words = [
