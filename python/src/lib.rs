@@ -9,6 +9,7 @@
 
 use geomint::workbench::WorkbenchError;
 use geomint::workbench::catalogue::nbody::Bodies;
+use geomint::workbench::catalogue::system::SystemSpec;
 use geomint::workbench::experiment::RunResult;
 use geomint::workbench::problem::{Kind, Problem, Quantity};
 use geomint_engine::{self as engine, Ensemble, EnsembleError, Origin, System};
@@ -177,6 +178,7 @@ impl PySystem {
                 format!("<geomint.System nbody: {} bodies in R^{}, G = {:?}>", b.masses().len(), b.dim(), b.g())
             }
             Origin::Body => format!("<geomint.System {}: {}>", self.problem().name(), self.problem().summary()),
+            Origin::Formula(_) => format!("<geomint.System {}: {}>", self.problem().name(), self.problem().summary()),
         }
     }
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
@@ -270,6 +272,68 @@ fn nbody_file(py: Python<'_>, path: std::path::PathBuf, G: f64) -> PyResult<PySy
     let v = (bodies.velocities().to_vec(), vec![b, d]);
     let args = PyTuple::new(py, [copy(py, &m)?, copy(py, &q)?, copy(py, &v)?, G.into_pyobject(py)?.into_any()])?;
     PySystem::new(System::bodies(bodies).map_err(to_py)?, ("nbody", args.unbind()))
+}
+
+/// A Hamiltonian system on `T*R^n` (`n` = 1 to 4) written as formulas, parsed once in Rust and
+/// differentiated exactly by automatic differentiation (no Python in the loop): `H` in the
+/// coordinates named `q` and momenta named `p`, or a separable `T` (momenta only) and `V`
+/// (coordinates only); `params` (name → value), `invariants` (name → formula in `q`, `p`),
+/// initial state `q0`, `p0`, default step `h` and final time `t_end`. The format of
+/// `geomint run --system FILE.toml`. Pickled as its TOML text.
+#[pyfunction]
+#[pyo3(signature = (H=None, *, q, p, q0, p0, T=None, V=None, params=None, invariants=None, name=None, h=None, t_end=None))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+fn hamiltonian(
+    py: Python<'_>,
+    H: Option<String>,
+    q: Vec<String>,
+    p: Vec<String>,
+    q0: Vec<f64>,
+    p0: Vec<f64>,
+    T: Option<String>,
+    V: Option<String>,
+    params: Option<std::collections::BTreeMap<String, f64>>,
+    invariants: Option<std::collections::BTreeMap<String, String>>,
+    name: Option<String>,
+    h: Option<f64>,
+    t_end: Option<f64>,
+) -> PyResult<PySystem> {
+    let spec = SystemSpec {
+        name,
+        q,
+        p,
+        hamiltonian: H,
+        kinetic: T,
+        potential: V,
+        q0,
+        p0,
+        h,
+        t_end,
+        params: params.unwrap_or_default(),
+        invariants: invariants.unwrap_or_default(),
+    };
+    formula_system(py, spec, "geomint.hamiltonian")
+}
+
+fn formula_system(py: Python<'_>, spec: SystemSpec, origin: &str) -> PyResult<PySystem> {
+    let toml = spec.to_toml();
+    let system = System::formula(spec, origin).map_err(to_py)?;
+    let args = PyTuple::new(py, [toml.into_pyobject(py)?.into_any()])?;
+    PySystem::new(system, ("_system_from_toml", args.unbind()))
+}
+
+/// The Hamiltonian system of the TOML file `path` (the format of `geomint run --system
+/// FILE.toml`; see [`hamiltonian`]).
+#[pyfunction]
+fn system_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<PySystem> {
+    let origin = format!("system file {}", path.display());
+    formula_system(py, SystemSpec::read(&path).map_err(to_py)?, &origin)
+}
+
+/// Rebuilds a system of formulas from its TOML text (unpickling).
+#[pyfunction]
+fn _system_from_toml(py: Python<'_>, text: &str) -> PyResult<PySystem> {
+    formula_system(py, SystemSpec::from_toml(text, "system").map_err(to_py)?, "system")
 }
 
 /// A free rigid body of inertia `inertia` (3 principal moments or a 3 × 3 matrix) with body
@@ -482,6 +546,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_problem_from_dict, m)?)?;
     m.add_function(wrap_pyfunction!(nbody, m)?)?;
     m.add_function(wrap_pyfunction!(nbody_file, m)?)?;
+    m.add_function(wrap_pyfunction!(hamiltonian, m)?)?;
+    m.add_function(wrap_pyfunction!(system_file, m)?)?;
+    m.add_function(wrap_pyfunction!(_system_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(perturbed_states, m)?)?;
     m.add_function(wrap_pyfunction!(rigid_body, m)?)?;
     m.add_function(wrap_pyfunction!(heavy_top, m)?)?;

@@ -24,7 +24,7 @@ def test_stubs_match_the_extension_module():
     public = {n for n in dir(_native) if not n.startswith("__")}
     assert public == set(functions) | set(classes)
     for name, node in functions.items():
-        params = [a.arg for a in node.args.args]
+        params = [a.arg for a in node.args.args + node.args.kwonlyargs]
         assert params == list(inspect.signature(getattr(_native, name)).parameters), name
     members = {n.name for n in classes["System"].body if isinstance(n, ast.FunctionDef)}
     assert members == {n for n in dir(_native.System) if not n.startswith("_")} | {"__reduce__"}

@@ -5,7 +5,8 @@
 //! timed from Rust (`examples/ensemble_throughput.rs`) and from Python.
 //!
 //! * [`System`]: what to integrate, a catalogue problem with its parameters or a system built
-//!   from data (an N-body system, a rigid body, a heavy top), as the workbench's [`Problem`].
+//!   from data (an N-body system, a rigid body, a heavy top, a Hamiltonian of formulas), as the
+//!   workbench's [`Problem`].
 //!   A given initial state is the workbench's [`Problem::with_state`], checked there.
 //! * [`run()`]: one run, the workbench's [`experiment::run`] with the settings resolved as
 //!   `geomint run` resolves them ([`RunSpec::resolve`]).
@@ -17,7 +18,7 @@
 //! the CLI's, because the same workbench function produces it. Only the shapes of arrays are
 //! checked here.
 
-use geomint::workbench::catalogue::{self, lie, nbody::Bodies};
+use geomint::workbench::catalogue::{self, lie, nbody::Bodies, system::SystemSpec};
 use geomint::workbench::experiment::{self, RunResult, RunSpec};
 use geomint::workbench::problem::{self, Family, Problem, Quantity};
 use geomint::workbench::{WorkbenchError, methods};
@@ -46,6 +47,8 @@ pub enum Origin {
     NBody(Bodies),
     /// A free rigid body or a heavy top built from its inertia (and `mgl`, `χ`) and a state.
     Body,
+    /// A Hamiltonian system written as formulas (the workbench's problem `system`).
+    Formula(SystemSpec),
 }
 
 /// A system to integrate: the workbench problem, from its own initial state, and its origin.
@@ -118,6 +121,13 @@ impl System {
         let chi = vector3("chi", chi)?;
         let top = lie::HeavyTopProblem::custom(&inertia_tensor(inertia)?, mgl, &chi, &lie_state(pi, r)?)?;
         Ok(Self { origin: Origin::Body, problem: Box::new(top) })
+    }
+
+    /// A Hamiltonian system written as formulas ([`SystemSpec`], the format of
+    /// `geomint run --system FILE.toml`): input errors start with `origin`.
+    pub fn formula(spec: SystemSpec, origin: &str) -> Result<Self, WorkbenchError> {
+        let problem = spec.problem(&[], origin)?;
+        Ok(Self { origin: Origin::Formula(spec), problem })
     }
 
     /// The workbench problem, from the system's own initial state.

@@ -31,6 +31,7 @@ __all__ = [
     "RunResult",
     "System",
     "ensemble",
+    "hamiltonian",
     "heavy_top",
     "methods",
     "nbody",
@@ -40,6 +41,7 @@ __all__ = [
     "problems",
     "rigid_body",
     "run",
+    "system_file",
 ]
 
 try:  # the installed distribution's version
@@ -149,6 +151,62 @@ def nbody_file(path: Union[str, "os.PathLike[str]"], *, G: float = 1.0) -> Syste
     plane; ``#`` starts a comment, and a first line of these column names is skipped. The same
     as :func:`nbody` with the file's values."""
     return _native.nbody_file(os.fspath(path), float(G))
+
+
+def hamiltonian(
+    H: Optional[str] = None,
+    *,
+    q: Sequence[str],
+    p: Sequence[str],
+    q0: ArrayLike,
+    p0: ArrayLike,
+    T: Optional[str] = None,
+    V: Optional[str] = None,
+    params: Optional[Mapping[str, float]] = None,
+    invariants: Optional[Mapping[str, str]] = None,
+    name: Optional[str] = None,
+    h: Optional[float] = None,
+    t_end: Optional[float] = None,
+) -> System:
+    """Your own Hamiltonian system on T*R^n (n = 1 to 4), written as formulas.
+
+    ``H`` is a formula in the coordinates named by ``q`` and the momenta named by ``p``; or give
+    a separable ``T`` (momenta only) and ``V`` (coordinates only), and the explicit methods
+    apply. The formulas are parsed once, in Rust, and differentiated exactly by automatic
+    differentiation: no Python runs while integrating. ``params`` maps names to values,
+    ``invariants`` names formulas in ``q`` and ``p`` that are monitored like the energy.
+    Operators ``+ - * / ^`` (or ``**``), functions ``sin cos tan asin acos atan sinh cosh tanh
+    exp log sqrt abs atan2 pow``, the constant ``pi``. The format of
+    ``geomint run --system FILE.toml`` (:func:`system_file`).
+
+    >>> kepler = geomint.hamiltonian("0.5*(px^2 + py^2) - mu/sqrt(x^2 + y^2)",
+    ...     q=["x", "y"], p=["px", "py"], q0=[0.4, 0.0], p0=[0.0, 2.0], params={"mu": 1.0},
+    ...     invariants={"L": "x*py - y*px"})
+    >>> geomint.run(kepler, "yoshida6", h=0.01, steps=1000).max_error("L") < 1e-12
+    True
+
+    A formula that does not parse raises ``ValueError`` naming the formula and the column.
+    """
+    return _native.hamiltonian(
+        H,
+        q=[str(x) for x in q],
+        p=[str(x) for x in p],
+        q0=[float(x) for x in np.asarray(q0, dtype=float).ravel()],
+        p0=[float(x) for x in np.asarray(p0, dtype=float).ravel()],
+        T=T,
+        V=V,
+        params=None if params is None else {str(k): float(v) for k, v in params.items()},
+        invariants=None if invariants is None else {str(k): str(v) for k, v in invariants.items()},
+        name=name,
+        h=None if h is None else float(h),
+        t_end=None if t_end is None else float(t_end),
+    )
+
+
+def system_file(path: Union[str, "os.PathLike[str]"]) -> System:
+    """The Hamiltonian system of a TOML file of formulas (``geomint run --system FILE.toml``;
+    the keys of :func:`hamiltonian`)."""
+    return _native.system_file(os.fspath(path))
 
 
 def rigid_body(inertia: ArrayLike, Pi: ArrayLike, R: Optional[ArrayLike] = None) -> System:

@@ -40,6 +40,23 @@ def problem(name: str, params: Optional[List[Tuple[str, float]]] = None) -> Syst
 def _problem_from_dict(name: str, params: Dict[str, float]) -> System: ...
 def nbody(masses: _F64, positions: _F64, velocities: _F64, G: float = 1.0) -> System: ...
 def nbody_file(path: str, G: float = 1.0) -> System: ...
+def hamiltonian(
+    H: Optional[str] = None,
+    *,
+    q: List[str],
+    p: List[str],
+    q0: List[float],
+    p0: List[float],
+    T: Optional[str] = None,
+    V: Optional[str] = None,
+    params: Optional[Dict[str, float]] = None,
+    invariants: Optional[Dict[str, str]] = None,
+    name: Optional[str] = None,
+    h: Optional[float] = None,
+    t_end: Optional[float] = None,
+) -> System: ...
+def system_file(path: str) -> System: ...
+def _system_from_toml(text: str) -> System: ...
 def perturbed_states(
     system: System, members: int, eps: float, seed: int = 0, state: Optional[_F64] = None
 ) -> _F64: ...

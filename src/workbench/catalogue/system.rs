@@ -48,27 +48,74 @@ pub const NAME: &str = "system";
 /// methods' types, compiled for `n = 1 … MAX_DEGREES`).
 pub const MAX_DEGREES: usize = 4;
 
-/// The file's contents (module documentation).
-#[derive(Debug, Clone, serde::Deserialize)]
+/// A system of formulas (module documentation): what a TOML system file holds, also built in
+/// memory (the Python package's `geomint.hamiltonian`). [`SystemSpec::problem`] checks it.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
-struct SystemFile {
-    name: Option<String>,
-    q: Vec<String>,
-    p: Vec<String>,
-    #[serde(rename = "H")]
-    hamiltonian: Option<String>,
-    #[serde(rename = "T")]
-    kinetic: Option<String>,
-    #[serde(rename = "V")]
-    potential: Option<String>,
-    q0: Vec<f64>,
-    p0: Vec<f64>,
-    h: Option<f64>,
-    t_end: Option<f64>,
+pub struct SystemSpec {
+    /// A name for the run header.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Coordinate names `q_1 … q_n`.
+    pub q: Vec<String>,
+    /// Momentum names `p_1 … p_n`.
+    pub p: Vec<String>,
+    /// `H(q, p)` (or give `T` and `V`).
+    #[serde(rename = "H", skip_serializing_if = "Option::is_none")]
+    pub hamiltonian: Option<String>,
+    /// `T(p)` of a separable `H = T(p) + V(q)`.
+    #[serde(rename = "T", skip_serializing_if = "Option::is_none")]
+    pub kinetic: Option<String>,
+    /// `V(q)` of a separable `H = T(p) + V(q)`.
+    #[serde(rename = "V", skip_serializing_if = "Option::is_none")]
+    pub potential: Option<String>,
+    /// Initial coordinates.
+    pub q0: Vec<f64>,
+    /// Initial momenta.
+    pub p0: Vec<f64>,
+    /// Default step (0.01).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub h: Option<f64>,
+    /// Default final time (10).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub t_end: Option<f64>,
+    /// Parameters and their values.
     #[serde(default)]
-    params: BTreeMap<String, f64>,
+    pub params: BTreeMap<String, f64>,
+    /// Monitored invariants: name and formula in `q` and `p`.
     #[serde(default)]
-    invariants: BTreeMap<String, String>,
+    pub invariants: BTreeMap<String, String>,
+}
+
+impl SystemSpec {
+    /// The system of the TOML file `path`; input errors name the file.
+    pub fn read(path: &Path) -> Result<Self, WorkbenchError> {
+        let origin = format!("system file {}", path.display());
+        let text = std::fs::read_to_string(path).map_err(|e| input(&origin, format!("cannot read it: {e}")))?;
+        Self::from_toml(&text, &origin)
+    }
+    /// The system of the TOML text `text`; `origin` (e.g. `system file F`) starts the messages.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Self, WorkbenchError> {
+        toml::from_str(text).map_err(|e| input(origin, e.message()))
+    }
+    /// The TOML text of the system (what [`SystemSpec::from_toml`] reads back).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+    /// The problem of the system with its parameters overridden by `overrides` (a name it does
+    /// not declare is an input error listing those it does); `origin` starts the messages.
+    pub fn problem(&self, overrides: &[(String, f64)], origin: &str) -> Result<Box<dyn Problem>, WorkbenchError> {
+        let n = self.q.len();
+        if n == 0 || n > MAX_DEGREES {
+            return Err(input(origin, format!("q names {n} coordinates; a system has 1 to {MAX_DEGREES}")));
+        }
+        match n {
+            1 => build::<1>(origin, self.clone(), overrides),
+            2 => build::<2>(origin, self.clone(), overrides),
+            3 => build::<3>(origin, self.clone(), overrides),
+            _ => build::<4>(origin, self.clone(), overrides),
+        }
+    }
 }
 
 /// `s` as a `&'static str`, leaked once per distinct string (the workbench's names and
@@ -174,33 +221,21 @@ impl<const N: usize> CanonicalSystem<N> for FormulaSystem<N> {
     }
 }
 
-fn input(file: &Path, msg: impl std::fmt::Display) -> WorkbenchError {
-    WorkbenchError::Input(format!("system file {}: {msg}", file.display()))
+fn input(origin: &str, msg: impl std::fmt::Display) -> WorkbenchError {
+    WorkbenchError::Input(format!("{origin}: {msg}"))
 }
 
-/// The problem of the system file `path`, its parameters overridden by `params` (`(name,
-/// value)`; a name the file does not declare is an input error listing those it does).
+/// The problem of the system file `path` ([`SystemSpec::read`], [`SystemSpec::problem`]).
 pub fn read(path: &Path, params: &[(String, f64)]) -> Result<Box<dyn Problem>, WorkbenchError> {
-    let text = std::fs::read_to_string(path).map_err(|e| input(path, format!("cannot read it: {e}")))?;
-    let file: SystemFile = toml::from_str(&text).map_err(|e| input(path, e.message()))?;
-    let n = file.q.len();
-    if n == 0 || n > MAX_DEGREES {
-        return Err(input(path, format!("q names {n} coordinates; a system file has 1 to {MAX_DEGREES}")));
-    }
-    match n {
-        1 => build::<1>(path, file, params),
-        2 => build::<2>(path, file, params),
-        3 => build::<3>(path, file, params),
-        _ => build::<4>(path, file, params),
-    }
+    SystemSpec::read(path)?.problem(params, &format!("system file {}", path.display()))
 }
 
 fn build<const N: usize>(
-    path: &Path,
-    mut file: SystemFile,
+    origin: &str,
+    mut file: SystemSpec,
     overrides: &[(String, f64)],
 ) -> Result<Box<dyn Problem>, WorkbenchError> {
-    let fail = |msg: String| input(path, msg);
+    let fail = |msg: String| input(origin, msg);
     if file.p.len() != N || file.q0.len() != N || file.p0.len() != N {
         return Err(fail(format!(
             "q names {N} coordinates, but p names {}, q0 has {} values and p0 {}",
@@ -267,8 +302,8 @@ fn build<const N: usize>(
         ),
     };
     let summary = intern(&match &file.name {
-        Some(name) => format!("{name}: {what} (from {})", path.display()),
-        None => format!("{what} (from {})", path.display()),
+        Some(name) => format!("{name}: {what} ({origin})"),
+        None => format!("{what} ({origin})"),
     });
     let labels = file.q.iter().chain(&file.p).cloned().collect();
     let energy = intern(if file.hamiltonian.is_some() { "H(q, p) as given" } else { "H = T(p) + V(q) as given" });
