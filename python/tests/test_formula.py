@@ -75,7 +75,7 @@ def test_a_system_pickles_to_the_same_run():
 @pytest.mark.parametrize(
     "kw, message",
     [
-        ({"H": "0.5*px^2 + (x"}, "column 13"),
+        ({"H": "0.5*px^2 + (x"}, "column 14"),
         ({"H": "0.5*px^2 + k*x"}, "unknown name 'k'"),
         ({"H": "sin(x, px)"}, "takes 1 argument"),
         ({"H": "px^2 - 1/x", "q0": [0.0]}, "not finite"),
