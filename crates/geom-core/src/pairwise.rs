@@ -625,11 +625,9 @@ impl<F: PairFunction, const D: usize> DynNBody<F, D> {
         check_masses(masses)
             .map_err(|reason| GeomError::InvalidParameter { what: "masses", reason: reason.to_string() })?;
         match phi.bodies() {
-            Some(got) if got != masses.len() => Err(GeomError::DimensionMismatch {
-                what: "bodies of the pair function",
-                expected: masses.len(),
-                got,
-            }),
+            Some(got) if got != masses.len() => {
+                Err(GeomError::DimensionMismatch { what: "bodies of the pair function", expected: masses.len(), got })
+            }
             _ => Ok(Self { phi, inverse: (0..masses.len() * D).map(|k| 1.0 / masses[k / D]).collect() }),
         }
     }
@@ -694,7 +692,11 @@ impl<F: PairFunction, const D: usize> DynNBody<F, D> {
     /// If `q.len()` or `out.len()` is not [`dim`](Self::dim).
     #[inline]
     pub fn force_gradient(&self, q: &[f64], out: &mut [f64]) {
-        assert!(q.len() == self.dim() && out.len() == self.dim(), "q, ∇V of an N-body system of dimension {}", self.dim());
+        assert!(
+            q.len() == self.dim() && out.len() == self.dim(),
+            "q, ∇V of an N-body system of dimension {}",
+            self.dim()
+        );
         out.fill(0.0);
         pair_gradient::<F, D>(&self.phi, q, out);
     }
@@ -706,7 +708,11 @@ impl<F: PairFunction, const D: usize> DynNBody<F, D> {
     /// If `p.len()` or `out.len()` is not [`dim`](Self::dim).
     #[inline]
     pub fn velocity(&self, p: &[f64], out: &mut [f64]) {
-        assert!(p.len() == self.dim() && out.len() == self.dim(), "p, ∇T of an N-body system of dimension {}", self.dim());
+        assert!(
+            p.len() == self.dim() && out.len() == self.dim(),
+            "p, ∇T of an N-body system of dimension {}",
+            self.dim()
+        );
         for ((v, pk), w) in out.iter_mut().zip(p).zip(&self.inverse) {
             *v = pk * w;
         }
@@ -1008,6 +1014,52 @@ mod tests {
             Err(reason) => panic!("{}", reason),
         };
         assert_eq!(CHECKED, h);
+    }
+
+    /// The run-time size runs the loops of the compiled size: `V`, `∇V` and `∇T` bit for bit,
+    /// for gravity in space and a pair-dependent Lennard-Jones potential in the plane.
+    #[test]
+    fn run_time_size_is_the_compiled_size_bit_for_bit() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let fixed = gravity::<18, 3, 6>(0.3, MASSES).unwrap();
+        let dynamic = DynNBody::<_, 3>::new(&MASSES, DynGravity::new(0.3, &MASSES).unwrap()).unwrap();
+        assert_eq!(
+            (dynamic.bodies(), dynamic.dim(), dynamic.phi().masses(), dynamic.phi().g()),
+            (6, 18, &MASSES[..], 0.3)
+        );
+        let mut rng = Rng(17);
+        let mut g = [0.0; 18];
+        for _ in 0..20 {
+            let (q, p) = (solar_like(&mut rng), rng.vector::<18>(1e-3));
+            dynamic.force_gradient(q.as_slice(), &mut g);
+            assert_eq!(bits(&g), bits(fixed.potential.0.gradient(&q).as_slice()));
+            assert_eq!(dynamic.potential(q.as_slice()).to_bits(), fixed.potential.0.value(&q).to_bits());
+            dynamic.velocity(p.as_slice(), &mut g);
+            assert_eq!(bits(&g), bits(fixed.kinetic.0.gradient(&p).as_slice()));
+            let t = dynamic.kinetic(p.as_slice());
+            assert!((t - fixed.kinetic.0.value(&p)).abs() <= 1e-15 * t);
+        }
+        let lj = Pairwise::<_, 8, 2>::new(LennardJones).unwrap();
+        let dynamic = DynNBody::<_, 2>::new(&[1.0; 4], LennardJones).unwrap();
+        let mut g = [0.0; 8];
+        for _ in 0..20 {
+            let q = rng.vector::<8>(2.0);
+            dynamic.force_gradient(q.as_slice(), &mut g);
+            assert_eq!(bits(&g), bits(lj.gradient(&q).as_slice()));
+            assert_eq!(dynamic.potential(q.as_slice()).to_bits(), lj.value(&q).to_bits());
+        }
+        // construction errors, as at the compiled size
+        let phi = DynGravity::new(1.0, &[1.0; 6]).unwrap();
+        assert_eq!(
+            DynNBody::<_, 3>::new(&[1.0; 5], phi.clone()),
+            Err(GeomError::DimensionMismatch { what: "bodies of the pair function", expected: 5, got: 6 })
+        );
+        assert!(matches!(DynNBody::<_, 0>::new(&[1.0; 6], phi.clone()), Err(GeomError::InvalidParameter { .. })));
+        assert!(matches!(DynNBody::<_, 3>::new(&[1.0, 0.0], LennardJones), Err(GeomError::InvalidParameter { .. })));
+        for (g, m) in [(f64::NAN, 1.0), (0.0, 1.0), (1.0, -2.0), (1.0, f64::INFINITY)] {
+            assert!(matches!(DynGravity::new(g, &[1.0, m]), Err(GeomError::InvalidParameter { .. })), "{g} {m}");
+        }
+        assert!(phi.eval(0, 6, 1.0f64).is_nan());
     }
 
     #[test]

@@ -94,8 +94,8 @@ pub mod prelude {
     pub use crate::lgvi::Lgvi;
     pub use crate::models::{BuoyantVehicle, FreeRigidBody, HeavyTop, UnderwaterVehicle};
     pub use crate::rkmk::Rkmk;
-    pub use crate::variational::VariationalIntegrator;
     pub use crate::separable_dyn::{DynSeparable, DynSplitting};
+    pub use crate::variational::VariationalIntegrator;
     pub use crate::verlet_composition::VerletComposition;
     pub use crate::{Tableau, tableau};
     pub use geom_core::prelude::*;

@@ -167,7 +167,10 @@ impl<H> DynSplitting<H> {
         if scheme.uses_adjoint() {
             return Err(GeomError::InvalidParameter {
                 what: "composition scheme",
-                reason: format!("{} needs the adjoint method: Störmer–Verlet is symmetric, use base stages", scheme.name),
+                reason: format!(
+                    "{} needs the adjoint method: Störmer–Verlet is symmetric, use base stages",
+                    scheme.name
+                ),
             });
         }
         let drifts: Vec<f64> = scheme.stages.iter().map(|s| s.coefficient()).collect();

@@ -162,9 +162,7 @@ impl Words for DynPhaseState {
     }
     fn read_words_like(&self, words: &[f64]) -> Option<Self> {
         let n = self.q.len();
-        (words.len() == self.word_count()).then(|| Self {
-            q: DVector::from_column_slice(&words[..n]),
-            p: DVector::from_column_slice(&words[n..]),
-        })
+        (words.len() == self.word_count())
+            .then(|| Self { q: DVector::from_column_slice(&words[..n]), p: DVector::from_column_slice(&words[n..]) })
     }
 }
