@@ -227,13 +227,13 @@ impl<F: PairFunction, const N: usize, const D: usize> Pairwise<F, N, D> {
 }
 
 impl<F: PairFunction, const N: usize, const D: usize> ScalarDerivatives<N> for Pairwise<F, N, D> {
-    /// `V(q) = Σ_{i<j} φ_ij(r_ij)` ([`pair_potential`], the loop of [`DynNBody::potential`]).
+    /// `V(q) = Σ_{i<j} φ_ij(r_ij)` (the loop of [`DynNBody::potential`], one private kernel).
     #[inline]
     fn value(&self, q: &SVector<f64, N>) -> f64 {
         pair_potential::<F, D>(&self.phi, q.as_slice())
     }
 
-    /// `∂V/∂q_i = Σ_{j≠i} (φ'_ij(r)/r) (q_i − q_j)` ([`pair_gradient`], the loop of
+    /// `∂V/∂q_i = Σ_{j≠i} (φ'_ij(r)/r) (q_i − q_j)` (the loop of
     /// [`DynNBody::force_gradient`]). The factor `φ'/r` is the derivative part of `φ` evaluated
     /// at the dual number `r + ε/r` (one `Dual64` pass per pair, and no second division when `φ`
     /// computes `1/r`, as gravity does: the compiler shares it). Always inlined, so that the

@@ -18,6 +18,7 @@ const B: usize = 20;
 const EPS2: f64 = 0.01;
 
 /// Softened gravity `φ_ij(r) = −m_i m_j / √(r² + ε²)`, `G = 1`.
+#[derive(Clone)]
 struct SoftGravity {
     masses: Vec<f64>,
 }
