@@ -1,11 +1,13 @@
 //! "No heap allocation inside a step" for the N-body Hamiltonian of the outer solar system
 //! (`geom_core::pairwise`): its derivatives, `StormerVerlet::step` on it, and one step through
 //! the workbench's `Simulation::advance` and `advance_by` (the route of `geomint run outer-solar-system`), counted
-//! with a global allocator after construction (constructors may allocate, steps may not).
+//! with a global allocator after construction (constructors may allocate, steps may not); and
+//! the same steps of `nbody` at run-time size (ten bodies, `DynSplitting` on `DynNBody`).
 
 use discretization::OneStep;
 use geom_core::function::{PhaseSpaceDerivatives, ScalarDerivatives};
 use geomint::workbench::catalogue::canonical::{CanonicalSystem, OuterSolarSystem};
+use geomint::workbench::catalogue::nbody::Bodies;
 use geomint::workbench::{catalogue, problem};
 use integrators::classical::StormerVerlet;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -63,5 +65,24 @@ fn outer_solar_system_steps_do_not_allocate() {
         assert_eq!(n, 0, "{method}: {n} heap allocations in Simulation::advance");
         let n = count(|| sim.advance_by(16).unwrap());
         assert_eq!(n, 0, "{method}: {n} heap allocations in Simulation::advance_by");
+    }
+    // the run-time size (`nbody` beyond 18 coordinates): `DynPhaseState` and `DynSplitting`
+    // on `DynNBody`, whose scratch buffers are allocated at the first step only
+    let (mut masses, mut q, mut v) = (vec![1.0], vec![0.0; 3], vec![0.0; 3]);
+    for k in 1..10 {
+        let r = 1.5f64.powi(k - 1);
+        let (s, c) = (2.399 * k as f64).sin_cos();
+        masses.push(1e-6 * k as f64);
+        q.extend([r * c, r * s, 0.01 * r * s]);
+        v.extend([-s / r.sqrt(), c / r.sqrt(), 0.0]);
+    }
+    let problem = Bodies::new(1.0, masses, 3, q, v).unwrap().problem().unwrap();
+    assert_eq!(problem.state_labels().len(), 60);
+    for method in ["stormer-verlet", "symplectic-euler-b", "kahan-li8"] {
+        let mut sim = problem::start(problem.as_ref(), method, 0.01).unwrap();
+        let n = count(|| sim.advance_by(1).unwrap());
+        assert_eq!(n, 0, "{method} at run-time size: {n} heap allocations in Simulation::advance");
+        let n = count(|| sim.advance_by(16).unwrap());
+        assert_eq!(n, 0, "{method} at run-time size: {n} heap allocations in Simulation::advance_by");
     }
 }

@@ -27,6 +27,14 @@
 //! Nothing is allocated: every method works on fixed-size arrays on the stack, and the loops
 //! run over the `B(B−1)/2` pairs with `B`, `D` known at compile time.
 //!
+//! **Run-time size.** When the number of bodies is known only at run time (a system read from
+//! a file), [`DynNBody<F, D>`](DynNBody) is the same Hamiltonian on slices of length `B·D`,
+//! for the same [`PairFunction`] (e.g. [`DynGravity`], gravity with the masses in a `Vec`): its
+//! potential and force run the very loops of [`Pairwise`] (one kernel, inlined into the
+//! compiled size, where `B` is a constant), so both sizes give the same bits, and write the
+//! derivatives into the caller's buffers (no allocation after construction). The explicit
+//! splitting methods of `integrators::separable_dyn` integrate it.
+//!
 //! ```
 //! use geom_core::function::{PhaseSpaceDerivatives, ScalarDerivatives};
 //! use geom_core::pairwise::{self, Gravity, PairFunction, Pairwise};
@@ -125,6 +133,54 @@ fn offset<const D: usize>(xi: &[f64; D], xj: &[f64]) -> ([f64; D], f64) {
     (d, r2)
 }
 
+/// `V(q) = Σ_{i<j} φ_ij(|q_i − q_j|)` of the `B = q.len() / D` bodies of `q`: the one loop of
+/// [`Pairwise`] (compiled size, always inlined so that `B` is a constant there) and
+/// [`DynNBody`] (run-time size).
+#[inline(always)]
+fn pair_potential<F: PairFunction, const D: usize>(phi: &F, x: &[f64]) -> f64 {
+    let mut v = 0.0;
+    for i in 0..x.len() / D {
+        let (xi, others) = split_body::<D>(x, i);
+        for (j, xj) in (i + 1..).zip(others.chunks_exact(D)) {
+            v += phi.eval(i, j, offset(&xi, xj).1.sqrt());
+        }
+    }
+    v
+}
+
+/// `∇V(q)` added into `g` (of the length of `q`, normally zero on entry):
+/// `∂V/∂q_i = Σ_{j≠i} (φ'_ij(r_ij)/r_ij)(q_i − q_j)`, `φ'/r` the derivative part of `φ` at
+/// `Dual64(r, 1/r)`. Row `i` accumulates its own terms `f = (φ'/r)(q_i − q_j)` over `j > i` in
+/// registers and subtracts each from body `j` in place (no bounds check or copy in the pair
+/// loop). The one loop of [`Pairwise`] and [`DynNBody`], so both give the same bits.
+#[inline(always)]
+fn pair_gradient<F: PairFunction, const D: usize>(phi: &F, x: &[f64], g: &mut [f64]) {
+    for i in 0..x.len() / D {
+        let (xi, others) = split_body::<D>(x, i);
+        let mut gi = [0.0; D];
+        let forces = g.get_mut(D * (i + 1)..).unwrap_or_default().chunks_exact_mut(D);
+        for (j, (xj, gj)) in (i + 1..).zip(others.chunks_exact(D).zip(forces)) {
+            let (d, r2) = offset(&xi, xj);
+            let r = r2.sqrt();
+            let c = phi.eval(i, j, Dual64::new(r, 1.0 / r)).eps;
+            for k in 0..D {
+                let f = c * d[k];
+                gi[k] += f;
+                gj[k] -= f;
+            }
+        }
+        for (k, gik) in gi.iter().enumerate() {
+            g[D * i + k] += gik;
+        }
+    }
+}
+
+/// Body `i` of `x` (rows `D·i .. D·i + D`) and the bodies after it.
+#[inline(always)]
+fn split_body<const D: usize>(x: &[f64], i: usize) -> ([f64; D], &[f64]) {
+    (std::array::from_fn(|k| x[D * i + k]), x.get(D * (i + 1)..).unwrap_or_default())
+}
+
 // ------------------------------------------------------------------------------------------------
 
 /// The pairwise potential `V(q) = Σ_{i<j} φ_ij(|q_i − q_j|)` of `B = N / D` bodies in `R^D`
@@ -171,50 +227,22 @@ impl<F: PairFunction, const N: usize, const D: usize> Pairwise<F, N, D> {
 }
 
 impl<F: PairFunction, const N: usize, const D: usize> ScalarDerivatives<N> for Pairwise<F, N, D> {
-    /// `V(q) = Σ_{i<j} φ_ij(r_ij)`.
+    /// `V(q) = Σ_{i<j} φ_ij(r_ij)` (the loop of [`DynNBody::potential`], one private kernel).
     #[inline]
     fn value(&self, q: &SVector<f64, N>) -> f64 {
-        let x = &q.data.0[0];
-        let mut v = 0.0;
-        for i in 0..Self::BODIES {
-            let xi = body::<N, D>(x, i);
-            for (j, xj) in (i + 1..).zip(x.get(D * (i + 1)..).unwrap_or_default().chunks_exact(D)) {
-                v += self.phi.eval(i, j, offset(&xi, xj).1.sqrt());
-            }
-        }
-        v
+        pair_potential::<F, D>(&self.phi, q.as_slice())
     }
 
-    /// `∂V/∂q_i = Σ_{j≠i} (φ'_ij(r)/r) (q_i − q_j)`. The factor `φ'/r` is the derivative part
-    /// of `φ` evaluated at the dual number `r + ε/r` (one `Dual64` pass per pair, and no second
-    /// division when `φ` computes `1/r`, as gravity does: the compiler shares it). Row `i`
-    /// accumulates its own term in registers and subtracts it from the bodies `j > i` in
-    /// place, written into the result directly (no bounds check or copy in the pair loop).
-    /// Always inlined, so that the integrator's kick fuses with it.
+    /// `∂V/∂q_i = Σ_{j≠i} (φ'_ij(r)/r) (q_i − q_j)` (the loop of
+    /// [`DynNBody::force_gradient`]). The factor `φ'/r` is the derivative part of `φ` evaluated
+    /// at the dual number `r + ε/r` (one `Dual64` pass per pair, and no second division when `φ`
+    /// computes `1/r`, as gravity does: the compiler shares it). Always inlined, so that the
+    /// integrator's kick fuses with it (and the slice lengths of the kernel are the constant
+    /// `N`).
     #[inline(always)]
     fn gradient(&self, q: &SVector<f64, N>) -> SVector<f64, N> {
-        let x = &q.data.0[0];
         let mut out = SVector::<f64, N>::zeros();
-        let g = &mut out.data.0[0];
-        for i in 0..Self::BODIES {
-            let xi = body::<N, D>(x, i);
-            let mut gi = [0.0; D];
-            let others = x.get(D * (i + 1)..).unwrap_or_default().chunks_exact(D);
-            let forces = g.get_mut(D * (i + 1)..).unwrap_or_default().chunks_exact_mut(D);
-            for (j, (xj, gj)) in (i + 1..).zip(others.zip(forces)) {
-                let (d, r2) = offset(&xi, xj);
-                let r = r2.sqrt();
-                let c = self.phi.eval(i, j, Dual64::new(r, 1.0 / r)).eps;
-                for k in 0..D {
-                    let f = c * d[k];
-                    gi[k] += f;
-                    gj[k] -= f;
-                }
-            }
-            for (k, gik) in gi.iter().enumerate() {
-                g[D * i + k] += gik;
-            }
-        }
+        pair_gradient::<F, D>(&self.phi, q.as_slice(), out.as_mut_slice());
         out
     }
 
@@ -334,14 +362,21 @@ impl<const B: usize> PairFunction for Gravity<B> {
     /// `0..B`, never a panic).
     #[inline(always)]
     fn eval<S: Scalar>(&self, i: usize, j: usize, r: S) -> S {
-        let gm_i = self.gm.get(i).copied().unwrap_or(f64::NAN);
-        let m_j = self.masses.get(j).copied().unwrap_or(f64::NAN);
-        r.recip() * -(gm_i * m_j)
+        newton(&self.gm, &self.masses, i, j, r)
     }
 
     fn bodies(&self) -> Option<usize> {
         Some(B)
     }
+}
+
+/// `φ_ij(r) = −G m_i m_j / r` as `(1/r)·(−(G m_i) m_j)` from the tables `G m_i` and `m_j`
+/// (`NaN` for an index outside them): the one formula of [`Gravity`] and [`DynGravity`].
+#[inline(always)]
+fn newton<S: Scalar>(gm: &[f64], masses: &[f64], i: usize, j: usize, r: S) -> S {
+    let gm_i = gm.get(i).copied().unwrap_or(f64::NAN);
+    let m_j = masses.get(j).copied().unwrap_or(f64::NAN);
+    r.recip() * -(gm_i * m_j)
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -480,6 +515,207 @@ pub const fn gravity_checked<const N: usize, const D: usize, const B: usize>(
     match Gravity::checked(g, masses) {
         Ok(phi) => Ok(Separable { kinetic: Derivatives(kinetic), potential: Derivatives(Pairwise { phi }) }),
         Err(reason) => Err(reason),
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The run-time size: any number of bodies, known when the system is read.
+
+/// Newtonian gravity `φ_ij(r) = −G m_i m_j / r` between bodies whose number and masses are
+/// known at run time: [`Gravity`] with the masses in a `Vec`, the same formula (so the same
+/// bits).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DynGravity {
+    g: f64,
+    masses: Vec<f64>,
+    /// `G m_i`.
+    gm: Vec<f64>,
+}
+
+impl DynGravity {
+    /// `φ_ij(r) = −G m_i m_j / r` for the bodies of masses `masses`.
+    ///
+    /// # Errors
+    ///
+    /// [`GeomError::InvalidParameter`] if `G` or a mass is not finite and positive.
+    pub fn new(g: f64, masses: &[f64]) -> Result<Self> {
+        let invalid = |reason: &str| GeomError::InvalidParameter { what: "gravity (G, masses)", reason: reason.into() };
+        if !(g.is_finite() && g > 0.0) {
+            return Err(invalid("the gravitational constant G must be finite and positive"));
+        }
+        check_masses(masses).map_err(invalid)?;
+        Ok(Self { g, masses: masses.to_vec(), gm: masses.iter().map(|m| g * m).collect() })
+    }
+
+    /// The gravitational constant `G`.
+    pub fn g(&self) -> f64 {
+        self.g
+    }
+
+    /// The masses `m_i`.
+    pub fn masses(&self) -> &[f64] {
+        &self.masses
+    }
+}
+
+impl PairFunction for DynGravity {
+    /// `φ_ij(r) = −G m_i m_j / r`, as `(1/r)·(−(G m_i) m_j)` (`NaN` for an index outside the
+    /// bodies, never a panic).
+    #[inline(always)]
+    fn eval<S: Scalar>(&self, i: usize, j: usize, r: S) -> S {
+        newton(&self.gm, &self.masses, i, j, r)
+    }
+
+    fn bodies(&self) -> Option<usize> {
+        Some(self.masses.len())
+    }
+}
+
+/// The N-body Hamiltonian of `B` bodies in `R^D` with `B` known at run time,
+///
+/// ```text
+///   H(q, p) = T(p) + V(q) = Σ_i |p_i|²/(2 m_i) + Σ_{i<j} φ_ij(|q_i − q_j|),
+///   ∂T/∂p_i = p_i / m_i,      ∂V/∂q_i = Σ_{j≠i} φ'_ij(r_ij) (q_i − q_j) / r_ij,
+/// ```
+///
+/// on slices of length `n = B·D` (body `i` at `D·i .. D·i + D`): [`NBody`] at run-time size.
+/// `V` and `∇V` run the very loops of [`Pairwise`] (AD of the pair function only: `φ'/r` is the
+/// derivative part of `φ` at `Dual64(r, 1/r)`), so at a size both can take they give the same
+/// bits. Nothing is allocated after construction: the derivatives are written into the
+/// caller's buffers. The explicit splitting methods of `integrators::separable_dyn` integrate
+/// it on a [`crate::step::DynPhaseState`].
+///
+/// ```
+/// use geom_core::pairwise::{DynGravity, DynNBody};
+///
+/// // the Sun and Jupiter in the plane, G = 1
+/// let masses = [1.0, 1e-3];
+/// let h = DynNBody::<_, 2>::new(&masses, DynGravity::new(1.0, &masses)?)?;
+/// let (q, p) = ([0.0, 0.0, 5.0, 0.0], [0.0, 0.0, 0.0, 0.44e-3]);
+/// let mut g = [0.0; 4];
+/// h.force_gradient(&q, &mut g);
+/// assert!((g[0] + 1e-3 / 25.0).abs() < 1e-18); // −∂V/∂q_0 = G m_0 m_1 / r² towards body 1
+/// assert_eq!(g[0] + g[2], 0.0); // Newton's third law
+/// assert!((h.kinetic(&p) + h.potential(&q) - (0.5 * 0.44e-3 * 0.44 - 1e-3 / 5.0)).abs() < 1e-18);
+/// # Ok::<(), geom_core::GeomError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct DynNBody<F, const D: usize> {
+    phi: F,
+    /// `1/m_i` for each coordinate of body `i`.
+    inverse: Vec<f64>,
+}
+
+impl<F: PairFunction, const D: usize> DynNBody<F, D> {
+    /// `H(q, p) = Σ_i |p_i|²/(2 m_i) + Σ_{i<j} φ_ij(|q_i − q_j|)` for the masses `m` (one per
+    /// body: `B = masses.len()`) and the pair function `phi`.
+    ///
+    /// # Errors
+    ///
+    /// [`GeomError::InvalidParameter`] if `D = 0` or a mass is not finite and positive;
+    /// [`GeomError::DimensionMismatch`] if `phi` is defined for a number of bodies
+    /// ([`PairFunction::bodies`]) other than `masses.len()`.
+    pub fn new(masses: &[f64], phi: F) -> Result<Self> {
+        if D == 0 {
+            return Err(GeomError::InvalidParameter {
+                what: "D (dimension of a body)",
+                reason: "the dimension D of a body must be at least 1".into(),
+            });
+        }
+        check_masses(masses)
+            .map_err(|reason| GeomError::InvalidParameter { what: "masses", reason: reason.to_string() })?;
+        match phi.bodies() {
+            Some(got) if got != masses.len() => {
+                Err(GeomError::DimensionMismatch { what: "bodies of the pair function", expected: masses.len(), got })
+            }
+            _ => Ok(Self { phi, inverse: (0..masses.len() * D).map(|k| 1.0 / masses[k / D]).collect() }),
+        }
+    }
+
+    /// The number of bodies `B`.
+    pub fn bodies(&self) -> usize {
+        self.inverse.len() / D
+    }
+
+    /// The dimension `n = B·D` of `q` (and of `p`).
+    pub fn dim(&self) -> usize {
+        self.inverse.len()
+    }
+
+    /// The pair function `φ`.
+    pub fn phi(&self) -> &F {
+        &self.phi
+    }
+
+    /// `1/m_i` for every coordinate (body `i`'s at `D·i .. D·i + D`).
+    pub fn inverse_masses(&self) -> &[f64] {
+        &self.inverse
+    }
+
+    /// `V(q) = Σ_{i<j} φ_ij(|q_i − q_j|)`.
+    ///
+    /// # Panics
+    ///
+    /// If `q.len()` is not [`dim`](Self::dim).
+    #[inline]
+    pub fn potential(&self, q: &[f64]) -> f64 {
+        assert_eq!(q.len(), self.dim(), "q of an N-body system of dimension {}", self.dim());
+        pair_potential::<F, D>(&self.phi, q)
+    }
+
+    /// `T(p) = ½ Σ_k p_k² / m_k`.
+    ///
+    /// # Panics
+    ///
+    /// If `p.len()` is not [`dim`](Self::dim).
+    #[inline]
+    pub fn kinetic(&self, p: &[f64]) -> f64 {
+        assert_eq!(p.len(), self.dim(), "p of an N-body system of dimension {}", self.dim());
+        0.5 * p.iter().zip(&self.inverse).fold(0.0, |acc, (x, w)| acc + x * x * w)
+    }
+
+    /// `H(q, p) = T(p) + V(q)`.
+    ///
+    /// # Panics
+    ///
+    /// If `q.len()` or `p.len()` is not [`dim`](Self::dim).
+    pub fn energy(&self, q: &[f64], p: &[f64]) -> f64 {
+        self.kinetic(p) + self.potential(q)
+    }
+
+    /// `∇V(q)` written into `out`: `∂V/∂q_i = Σ_{j≠i} (φ'_ij(r_ij)/r_ij)(q_i − q_j)`, in the
+    /// order of [`Pairwise`]'s gradient (the same loop: body `i` sums its terms over `j > i` in
+    /// registers and subtracts each from body `j`).
+    ///
+    /// # Panics
+    ///
+    /// If `q.len()` or `out.len()` is not [`dim`](Self::dim).
+    #[inline]
+    pub fn force_gradient(&self, q: &[f64], out: &mut [f64]) {
+        assert!(
+            q.len() == self.dim() && out.len() == self.dim(),
+            "q, ∇V of an N-body system of dimension {}",
+            self.dim()
+        );
+        out.fill(0.0);
+        pair_gradient::<F, D>(&self.phi, q, out);
+    }
+
+    /// `∇T(p)` written into `out`: `∂T/∂p_k = p_k / m_k` (the velocities).
+    ///
+    /// # Panics
+    ///
+    /// If `p.len()` or `out.len()` is not [`dim`](Self::dim).
+    #[inline]
+    pub fn velocity(&self, p: &[f64], out: &mut [f64]) {
+        assert!(
+            p.len() == self.dim() && out.len() == self.dim(),
+            "p, ∇T of an N-body system of dimension {}",
+            self.dim()
+        );
+        for ((v, pk), w) in out.iter_mut().zip(p).zip(&self.inverse) {
+            *v = pk * w;
+        }
     }
 }
 
@@ -778,6 +1014,52 @@ mod tests {
             Err(reason) => panic!("{}", reason),
         };
         assert_eq!(CHECKED, h);
+    }
+
+    /// The run-time size runs the loops of the compiled size: `V`, `∇V` and `∇T` bit for bit,
+    /// for gravity in space and a pair-dependent Lennard-Jones potential in the plane.
+    #[test]
+    fn run_time_size_is_the_compiled_size_bit_for_bit() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let fixed = gravity::<18, 3, 6>(0.3, MASSES).unwrap();
+        let dynamic = DynNBody::<_, 3>::new(&MASSES, DynGravity::new(0.3, &MASSES).unwrap()).unwrap();
+        assert_eq!(
+            (dynamic.bodies(), dynamic.dim(), dynamic.phi().masses(), dynamic.phi().g()),
+            (6, 18, &MASSES[..], 0.3)
+        );
+        let mut rng = Rng(17);
+        let mut g = [0.0; 18];
+        for _ in 0..20 {
+            let (q, p) = (solar_like(&mut rng), rng.vector::<18>(1e-3));
+            dynamic.force_gradient(q.as_slice(), &mut g);
+            assert_eq!(bits(&g), bits(fixed.potential.0.gradient(&q).as_slice()));
+            assert_eq!(dynamic.potential(q.as_slice()).to_bits(), fixed.potential.0.value(&q).to_bits());
+            dynamic.velocity(p.as_slice(), &mut g);
+            assert_eq!(bits(&g), bits(fixed.kinetic.0.gradient(&p).as_slice()));
+            let t = dynamic.kinetic(p.as_slice());
+            assert!((t - fixed.kinetic.0.value(&p)).abs() <= 1e-15 * t);
+        }
+        let lj = Pairwise::<_, 8, 2>::new(LennardJones).unwrap();
+        let dynamic = DynNBody::<_, 2>::new(&[1.0; 4], LennardJones).unwrap();
+        let mut g = [0.0; 8];
+        for _ in 0..20 {
+            let q = rng.vector::<8>(2.0);
+            dynamic.force_gradient(q.as_slice(), &mut g);
+            assert_eq!(bits(&g), bits(lj.gradient(&q).as_slice()));
+            assert_eq!(dynamic.potential(q.as_slice()).to_bits(), lj.value(&q).to_bits());
+        }
+        // construction errors, as at the compiled size
+        let phi = DynGravity::new(1.0, &[1.0; 6]).unwrap();
+        assert_eq!(
+            DynNBody::<_, 3>::new(&[1.0; 5], phi.clone()),
+            Err(GeomError::DimensionMismatch { what: "bodies of the pair function", expected: 5, got: 6 })
+        );
+        assert!(matches!(DynNBody::<_, 0>::new(&[1.0; 6], phi.clone()), Err(GeomError::InvalidParameter { .. })));
+        assert!(matches!(DynNBody::<_, 3>::new(&[1.0, 0.0], LennardJones), Err(GeomError::InvalidParameter { .. })));
+        for (g, m) in [(f64::NAN, 1.0), (0.0, 1.0), (1.0, -2.0), (1.0, f64::INFINITY)] {
+            assert!(matches!(DynGravity::new(g, &[1.0, m]), Err(GeomError::InvalidParameter { .. })), "{g} {m}");
+        }
+        assert!(phi.eval(0, 6, 1.0f64).is_nan());
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //!
 //! * [`tableau`]: validated Butcher tableaux (Gauss–Legendre, Lobatto IIIA/IIIB, explicit RK);
 //! * [`classical`]: symplectic Euler, Störmer–Verlet, Gauss–Legendre collocation, Lobatto
-//!   IIIA–IIIB on `T*R^n`; [`variational`]: the integrator of a discrete Lagrangian;
+//!   IIIA–IIIB on `T*R^n`; [`verlet_composition`]: compositions of Störmer–Verlet with merged
+//!   kicks; [`separable_dyn`]: the explicit splitting methods at run-time size (an N-body system
+//!   read from a file); [`variational`]: the integrator of a discrete Lagrangian;
 //! * [`hp`]: Hamilton–Pontryagin RKMK integrators on any Lie group; [`rkmk`]: plain RKMK;
 //! * [`lgvi`]: the Lee–Leok–McClamroch Lie group variational integrator of a rigid body;
 //! * [`models`]: free rigid body, heavy top, underwater vehicle;
@@ -73,6 +75,7 @@ pub mod hp;
 pub mod lgvi;
 pub mod models;
 pub mod rkmk;
+pub mod separable_dyn;
 pub mod tableau;
 pub mod variational;
 pub mod verlet_composition;
@@ -91,6 +94,7 @@ pub mod prelude {
     pub use crate::lgvi::Lgvi;
     pub use crate::models::{BuoyantVehicle, FreeRigidBody, HeavyTop, UnderwaterVehicle};
     pub use crate::rkmk::Rkmk;
+    pub use crate::separable_dyn::{DynSeparable, DynSplitting};
     pub use crate::variational::VariationalIntegrator;
     pub use crate::verlet_composition::VerletComposition;
     pub use crate::{Tableau, tableau};

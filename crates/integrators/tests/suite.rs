@@ -24,4 +24,5 @@ mod hp_truncation;
 mod hp_vehicle;
 mod lgvi;
 mod observers_lie;
+mod separable_dyn;
 mod user_chart;

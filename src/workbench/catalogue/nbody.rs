@@ -18,12 +18,12 @@
 //!   a [`Canonical`] of the library's `NBody<Gravity<B>, N, D>`, compiled for each size, and
 //!   every canonical method applies (the six bodies of the outer solar system run as the
 //!   catalogue's problem, bit for bit);
-//! * beyond, the state is sized at run time ([`Phase`]) and the explicit symplectic methods
-//!   for a separable `H` apply ([`RUNTIME_METHODS`]: Störmer–Verlet, the symplectic Euler pair
-//!   and the compositions of Störmer–Verlet), with the forces of [`RuntimeNBody`]: the same
-//!   pair function ([`geom_core::pairwise::PairFunction`]), the same operations in the same
-//!   order as `geom_core::pairwise::Pairwise`, so the same bits (tested against the fixed-size
-//!   route).
+//! * beyond, the state is sized at run time ([`DynPhaseState`]) and the explicit symplectic
+//!   methods for a separable `H` apply ([`RUNTIME_METHODS`]: Störmer–Verlet, the symplectic
+//!   Euler pair and the compositions of Störmer–Verlet, the library's [`DynSplitting`]), on the
+//!   library's [`DynNBody`] with [`DynGravity`]: the same pair function
+//!   ([`geom_core::pairwise::PairFunction`]) and the same loops as
+//!   `geom_core::pairwise::Pairwise`, so the same bits (tested against the fixed-size route).
 //!
 //! # The file format
 //!
@@ -44,16 +44,16 @@ use crate::workbench::catalogue::Param;
 use crate::workbench::catalogue::canonical::{Canonical, CanonicalSystem};
 use crate::workbench::methods::{self, MethodInfo};
 use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation, check_state};
-use crate::workbench::run::{Observe, Run, Words};
+use crate::workbench::run::{Observe, Run};
+use discretization::PhaseState;
 use discretization::composition::{
     CompositionScheme, kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6,
 };
-use discretization::{OneStep, PhaseState, check_step};
 use geom_core::GeomError;
-use geom_core::Scalar;
-use geom_core::pairwise::{self, Gravity, NBody, PairFunction};
+use geom_core::pairwise::{self, DynGravity, DynNBody, Gravity, NBody};
+use geom_core::step::DynPhaseState;
+use integrators::separable_dyn::DynSplitting;
 use nalgebra::SVector;
-use num_dual::Dual64;
 use std::path::Path;
 
 /// The problem's name.
@@ -270,11 +270,12 @@ impl Bodies {
     fn runtime_problem(&self) -> Result<Box<dyn Problem>, WorkbenchError> {
         let s = self.initial_state();
         let n = s.len() / 2;
-        let s0 = Phase { q: s[..n].to_vec(), p: s[n..].to_vec() };
-        let phi = RuntimeGravity::new(self.g, &self.masses)?;
+        let library = |e: GeomError| input(e.to_string());
+        let s0 = DynPhaseState::from_slices(&s[..n], &s[n..]).map_err(library)?;
+        let phi = DynGravity::new(self.g, &self.masses).map_err(library)?;
         Ok(match self.dim {
-            2 => Box::new(RuntimeProblem::<2> { h: RuntimeNBody::new(phi, &self.masses), s0 }),
-            _ => Box::new(RuntimeProblem::<3> { h: RuntimeNBody::new(phi, &self.masses), s0 }),
+            2 => Box::new(RuntimeProblem::<2> { h: DynNBody::new(&self.masses, phi).map_err(library)?, s0 }),
+            _ => Box::new(RuntimeProblem::<3> { h: DynNBody::new(&self.masses, phi).map_err(library)?, s0 }),
         })
     }
 }
@@ -365,270 +366,50 @@ impl<const B: usize, const N: usize, const D: usize> CanonicalSystem<N> for Fixe
 
 // --- the run-time size -----------------------------------------------------------------------------
 
-/// Newtonian gravity `φ_ij(r) = −G m_i m_j / r` for masses known at run time: the pair function
-/// of [`Gravity`], computed as it computes it (`(1/r)·(−(G m_i) m_j)`), so with the same bits.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RuntimeGravity {
-    masses: Vec<f64>,
-    /// `G m_i`.
-    gm: Vec<f64>,
-}
-
-impl RuntimeGravity {
-    /// `φ_ij(r) = −G m_i m_j / r`; an input error if `G` or a mass is not finite and positive.
-    pub fn new(g: f64, masses: &[f64]) -> Result<Self, WorkbenchError> {
-        if !(g.is_finite() && g > 0.0 && masses.iter().all(|m| m.is_finite() && *m > 0.0)) {
-            return Err(input("invalid parameter gravity (G, masses): G and every mass must be finite and positive"));
+/// The method `info` of [`RUNTIME_METHODS`] for `h` at run-time size (the library's
+/// [`DynSplitting`], whose arithmetic is that of the registry's method on `PhaseState<N>`:
+/// `StormerVerlet`, `SymplecticEulerA/B`, `VerletComposition`, so both routes give the same
+/// bits); an input error for another method.
+fn runtime_method<const D: usize>(
+    info: &MethodInfo,
+    h: &DynNBody<DynGravity, D>,
+) -> Result<DynSplitting<DynNBody<DynGravity, D>>, WorkbenchError> {
+    let h = h.clone();
+    let composition = |scheme: CompositionScheme| DynSplitting::composition(h.clone(), scheme);
+    Ok(match info.name {
+        "stormer-verlet" => DynSplitting::stormer_verlet(h),
+        "symplectic-euler-a" => DynSplitting::symplectic_euler_a(h),
+        "symplectic-euler-b" => DynSplitting::symplectic_euler_b(h),
+        "triple-jump" => composition(triple_jump(2))?,
+        "yoshida6" => composition(yoshida6())?,
+        "kahan-li8" => composition(kahan_li8())?,
+        "kahan-li10" => composition(kahan_li10())?,
+        "sofroniou-spaletta10" => composition(sofroniou_spaletta10())?,
+        other => {
+            return Err(input(format!(
+                "method '{other}' does not apply to an N-body system of more than {FIXED_SIZE_LIMIT} coordinates \
+                 (valid: {})",
+                RUNTIME_METHODS.join(", ")
+            )));
         }
-        Ok(Self { masses: masses.to_vec(), gm: masses.iter().map(|m| g * m).collect() })
-    }
-}
-
-impl PairFunction for RuntimeGravity {
-    /// `φ_ij(r) = −G m_i m_j / r` (`NaN` for an index outside the bodies, never a panic).
-    #[inline(always)]
-    fn eval<S: Scalar>(&self, i: usize, j: usize, r: S) -> S {
-        let gm_i = self.gm.get(i).copied().unwrap_or(f64::NAN);
-        let m_j = self.masses.get(j).copied().unwrap_or(f64::NAN);
-        r.recip() * -(gm_i * m_j)
-    }
-    fn bodies(&self) -> Option<usize> {
-        Some(self.masses.len())
-    }
-}
-
-/// `H(q, p) = Σ_k p_k²/(2 m_k) + Σ_{i<j} φ_ij(|q_i − q_j|)` for bodies in `R^D` whose number is
-/// known at run time, with the derivatives of `geom_core::pairwise` ([`PairFunction`]: AD of
-/// `φ` only, at `Dual64(r, 1/r)`, whose derivative part is `φ'/r`):
-/// `∂V/∂q_i = Σ_{j≠i} (φ'_ij(r_ij)/r_ij)(q_i − q_j)` and `∂T/∂p_k = p_k / m_k`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RuntimeNBody<F, const D: usize> {
-    phi: F,
-    /// `1/m_i` for each coordinate of body `i`.
-    inverse: Vec<f64>,
-}
-
-impl<F: PairFunction, const D: usize> RuntimeNBody<F, D> {
-    /// The Hamiltonian of the pair function `phi` and the (checked) `masses`.
-    pub fn new(phi: F, masses: &[f64]) -> Self {
-        Self { phi, inverse: (0..masses.len() * D).map(|k| 1.0 / masses[k / D]).collect() }
-    }
-
-    fn bodies(&self) -> usize {
-        self.inverse.len() / D
-    }
-
-    /// `V(q) = Σ_{i<j} φ_ij(|q_i − q_j|)`.
-    pub fn potential(&self, q: &[f64]) -> f64 {
-        let mut v = 0.0;
-        for i in 0..self.bodies() {
-            let xi = &q[D * i..D * i + D];
-            for (j, xj) in (i + 1..).zip(q[D * (i + 1)..].chunks_exact(D)) {
-                let r2 = xi.iter().zip(xj).fold(0.0, |acc, (a, b)| acc + (a - b) * (a - b));
-                v += self.phi.eval(i, j, r2.sqrt());
-            }
-        }
-        v
-    }
-
-    /// `T(p) = ½ Σ_k p_k² / m_k`.
-    pub fn kinetic(&self, p: &[f64]) -> f64 {
-        0.5 * p.iter().zip(&self.inverse).fold(0.0, |acc, (x, w)| acc + x * x * w)
-    }
-
-    /// `∇V(q)`, written into `out`, in the order of `Pairwise::gradient`: body `i` sums its
-    /// terms `f = (φ'/r)(q_i − q_j)` over `j > i` in registers and subtracts each from body `j`.
-    pub fn force_gradient(&self, q: &[f64], out: &mut [f64]) {
-        out.iter_mut().for_each(|g| *g = 0.0);
-        for i in 0..self.bodies() {
-            let xi: [f64; D] = std::array::from_fn(|k| q[D * i + k]);
-            let mut gi = [0.0; D];
-            let (head, rest) = out.split_at_mut(D * (i + 1));
-            for ((j, xj), gj) in (i + 1..).zip(q[D * (i + 1)..].chunks_exact(D)).zip(rest.chunks_exact_mut(D)) {
-                let mut d = [0.0; D];
-                let mut r2 = 0.0;
-                for k in 0..D {
-                    d[k] = xi[k] - xj[k];
-                    r2 += d[k] * d[k];
-                }
-                let r = r2.sqrt();
-                let c = self.phi.eval(i, j, Dual64::new(r, 1.0 / r)).eps;
-                for k in 0..D {
-                    let f = c * d[k];
-                    gi[k] += f;
-                    gj[k] -= f;
-                }
-            }
-            for (k, g) in gi.iter().enumerate() {
-                head[D * i + k] += g;
-            }
-        }
-    }
-}
-
-/// The state `(q, p)` of an N-body system sized at run time.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Phase {
-    /// Positions, body by body.
-    pub q: Vec<f64>,
-    /// Momenta, body by body.
-    pub p: Vec<f64>,
-}
-
-impl Phase {
-    fn is_finite(&self) -> bool {
-        self.q.iter().chain(&self.p).all(|x| x.is_finite())
-    }
-}
-
-/// Saved as `q` then `p`.
-impl Words for Phase {
-    fn word_count(&self) -> usize {
-        self.q.len() + self.p.len()
-    }
-    fn append_words(&self, out: &mut Vec<f64>) {
-        out.extend(self.q.iter().chain(&self.p));
-    }
-    fn read_words_like(&self, words: &[f64]) -> Option<Self> {
-        (words.len() == self.word_count())
-            .then(|| Self { q: words[..self.q.len()].to_vec(), p: words[self.q.len()..].to_vec() })
-    }
-}
-
-/// An explicit splitting method for the separable `H` of [`RuntimeNBody`].
-#[derive(Debug, Clone)]
-enum Splitting {
-    /// Symplectic Euler A: `p₁ = p − h V'(q)`, `q₁ = q + h T'(p₁)`.
-    EulerA,
-    /// Symplectic Euler B: `q₁ = q + h T'(p)`, `p₁ = p − h V'(q₁)`.
-    EulerB,
-    /// A composition of Störmer–Verlet with merged kicks: `p −= k_0 h V'(q)`, then per stage
-    /// `q += γ_i h T'(p)`, `p −= k_i h V'(q)` (`k_0 = γ_1/2`, `k_i = (γ_i + γ_{i+1})/2`,
-    /// `k_s = γ_s/2`); Störmer–Verlet itself is the one stage `γ = 1`.
-    KickDrift { kicks: Vec<f64>, drifts: Vec<f64> },
-}
-
-/// A method of [`RUNTIME_METHODS`] for the N-body Hamiltonian `H` sized at run time. Its
-/// arithmetic is that of the registry's method on `PhaseState<N>` (`StormerVerlet`,
-/// `SymplecticEulerA/B`, `VerletComposition`), so both routes give the same bits.
-#[derive(Debug, Clone)]
-pub struct RuntimeMethod<F, const D: usize> {
-    h: RuntimeNBody<F, D>,
-    splitting: Splitting,
-    name: String,
-    order: u32,
-    symmetric: bool,
-}
-
-impl<F: PairFunction + Clone, const D: usize> RuntimeMethod<F, D> {
-    /// The method `info` of [`RUNTIME_METHODS`] for `h`; an input error for another method.
-    pub fn new(info: &MethodInfo, h: &RuntimeNBody<F, D>) -> Result<Self, WorkbenchError> {
-        let composition = |scheme: CompositionScheme| {
-            let drifts: Vec<f64> = scheme.stages.iter().map(|s| s.coefficient()).collect();
-            let s = drifts.len();
-            let kicks = (0..=s)
-                .map(|i| match i {
-                    0 => 0.5 * drifts[0],
-                    i if i == s => 0.5 * drifts[s - 1],
-                    i => 0.5 * (drifts[i - 1] + drifts[i]),
-                })
-                .collect();
-            (Splitting::KickDrift { kicks, drifts }, format!("{} of Störmer–Verlet", scheme.name), scheme.order, true)
-        };
-        let (splitting, name, order, symmetric) = match info.name {
-            "stormer-verlet" => {
-                (Splitting::KickDrift { kicks: vec![0.5, 0.5], drifts: vec![1.0] }, "Störmer–Verlet".into(), 2, true)
-            }
-            "symplectic-euler-a" => (Splitting::EulerA, "symplectic Euler A".into(), 1, false),
-            "symplectic-euler-b" => (Splitting::EulerB, "symplectic Euler B".into(), 1, false),
-            "triple-jump" => composition(triple_jump(2)),
-            "yoshida6" => composition(yoshida6()),
-            "kahan-li8" => composition(kahan_li8()),
-            "kahan-li10" => composition(kahan_li10()),
-            "sofroniou-spaletta10" => composition(sofroniou_spaletta10()),
-            other => {
-                return Err(input(format!(
-                    "method '{other}' does not apply to an N-body system of more than {FIXED_SIZE_LIMIT} coordinates \
-                     (valid: {})",
-                    RUNTIME_METHODS.join(", ")
-                )));
-            }
-        };
-        Ok(Self { h: h.clone(), splitting, name, order, symmetric })
-    }
-}
-
-impl<F: PairFunction, const D: usize> RuntimeMethod<F, D> {
-    /// `p ← p − c ∇V(q)`.
-    fn kick(&self, q: &[f64], p: &mut [f64], c: f64, g: &mut [f64]) {
-        self.h.force_gradient(q, g);
-        for (pk, gk) in p.iter_mut().zip(g.iter()) {
-            *pk -= gk * c;
-        }
-    }
-    /// `q ← q + c T'(p)`, `T'(p)_k = p_k / m_k`.
-    fn drift(&self, q: &mut [f64], p: &[f64], c: f64) {
-        for ((qk, pk), w) in q.iter_mut().zip(p).zip(&self.h.inverse) {
-            *qk += (pk * w) * c;
-        }
-    }
-}
-
-impl<F: PairFunction, const D: usize> OneStep<Phase> for RuntimeMethod<F, D> {
-    fn name(&self) -> String {
-        format!("{} (explicit, separable H, run-time size)", self.name)
-    }
-    fn order(&self) -> u32 {
-        self.order
-    }
-    fn is_symmetric(&self) -> bool {
-        self.symmetric
-    }
-    /// One step on a copy; the state changes only if the new one is finite.
-    fn step(&self, state: &mut Phase, h: f64) -> Result<(), GeomError> {
-        check_step(h)?;
-        let (mut q, mut p) = (state.q.clone(), state.p.clone());
-        let mut g = vec![0.0; q.len()];
-        match &self.splitting {
-            Splitting::EulerA => {
-                self.kick(&q, &mut p, h, &mut g);
-                self.drift(&mut q, &p, h);
-            }
-            Splitting::EulerB => {
-                self.drift(&mut q, &p, h);
-                self.kick(&q, &mut p, h, &mut g);
-            }
-            Splitting::KickDrift { kicks, drifts } => {
-                self.kick(&q, &mut p, kicks[0] * h, &mut g);
-                for (gamma, k) in drifts.iter().zip(&kicks[1..]) {
-                    self.drift(&mut q, &p, gamma * h);
-                    self.kick(&q, &mut p, k * h, &mut g);
-                }
-            }
-        }
-        let next = Phase { q, p };
-        if !next.is_finite() {
-            return Err(GeomError::NonFinite { what: "state after step" });
-        }
-        *state = next;
-        Ok(())
-    }
+    })
 }
 
 /// The N-body [`Problem`] with the state sized at run time.
 #[derive(Debug, Clone)]
 struct RuntimeProblem<const D: usize> {
-    h: RuntimeNBody<RuntimeGravity, D>,
-    s0: Phase,
+    h: DynNBody<DynGravity, D>,
+    s0: DynPhaseState,
 }
 
-impl<const D: usize> Observe<Phase> for RuntimeProblem<D> {
-    fn coordinates(&self, s: &Phase) -> Vec<f64> {
+impl<const D: usize> Observe<DynPhaseState> for RuntimeProblem<D> {
+    fn coordinates(&self, s: &DynPhaseState) -> Vec<f64> {
         s.q.iter().chain(&s.p).copied().collect()
     }
-    fn quantities(&self, s: &Phase) -> Vec<f64> {
-        let mut out = vec![self.h.kinetic(&s.p) + self.h.potential(&s.q)];
-        measure(D, &s.q, &s.p, &mut out);
+    fn quantities(&self, s: &DynPhaseState) -> Vec<f64> {
+        let (q, p) = (s.q.as_slice(), s.p.as_slice());
+        let mut out = vec![self.h.kinetic(p) + self.h.potential(q)];
+        measure(D, q, p, &mut out);
         out
     }
 }
@@ -661,7 +442,7 @@ impl<const D: usize> Problem for RuntimeProblem<D> {
         ("kahan-li8", 4)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        let m = RuntimeMethod::new(method, &self.h)?;
+        let m = runtime_method(method, &self.h)?;
         Ok(Box::new(Run::new(Box::new(m), self.s0.clone(), h, self.clone())?))
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
@@ -671,7 +452,8 @@ impl<const D: usize> Problem for RuntimeProblem<D> {
     fn with_state(&self, state: &[f64]) -> Result<Box<dyn Problem>, WorkbenchError> {
         check_state(self, state)?;
         let n = state.len() / 2;
-        Ok(Box::new(Self { h: self.h.clone(), s0: Phase { q: state[..n].to_vec(), p: state[n..].to_vec() } }))
+        let s0 = DynPhaseState::from_slices(&state[..n], &state[n..]).map_err(|e| input(e.to_string()))?;
+        Ok(Box::new(Self { h: self.h.clone(), s0 }))
     }
 }
 
@@ -688,6 +470,7 @@ mod tests {
     use super::*;
     use crate::workbench::catalogue::canonical::{G_SOLAR, SOLAR_MASSES, SOLAR_POSITIONS, SOLAR_VELOCITIES};
     use crate::workbench::experiment::{self, RunSpec};
+    use discretization::OneStep;
     use geom_core::function::PhaseSpaceDerivatives;
 
     fn solar() -> Bodies {
@@ -756,7 +539,8 @@ mod tests {
         let s = bodies.initial_state();
         let q = SVector::<f64, 30>::from_column_slice(&s[..30]);
         let mut g = vec![0.0; 30];
-        RuntimeNBody::<_, 3>::new(RuntimeGravity::new(1.0, bodies.masses()).unwrap(), bodies.masses())
+        DynNBody::<_, 3>::new(bodies.masses(), DynGravity::new(1.0, bodies.masses()).unwrap())
+            .unwrap()
             .force_gradient(&s[..30], &mut g);
         assert_eq!(bits(&g), bits(h.gradient_q(&q, &q).as_slice()));
         let method = integrators::classical::StormerVerlet::new(h);

@@ -1,7 +1,7 @@
 //! States as flat arrays of `f64` words, for checkpoints and comparisons bit for bit.
 
-use super::{LieState, PhaseState};
-use nalgebra::SVector;
+use super::{DynPhaseState, LieState, PhaseState};
+use nalgebra::{DVector, SVector};
 
 /// A state written as a fixed number of `f64` words and rebuilt from them bit for bit: what a
 /// checkpoint stores and what the integrator contract suite ([`super::testing`]) compares
@@ -111,5 +111,58 @@ impl<E: FlatState, const D: usize> FlatState for LieState<E, D> {
     }
     fn words_finite(&self) -> bool {
         self.g.words_finite() && self.mu.iter().all(|w| w.is_finite())
+    }
+}
+
+/// A state that a checkpoint saves as `f64` words and restores bit for bit: every
+/// [`FlatState`] (a fixed number of words), and states sized at run time ([`DynPhaseState`]: an
+/// N-body phase state read from a file), which are read back in the shape of the current state.
+///
+/// ```
+/// use geom_core::step::{DynPhaseState, Words};
+///
+/// let s = DynPhaseState::from_slices(&[1.0, -0.0, 2.0], &[0.5, 3.0, f64::MIN_POSITIVE])?;
+/// let mut words = Vec::new();
+/// s.append_words(&mut words);
+/// assert_eq!(words.len(), s.word_count());
+/// let back = s.read_words_like(&words).unwrap();
+/// assert!(back.q.iter().chain(back.p.iter()).zip(&words).all(|(a, b)| a.to_bits() == b.to_bits()));
+/// assert!(s.read_words_like(&words[..4]).is_none());
+/// # Ok::<(), geom_core::GeomError>(())
+/// ```
+pub trait Words: Sized {
+    /// The number of words of `self`.
+    fn word_count(&self) -> usize;
+    /// Appends the words of `self` to `out`.
+    fn append_words(&self, out: &mut Vec<f64>);
+    /// The state written as `words`, shaped like `self`; `None` if they do not fit.
+    fn read_words_like(&self, words: &[f64]) -> Option<Self>;
+}
+
+impl<St: FlatState> Words for St {
+    fn word_count(&self) -> usize {
+        St::WORDS
+    }
+    fn append_words(&self, out: &mut Vec<f64>) {
+        FlatState::write_words(self, out);
+    }
+    fn read_words_like(&self, words: &[f64]) -> Option<Self> {
+        St::read_words(words)
+    }
+}
+
+/// `q`, then `p`, as [`PhaseState`]; read back with the length of `q` of the current state.
+impl Words for DynPhaseState {
+    fn word_count(&self) -> usize {
+        self.q.len() + self.p.len()
+    }
+    fn append_words(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(self.q.as_slice());
+        out.extend_from_slice(self.p.as_slice());
+    }
+    fn read_words_like(&self, words: &[f64]) -> Option<Self> {
+        let n = self.q.len();
+        (words.len() == self.word_count())
+            .then(|| Self { q: DVector::from_column_slice(&words[..n]), p: DVector::from_column_slice(&words[n..]) })
     }
 }

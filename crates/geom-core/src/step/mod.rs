@@ -4,6 +4,8 @@
 //! A one-step method is a map `Φ_h: x_k ↦ x_{k+1}` on a state space. The states are:
 //!
 //! * [`PhaseState<N>`](PhaseState): a point `(q, p)` of `T*R^N`;
+//! * [`DynPhaseState`]: a point `(q, p)` of `T*R^n` with `n` known at run time (an N-body
+//!   system read from a file);
 //! * [`LieState<E, D>`](LieState): a point `(g, μ)` of `T*G ≅ G × g*` in left trivialization
 //!   (`μ = g^{-1} p` the body momentum; `Π` of the rigid body), the one state of every
 //!   integrator on `T*G` (Hamilton–Pontryagin, LGVI, the Lie-group cotangent lift and
@@ -12,7 +14,7 @@
 //!
 //! Drivers, compositions, the workbench and the Python package hold any integrator as
 //! `Box<dyn OneStep<St>>`; a state that is a [`FlatState`] (a fixed number of `f64` words, read
-//! back bit for bit) can be checkpointed; [`testing`] is the public contract suite a user's
+//! back bit for bit) or, at run-time size, [`Words`] can be checkpointed; [`testing`] is the public contract suite a user's
 //! integrator must pass. The module lives in `geom-core` so that every layer above (`discretization`,
 //! `integrators`, `groupoid`) sees one trait and one set of states.
 
@@ -21,9 +23,9 @@ mod lie_state;
 mod phase;
 pub mod testing;
 
-pub use flat::FlatState;
+pub use flat::{FlatState, Words};
 pub use lie_state::{LieState, LieStateOf};
-pub use phase::PhaseState;
+pub use phase::{DynPhaseState, PhaseState};
 
 use crate::GeomError;
 

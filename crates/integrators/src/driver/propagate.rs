@@ -4,29 +4,10 @@
 
 use super::*;
 
-/// A state that a checkpoint saves as `f64` words and restores bit for bit: every
-/// [`FlatState`] (a fixed number of words), and states sized at run time (an N-body phase state
-/// read from a file), which are read back in the shape of the current state.
-pub trait Words: Sized {
-    /// The number of words of `self`.
-    fn word_count(&self) -> usize;
-    /// Appends the words of `self` to `out`.
-    fn append_words(&self, out: &mut Vec<f64>);
-    /// The state written as `words`, shaped like `self`; `None` if they do not fit.
-    fn read_words_like(&self, words: &[f64]) -> Option<Self>;
-}
-
-impl<St: FlatState> Words for St {
-    fn word_count(&self) -> usize {
-        St::WORDS
-    }
-    fn append_words(&self, out: &mut Vec<f64>) {
-        FlatState::write_words(self, out);
-    }
-    fn read_words_like(&self, words: &[f64]) -> Option<Self> {
-        St::read_words(words)
-    }
-}
+/// A state that a checkpoint saves as `f64` words and restores bit for bit (every
+/// [`FlatState`], and [`geom_core::step::DynPhaseState`] at run-time size): the step layer's
+/// trait, re-exported here where the checkpoints use it.
+pub use geom_core::step::Words;
 
 /// A run in progress, object-safe: a method, its state, the step `h` and the steps taken. The
 /// driver's loop ([`drive`](super::drive)) advances it between samples and checkpoints, one
