@@ -308,7 +308,7 @@ fn bad_inputs_are_one_line_and_exit_2() {
         (vec!["run", "nbody", "--system", &word], "line 2: z = 'zero' is not a number"),
         (vec!["run", "nbody", "--system", &inf], "line 2: vy = inf is not finite"),
         (vec!["run", "nbody"], "problem 'nbody' needs its bodies"),
-        (vec!["run", "kepler", "--system", &short], "applies to problem 'nbody' only"),
+        (vec!["run", "kepler", "--system", &short], "applies to problems 'system'"),
         (
             vec!["ensemble", "rigid-body", "--members", "3", "--perturb", "1e-3", "--state", "1,0"],
             "'rigid-body' has 12",

@@ -288,7 +288,9 @@ mod tests {
     fn resolve_routes_and_refuses() {
         let e = |r: Result<Box<dyn Problem>, WorkbenchError>| r.err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e(resolve("nbody", &[], None, None)).contains("--system FILE"));
-        assert!(e(resolve("kepler", &[], Some(Path::new("b.csv")), None)).contains("applies to problem 'nbody' only"));
+        assert!(e(resolve("kepler", &[], Some(Path::new("b.csv")), None)).contains("applies to problems 'system'"));
+        assert!(e(resolve("system", &[], None, None)).contains("--system FILE.toml"));
+        assert!(e(resolve("system", &[], Some(Path::new("/nonexistent/s.toml")), None)).contains("cannot read"));
         assert!(e(resolve("nbody", &[], Some(Path::new("/nonexistent/b.csv")), None)).contains("cannot read"));
         assert!(e(resolve("kepler", &[], None, Some(&[1.0]))).contains("has 4 coordinates"));
         assert!(e(problem("nbdy", &[])).contains("did you mean 'nbody'"));
