@@ -67,6 +67,23 @@ pub struct LieGroupThetaMap<G, const D: usize, C = Chart> {
     chart: C,
 }
 
+/// `θ ∈ [0, 1]` ([`GeomError::InvalidParameter`], `what = "theta"`), and a chart that is not
+/// a shipped one passes [`geom_core::lie::check_chart`] (`what = "chart"`): the checks of every
+/// θ-map constructor.
+pub(crate) fn check_theta_and_chart<G, C, const D: usize>(group: &G, theta: f64, chart: &C) -> Result<(), GeomError>
+where
+    G: LieGroup<f64, D>,
+    C: GroupChart<f64, G, D>,
+{
+    if !(0.0..=1.0).contains(&theta) {
+        return Err(GeomError::InvalidParameter { what: "theta", reason: format!("must lie in [0, 1], got {theta}") });
+    }
+    if chart.builtin().is_none() {
+        check_chart(group, chart)?;
+    }
+    Ok(())
+}
+
 impl<G, const D: usize, C: Copy> LieGroupThetaMap<G, D, C> {
     /// The θ-map `(g τ(-θξ), g τ((1-θ)ξ))` of `group` with the chart `chart` (any
     /// [`GroupChart`]); [`GeomError::InvalidParameter`] unless `θ ∈ [0, 1]`, and
@@ -77,15 +94,7 @@ impl<G, const D: usize, C: Copy> LieGroupThetaMap<G, D, C> {
         G: LieGroup<f64, D>,
         C: GroupChart<f64, G, D>,
     {
-        if !(0.0..=1.0).contains(&theta) {
-            return Err(GeomError::InvalidParameter {
-                what: "theta",
-                reason: format!("must lie in [0, 1], got {theta}"),
-            });
-        }
-        if chart.builtin().is_none() {
-            check_chart(&group, &chart)?;
-        }
+        check_theta_and_chart(&group, theta, &chart)?;
         Ok(Self { group, theta, chart })
     }
     /// The Lie-group midpoint `(g τ(-ξ/2), g τ(ξ/2))` (docs/math.md §A.3) of any [`GroupChart`]

@@ -69,7 +69,7 @@ use crate::lie_chart::{AdGroupChart, ErasedChart, InlineChart, ThetaChart};
 use crate::lie_function::LieFunctionDerivatives;
 use crate::lie_map::LieGroupMap;
 use geom_core::function::ad_jacobian_of;
-use geom_core::lie::{Chart, GroupChart, LieGroup, check_chart};
+use geom_core::lie::{Chart, GroupChart, LieGroup};
 use geom_core::linalg::Lu;
 use geom_core::newton::{NewtonOptions, newton_blocks};
 use geom_core::step::{LieState, LieStateOf};
@@ -467,15 +467,7 @@ impl<G, L, const D: usize, C> LieLagrangianIntegrator<G, L, D, C> {
         G: LieGroup<f64, D>,
         C: GroupChart<f64, G, D>,
     {
-        if !(0.0..=1.0).contains(&theta) {
-            return Err(GeomError::InvalidParameter {
-                what: "theta",
-                reason: format!("must lie in [0, 1], got {theta}"),
-            });
-        }
-        if chart.builtin().is_none() {
-            check_chart(&group, &chart)?;
-        }
+        crate::lie_group::check_theta_and_chart(&group, theta, &chart)?;
         Ok(Self { group, theta, chart, lagrangian, newton: NewtonOptions::lie_group() })
     }
     /// The same integrator with other Newton options.

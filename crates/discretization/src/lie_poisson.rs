@@ -119,22 +119,7 @@ impl<R, H> LiePoissonIntegrator<R, H> {
         R: LieGroupMap<G, D> + Clone,
         H: ScalarFunction<D>,
     {
-        let reduced = match self.map.theta_chart() {
-            Some((theta, ThetaChart::Shipped(chart))) => Some(reduced_theta_step(
-                self.map.group(),
-                theta,
-                &InlineChart(chart),
-                &self.hamiltonian,
-                mu,
-                h,
-                &self.newton,
-            )?),
-            Some((theta, ThetaChart::User(chart))) => {
-                Some(reduced_theta_step_erased(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton)?)
-            }
-            None => None,
-        };
-        if let Some((mu1, a, b)) = reduced {
+        if let Some((mu1, a, b)) = self.reduced::<G, D>(mu, h)? {
             return Ok((mu1, LieGroup::<f64, D>::compose(self.map.group(), &a, &b)));
         }
         let integ = LieCotangentLiftIntegrator::new(self.map.clone(), LieAutoDiff(Invariant(&self.hamiltonian)))
@@ -142,6 +127,32 @@ impl<R, H> LiePoissonIntegrator<R, H> {
         let e = LieGroup::<f64, D>::identity(self.map.group());
         let next = integ.advance(&LieState::new(e, *mu), h)?;
         Ok((next.mu, next.g))
+    }
+
+    /// The reduced θ-map step `(μ_{k+1}, τ(θξ), τ((1-θ)ξ))` if the map is a θ-map (its chart
+    /// shipped, compiled with its closed forms, or a user's, erased), else `None`.
+    #[allow(clippy::type_complexity)]
+    #[inline]
+    fn reduced<G, const D: usize>(
+        &self,
+        mu: &SVector<f64, D>,
+        h: f64,
+    ) -> Result<Option<(SVector<f64, D>, <G as LieGroup<f64, D>>::Element, <G as LieGroup<f64, D>>::Element)>, GeomError>
+    where
+        G: AdLieGroup<D> + LieGroup<Dual64, D>,
+        R: LieGroupMap<G, D>,
+        H: ScalarFunction<D>,
+    {
+        let (group, ham, newton) = (self.map.group(), &self.hamiltonian, &self.newton);
+        Ok(match self.map.theta_chart() {
+            Some((theta, ThetaChart::Shipped(chart))) => {
+                Some(reduced_theta_step(group, theta, &InlineChart(chart), ham, mu, h, newton)?)
+            }
+            Some((theta, ThetaChart::User(chart))) => {
+                Some(reduced_theta_step_erased(group, theta, chart, ham, mu, h, newton)?)
+            }
+            None => None,
+        })
     }
 }
 
@@ -257,22 +268,8 @@ where
     }
     fn step(&self, mu: &mut SVector<f64, D>, h: f64) -> Result<(), GeomError> {
         // (a θ-map: μ_{k+1} alone, without forming W)
-        *mu = match self.map.theta_chart() {
-            Some((theta, ThetaChart::Shipped(chart))) => {
-                reduced_theta_step(
-                    self.map.group(),
-                    theta,
-                    &InlineChart(chart),
-                    &self.hamiltonian,
-                    mu,
-                    h,
-                    &self.newton,
-                )?
-                .0
-            }
-            Some((theta, ThetaChart::User(chart))) => {
-                reduced_theta_step_erased(self.map.group(), theta, chart, &self.hamiltonian, mu, h, &self.newton)?.0
-            }
+        *mu = match self.reduced::<Grp<R, D>, D>(mu, h)? {
+            Some((mu1, _, _)) => mu1,
             None => self.advance::<Grp<R, D>, D>(mu, h)?.0,
         };
         Ok(())
