@@ -6,7 +6,7 @@
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::embedded::{EmbeddedRk, LieField};
-use crate::workbench::problem::Family;
+use crate::workbench::family::Family;
 use discretization::composition::{adjoint_pair, kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6};
 use discretization::lie_poisson::LiePoissonIntegrator;
 use discretization::{

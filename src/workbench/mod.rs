@@ -26,6 +26,7 @@ pub mod config;
 pub mod divergence;
 pub mod embedded;
 pub mod experiment;
+mod family;
 pub mod lock;
 pub mod methods;
 pub mod output;

@@ -4,6 +4,7 @@
 //! type; each simulation is monomorphic inside its step.
 
 use crate::workbench::WorkbenchError;
+pub use crate::workbench::family::Family;
 use crate::workbench::methods::{self, MethodInfo};
 pub use integrators::driver::Propagator;
 
@@ -57,29 +58,6 @@ impl Quantity {
 /// Euclidean norm of a slice.
 pub fn norm(v: &[f64]) -> f64 {
     v.iter().map(|a| a * a).sum::<f64>().sqrt()
-}
-
-/// The state space a problem lives on; it selects the methods that apply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Family {
-    /// Canonical Hamiltonian systems on `T*R^n` (`PhaseState<N>`).
-    Canonical,
-    /// Left-trivialized systems on `T*G` for a matrix Lie group (`LieState`).
-    LieGroup,
-    /// Discrete Lagrangian flows on a Lie groupoid, possibly constrained.
-    Groupoid,
-}
-
-impl Family {
-    /// The family's name as printed by `geomint list`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::Canonical => "canonical T*R^n",
-            Family::LieGroup => "Lie group T*G",
-            Family::Groupoid => "Lie groupoid",
-        }
-    }
 }
 
 /// A running integration: a library run ([`Propagator`]: the state after `steps()` steps of

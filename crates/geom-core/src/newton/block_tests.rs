@@ -1,7 +1,10 @@
 //! Tests of the block solvers.
 
 use super::*;
+use crate::linalg::BlockVector;
 use crate::linalg::{BlockLu, Lu};
+use crate::{GeomError, Result, Scalar};
+use nalgebra::{SMatrix, SVector};
 
 /// Two 2-vectors: the 4×4 system of the flattened problem.
 struct Coupled;

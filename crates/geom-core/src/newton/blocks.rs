@@ -1,7 +1,12 @@
 //! Newton on `B` blocks of `R^N` (the stages of a Runge–Kutta method, the unknowns of a
 //! cotangent-lift step), with a Jacobian carried over between solves.
 
-use super::*;
+use super::iteration::{Blocks, Space, newton_loop, newton_loop_from};
+use super::options::{JacobianUpdate, NewtonOptions, NewtonReport, StopCriterion};
+use crate::linalg::{BlockLu, BlockMatrix, BlockVector};
+use crate::{Result, Scalar};
+use nalgebra::{SMatrix, SVector};
+use num_dual::DualSVec64;
 
 /// A residual on `B` blocks of size `N`, `F: (R^N)^B -> (R^N)^B`, generic over the scalar so
 /// that [`newton_blocks_ad`] can differentiate it. This is the form of every implicit integrator
@@ -71,7 +76,7 @@ pub fn block_jacobian<const N: usize, const B: usize>(
 
 /// Solve a block system `F(x) = 0`, `x ∈ (R^N)^B`, by Newton's method with the caller's block
 /// Jacobian: `eval(x, Some(J))` returns `F(x)` and fills `J[I][J] = ∂F_I/∂x_J`; `eval(x, None)`
-/// returns `F(x)` only. Same iteration, convergence tests and errors as [`newton`]; the block
+/// returns `F(x)` only. Same iteration, convergence tests and errors as [`newton`](super::newton); the block
 /// Jacobian is factored by [`BlockLu`] on the stack (no allocation).
 ///
 /// ```
@@ -137,8 +142,8 @@ impl<const N: usize, const B: usize> Default for CarriedJacobian<N, B> {
 }
 
 /// [`newton_blocks`] starting from the Jacobian `carried` over from an earlier solve. With
-/// [`JacobianUpdate::Frozen`] and a carried factorization, no Jacobian is evaluated until the
-/// iteration contracts slowly (`θ >` [`FROZEN_REFRESH_THETA`], as in every frozen solve); with
+/// [`JacobianUpdate::Frozen`](super::JacobianUpdate::Frozen) and a carried factorization, no Jacobian is evaluated until the
+/// iteration contracts slowly (`θ >` [`FROZEN_REFRESH_THETA`](super::FROZEN_REFRESH_THETA), as in every frozen solve); with
 /// [`JacobianUpdate::EveryIteration`] the carried one is not used. On success `carried` holds
 /// the last factored Jacobian (for the next solve) and the report counts the Jacobians this
 /// solve evaluated (0 if the carried one sufficed); on an error it is emptied. The root is the
@@ -182,7 +187,7 @@ pub fn newton_blocks_carried<const N: usize, const B: usize>(
 }
 
 /// [`newton_blocks`] with the exact block Jacobian of `res` by forward AD
-/// ([`ad_block_jacobian`]); with [`JacobianUpdate::Frozen`] the reusing iterations evaluate `res`
+/// ([`ad_block_jacobian`]); with [`JacobianUpdate::Frozen`](super::JacobianUpdate::Frozen) the reusing iterations evaluate `res`
 /// at `f64` only.
 #[inline]
 pub fn newton_blocks_ad<R: BlockResidual<N, B> + ?Sized, const N: usize, const B: usize>(

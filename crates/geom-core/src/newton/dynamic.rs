@@ -1,10 +1,15 @@
 //! Newton on `R^n` with `n` known at run time (heap storage, nalgebra's LU).
 
-use super::*;
+use super::iteration::Monitor;
+use super::options::{JACOBIAN, NewtonOptions, NewtonReport};
+use crate::error::check_finite;
+use crate::linalg::PIVOT_RTOL;
+use crate::{GeomError, Result};
+use nalgebra::{DMatrix, DVector, Dyn, LU};
 
 /// Solve `F(x) = 0` for `x ∈ R^n` with `n` known at run time: `f(x)` returns `(F(x), J(x))`,
 /// with `F` of length `n` and `J` of size `n × n` (else [`GeomError::DimensionMismatch`]), where
-/// `n = x0.len()`. Same iteration, tests and errors as [`newton`]; the linear systems use
+/// `n = x0.len()`. Same iteration, tests and errors as [`newton`](super::newton); the linear systems use
 /// nalgebra's LU (allocating), with the same relative pivot threshold as [`crate::linalg`].
 ///
 /// ```

@@ -1,11 +1,15 @@
 //! Newton on `R^N` with `N` fixed: the residual trait, AD Jacobians, the plain and the split
 //! solvers.
 
-use super::*;
+use super::iteration::{Fixed, newton_loop};
+use super::options::{NewtonOptions, NewtonReport};
+use crate::{Result, Scalar};
+use nalgebra::{SMatrix, SVector};
+use num_dual::DualSVec64;
 
-/// A residual `F: R^N -> R^N`, written once and generic over the scalar so that [`newton_ad`] can
+/// A residual `F: R^N -> R^N`, written once and generic over the scalar so that [`newton_ad`](super::newton_ad) can
 /// differentiate it. Fallible: a residual that evaluates Lie-group maps (log, Cayley) returns
-/// their errors, and [`newton_ad`] passes them on.
+/// their errors, and [`newton_ad`](super::newton_ad) passes them on.
 pub trait Residual<const N: usize> {
     /// `F(x)`.
     fn eval<S: Scalar>(&self, x: &SVector<S, N>) -> Result<SVector<S, N>>;
@@ -87,8 +91,8 @@ pub fn newton<const N: usize>(
 }
 
 /// Solve `F(x) = 0` by Newton's method from `x0` with the exact Jacobian of `res` computed by
-/// forward AD ([`ad_jacobian`]). With [`JacobianUpdate::Frozen`] the iterations that reuse the
-/// Jacobian evaluate `res` at `f64` only. Convergence tests and errors as in [`newton`]; an error
+/// forward AD ([`ad_jacobian`]). With [`JacobianUpdate::Frozen`](super::JacobianUpdate::Frozen) the iterations that reuse the
+/// Jacobian evaluate `res` at `f64` only. Convergence tests and errors as in [`newton`](super::newton); an error
 /// of `res` is returned unchanged.
 ///
 /// ```
@@ -128,7 +132,7 @@ pub fn newton_ad<R: Residual<N> + ?Sized, const N: usize>(
     )
 }
 
-/// The fixed-size loop shared by [`newton`] and [`newton_ad`]. `eval(x, Some(jac))` returns
+/// The fixed-size loop shared by [`newton`](super::newton) and [`newton_ad`](super::newton_ad). `eval(x, Some(jac))` returns
 /// `F(x)` and writes `J(x)` into `jac`; `eval(x, None)` returns `F(x)` only.
 #[inline]
 pub(super) fn newton_fixed<const N: usize>(
@@ -141,10 +145,10 @@ pub(super) fn newton_fixed<const N: usize>(
 
 /// Solve `F(x) = 0` by Newton's method from `x0` with the residual and the caller's Jacobian as
 /// two functions: `residual(x) = F(x)`, `jacobian(x) = J(x)`, `J[(i, j)] = ∂F_i/∂x_j`. The same
-/// iteration, tests and errors as [`newton`], but the Jacobian is evaluated only where a step
+/// iteration, tests and errors as [`newton`](super::newton), but the Jacobian is evaluated only where a step
 /// follows (not at the iterate that passes the residual test), which saves one Jacobian per
-/// solve when it is not a by-product of the residual (closed forms; use [`newton`] or
-/// [`newton_ad`] when both come from one pass).
+/// solve when it is not a by-product of the residual (closed forms; use [`newton`](super::newton) or
+/// [`newton_ad`](super::newton_ad) when both come from one pass).
 ///
 /// ```
 /// use geom_core::newton::{newton_split, NewtonOptions};

@@ -1,7 +1,13 @@
 //! The iteration every solver shares: the spaces it runs in, the loop and its convergence
 //! monitor (module documentation of [`super`]).
 
-use super::*;
+use super::options::{
+    FROZEN_REFRESH_THETA, JACOBIAN, JacobianUpdate, NewtonOptions, NewtonReport, POLISH_FLOOR, ROUNDOFF_FACTOR,
+    StopCriterion,
+};
+use crate::linalg::{BlockLu, BlockMatrix, BlockVector, Lu};
+use crate::{GeomError, Result};
+use nalgebra::{SMatrix, SVector};
 
 /// The linear algebra of one Newton iteration, so that the fixed-size and the block solvers run
 /// one and the same loop.

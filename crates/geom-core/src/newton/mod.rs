@@ -54,7 +54,7 @@
 //!   ([`ROUNDOFF_FACTOR`] = 100). The residual then sits at its rounding floor `~ |terms| eps`,
 //!   which exceeds an absolute `residual_tol` when the equations hold large terms (a RATTLE step
 //!   has `q/h ≈ 200`), and the steps are that noise through `J^{-1}` (`theta_k ≈ 1`, so the step
-//!   test cannot pass); without this test such solves ended in [`GeomError::NotConverged`] with
+//!   test cannot pass); without this test such solves ended in [`GeomError::NotConverged`](crate::GeomError::NotConverged) with
 //!   residual `1.8e-14`.
 //!
 //! A small step alone is **not** convergence: a stale or wrong Jacobian (simplified Newton far
@@ -69,24 +69,18 @@
 //!
 //! # Failures
 //!
-//! * [`GeomError::NotConverged`] after `max_iterations` steps, with `iterations = max_iterations`,
+//! * [`GeomError::NotConverged`](crate::GeomError::NotConverged) after `max_iterations` steps, with `iterations = max_iterations`,
 //!   the residual `|F(x_max)|` at the last iterate and the last step norm;
-//! * [`GeomError::SingularMatrix`] `{ what: "Newton Jacobian", iteration: k }` when the LU finds
+//! * [`GeomError::SingularMatrix`](crate::GeomError::SingularMatrix) `{ what: "Newton Jacobian", iteration: k }` when the LU finds
 //!   a pivot `<= PIVOT_RTOL * max |J_ij|` ([`crate::linalg::PIVOT_RTOL`]) at iterate `k`;
-//! * [`GeomError::NonFinite`] when `x_0`, `F(x_k)`, `J(x_k)` or `x_{k+1}` is not finite
+//! * [`GeomError::NonFinite`](crate::GeomError::NonFinite) when `x_0`, `F(x_k)`, `J(x_k)` or `x_{k+1}` is not finite
 //!   (`what` = `"Newton initial guess"`, `"Newton residual"`, `"Newton Jacobian"`,
 //!   `"Newton iterate"`);
-//! * [`GeomError::InvalidParameter`] for invalid [`NewtonOptions`];
-//! * [`GeomError::DimensionMismatch`] in [`newton_dyn`] when `F` or `J` has the wrong size;
+//! * [`GeomError::InvalidParameter`](crate::GeomError::InvalidParameter) for invalid [`NewtonOptions`];
+//! * [`GeomError::DimensionMismatch`](crate::GeomError::DimensionMismatch) in [`newton_dyn`] when `F` or `J` has the wrong size;
 //! * any error returned by the residual itself, unchanged.
 //!
 //! The fixed-size solvers do not allocate: iterates, the Jacobian and its LU live on the stack.
-
-use crate::error::check_finite;
-use crate::linalg::{BlockLu, BlockMatrix, BlockVector, Lu, PIVOT_RTOL};
-use crate::{GeomError, Result, Scalar};
-use nalgebra::{DMatrix, DVector, Dyn, LU, SMatrix, SVector};
-use num_dual::DualSVec64;
 
 mod blocks;
 mod dynamic;
@@ -97,7 +91,6 @@ mod options;
 pub use blocks::*;
 pub use dynamic::*;
 pub use fixed::*;
-use iteration::*;
 pub use options::*;
 
 #[cfg(test)]

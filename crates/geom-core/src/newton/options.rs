@@ -1,6 +1,6 @@
 //! Tolerances, the options of the solver with their presets, and what a solve reports.
 
-use super::*;
+use crate::{GeomError, Result};
 
 /// The round-off floor test accepts a stalled residual up to this factor times `residual_tol`
 /// (module documentation).
@@ -22,7 +22,7 @@ pub const INTEGRATOR_TOL: f64 = 1e-14;
 /// larger than [`INTEGRATOR_TOL`]).
 pub const NONHOLONOMIC_RESIDUAL_TOL: f64 = 1e-12;
 
-/// A frozen Jacobian ([`JacobianUpdate::Frozen`]) is re-evaluated after a step whose contraction
+/// A frozen Jacobian ([`JacobianUpdate::Frozen`](super::JacobianUpdate::Frozen)) is re-evaluated after a step whose contraction
 /// estimate `theta_k = |dx_k| / |dx_{k-1}|` exceeds this (each further step would gain less than
 /// one bit).
 pub const FROZEN_REFRESH_THETA: f64 = 0.5;
@@ -47,9 +47,9 @@ pub enum JacobianUpdate {
     EveryIteration,
     /// Simplified Newton: `J(x_0)` is factored once and reused (linear convergence, rate
     /// `theta ~ |x_0 - x*|`), and re-evaluated at `x_{k+1}` after a step with
-    /// `theta_k > FROZEN_REFRESH_THETA` (see [`FROZEN_REFRESH_THETA`]).
-    /// [`newton_ad`] then evaluates the residual at `f64` only, which saves the `N`-fold cost of
-    /// the dual evaluation; [`newton`] and [`newton_dyn`] save the factorizations.
+    /// `theta_k > FROZEN_REFRESH_THETA` (see [`FROZEN_REFRESH_THETA`](super::FROZEN_REFRESH_THETA)).
+    /// [`newton_ad`](super::newton_ad) then evaluates the residual at `f64` only, which saves the `N`-fold cost of
+    /// the dual evaluation; [`newton`](super::newton) and [`newton_dyn`](super::newton_dyn) save the factorizations.
     Frozen,
 }
 
@@ -75,7 +75,7 @@ pub struct NewtonOptions {
     /// itself is accepted, the Jacobian at it is factored for this one correction), so that the
     /// solution carries no bias of the size of the tolerance: conserved quantities then hold to
     /// the rounding level of the equations over long runs. With a Jacobian carried over from an
-    /// earlier solve ([`newton_blocks_carried`]: the iteration converges linearly) an iterate
+    /// earlier solve ([`newton_blocks_carried`](super::newton_blocks_carried): the iteration converges linearly) an iterate
     /// accepted by the step test gets the same correction (one more residual). A correction that
     /// is not finite or a singular Jacobian leaves the accepted iterate. The correction is
     /// skipped when it is predicted below the rounding of `x_k` (size
@@ -136,7 +136,7 @@ impl NewtonOptions {
 
     /// The preset of the Lie-group integrators of a discretization map (the Lie-group cotangent
     /// lift and Lagrangian route): [`NewtonOptions::integrator`] with the Jacobian frozen at the
-    /// first iterate ([`JacobianUpdate::Frozen`], refreshed when the contraction slows) and final
+    /// first iterate ([`JacobianUpdate::Frozen`](super::JacobianUpdate::Frozen), refreshed when the contraction slows) and final
     /// polishing ([`NewtonOptions::polish`]). The Hessian blocks of `H` cost several dual passes
     /// through the group, and from the `O(h²)` initial guess the simplified iteration converges
     /// to the same tolerance in about as many iterations. It converges linearly, so the iterate
@@ -155,7 +155,7 @@ impl NewtonOptions {
         Self::simplified()
     }
 
-    /// [`NewtonOptions::integrator`] as simplified Newton ([`JacobianUpdate::Frozen`]) with final
+    /// [`NewtonOptions::integrator`] as simplified Newton ([`JacobianUpdate::Frozen`](super::JacobianUpdate::Frozen)) with final
     /// polishing ([`NewtonOptions::polish`]): the preset of the implicit methods on `T*R^N` that
     /// freeze their Jacobian (the cotangent-lift integrators of a discretization map, the
     /// truncated Hamilton–Pontryagin stages). The same options as [`NewtonOptions::lie_group`].
@@ -290,7 +290,7 @@ pub struct NewtonReport {
     /// `|dx|_∞` of the last step (0 if no step was taken).
     pub step: f64,
     /// Number of Jacobians evaluated and factored (equals `iterations` for full Newton, usually 1
-    /// for [`JacobianUpdate::Frozen`]).
+    /// for [`JacobianUpdate::Frozen`](super::JacobianUpdate::Frozen)).
     pub jacobian_updates: usize,
     /// Which test of the [module documentation](crate::newton) accepted the returned point.
     pub criterion: StopCriterion,

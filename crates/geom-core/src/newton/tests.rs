@@ -1,6 +1,9 @@
 //! Tests of the solvers on fixed and dynamic sizes.
 
+use super::iteration::Monitor;
 use super::*;
+use crate::{GeomError, Result, Scalar};
+use nalgebra::{DMatrix, DVector, SMatrix, SVector};
 
 #[test]
 fn a_residual_stalled_at_its_rounding_floor_is_converged() {

@@ -2,7 +2,7 @@
 //! SVD step) and multiple shooting (block QR step of [`BlockBidiagonal`]).
 
 use super::block::BlockBidiagonal;
-use super::{BvpError, ShootingOptions};
+use super::options::{BvpError, ShootingOptions};
 use geom_core::error::all_finite;
 use geom_core::newton::ROUNDOFF_FACTOR;
 use geom_core::{GeomError, Result};

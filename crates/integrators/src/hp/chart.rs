@@ -10,7 +10,7 @@
 //!   DR(ξ) = (dτ^{-1}_{hξ})* Dm(ξ) + h · D_x[(dτ^{-1}_x)* μ]|_{x = hξ, μ = m(ξ)}.
 //! ```
 
-use super::HpGroup;
+use super::group::HpGroup;
 use geom_core::lie::{Chart, GroupChart, LieGroup};
 use geom_core::{Result, Scalar};
 use nalgebra::{Const, SMatrix, SVector, U1};

@@ -84,6 +84,7 @@
 //! held as `Box<dyn OneStep<LieState<Matrix3<f64>, 3>>>` by a driver or a run-time registry.
 
 mod chart;
+mod group;
 mod lagrangian;
 mod scalar;
 mod truncation;
@@ -93,6 +94,7 @@ use chart::{
     ShippedChart, chart_dtau_inv_transpose, chart_dtau_inv_transpose_derivative, chart_dtau_inv_transpose_matrix,
 };
 pub use geom_core::lie::ad_dtau_inv_transpose_derivative;
+pub use group::{HpGroup, HpLagrangian};
 pub(crate) use lagrangian::check_inertia;
 pub use lagrangian::{
     AutoDiff, KineticPotential, LeftLagrangian, LieFunction, Potential, PotentialGradient, ZeroPotential,
@@ -114,27 +116,6 @@ pub use geom_core::step::LieState;
 /// The element type of `G` at `f64`.
 pub type ElementOf<G, const D: usize> = <G as LieGroup<f64, D>>::Element;
 
-/// The groups the HP integrator runs on: a [`LieGroupFamily<D>`] whose `LieGroup` at the dual
-/// scalar `DualSVec64<D>` of the Newton Jacobian has the family's elements
-/// (`Element = ElementAt<DualSVec64<D>>`, so that `g_k` lifted by
-/// [`LieGroupFamily::lift_at`] is an element the Lagrangian takes). The chart derivatives come
-/// from the family ([`LieGroupFamily::dtau_inv_transpose_derivative`]: AD by default, closed
-/// forms for SO(3), SE(3) and `R^n`).
-///
-/// Blanket-implemented, never implemented by hand: every group with
-/// `impl<S: Scalar> LieGroup<S, D>` and `impl LieGroupFamily<D>` is one (every `geom-core` group,
-/// products and powers of them, `Linear<G, N>`, a user's group). It stays a named trait because
-/// the equality of element types at one scalar cannot be a supertrait of [`LieGroupFamily`]
-/// (module documentation of `geom_core::lie::LieGroupFamily`) and because the workbench names it.
-pub trait HpGroup<const D: usize>:
-    LieGroupFamily<D> + LieGroup<DualSVec64<D>, D, Element = <Self as LieGroupFamily<D>>::ElementAt<DualSVec64<D>>>
-{
-}
-impl<G, const D: usize> HpGroup<D> for G where
-    G: LieGroupFamily<D> + LieGroup<DualSVec64<D>, D, Element = <G as LieGroupFamily<D>>::ElementAt<DualSVec64<D>>>
-{
-}
-
 /// Whether every scalar entry of `g` is finite (one pass over the entries of its copy at `f64`;
 /// cheaper than [`LieGroup::defect`], which also measures the distance to the group).
 #[inline]
@@ -149,17 +130,6 @@ pub(crate) fn element_is_finite<G: LieGroupFamily<D>, const D: usize>(
         v
     });
     zero.get() == 0.0
-}
-
-/// The Lagrangians the HP integrator accepts: [`LeftLagrangian`] at `f64` and at
-/// `DualSVec64<D>` (a model written over every `S: Scalar`, or [`AutoDiff`]).
-pub trait HpLagrangian<G: HpGroup<D>, const D: usize>:
-    LeftLagrangian<f64, G, D> + LeftLagrangian<DualSVec64<D>, G, D>
-{
-}
-impl<G: HpGroup<D>, L, const D: usize> HpLagrangian<G, D> for L where
-    L: LeftLagrangian<f64, G, D> + LeftLagrangian<DualSVec64<D>, G, D>
-{
 }
 
 /// The tableau data of the stage equations (fixed size, on the stack).
