@@ -62,7 +62,8 @@ impl<A: RealDistance, B: RealDistance> RealDistance for (A, B) {
 /// and `fibre_log(x, h) = τ^{-1}(h)`. The chart `C` is any [`GroupChart`] of the acting group:
 /// the shipped [`Chart`] (the default type) or a user's chart written once over the scalar (the
 /// every-scalar interfaces — [`EveryScalarGroupoid`](crate::EveryScalarGroupoid), the
-/// algebroid — take the shipped [`Chart`]).
+/// algebroid — take it once it is an [`EveryScalarChart`](geom_core::lie::EveryScalarChart),
+/// `geom_core::every_scalar_chart!`).
 ///
 /// ```
 /// use geom_core::action::SphereRotation;

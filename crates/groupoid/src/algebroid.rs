@@ -76,7 +76,7 @@ use geom_core::action::{
     Diagonal, GroupAction, LeftMultiplication, LinearAction, RightMultiplication, RigidMotion, RotationAction,
     SphereRotation, Translation,
 };
-use geom_core::lie::{Chart, Gl, LieGroup, LieGroupFamily, Rn, Se3, So3};
+use geom_core::lie::{ChartAt, EveryScalarChart, Gl, GroupChart, LieGroup, LieGroupFamily, Rn, Se3, So3};
 use geom_core::scalar::AdScalar;
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector, Vector2, Vector3};
@@ -198,7 +198,9 @@ impl<const N: usize> LieAlgebroid<N, N> for PairGroupoid<N> {
 /// (`τ` the groupoid's chart), `ρ^i_a(u) = ((dτ_{−u})^{-1})_{ia}` (from
 /// `τ(u)^{-1} Dτ(u) δu = dτ_{−u} δu`, docs/math.md §0.4), `C^c_ab = [e_a, e_b]^c` (left-invariant
 /// fields bracket like the algebra).
-impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, D> for PairOfGroup<G> {
+impl<G: LieGroupFamily<D>, C: EveryScalarChart<G, D> + GroupChart<f64, G, D>, const D: usize> LieAlgebroid<D, D>
+    for PairOfGroup<G, C>
+{
     fn algebroid_name(&self) -> String {
         format!("T{} (left-trivialized)", LieGroup::<f64, D>::name(self.group()))
     }
@@ -212,7 +214,7 @@ impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, D> for PairOfGroup<G>
     }
     /// `(dτ_{−u})^{-1}`.
     fn anchor<S: Scalar>(&self, _x0: &G::ElementAt<f64>, u: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
-        self.group().at::<S>().dtau_inv(self.chart(), &(-u))
+        self.chart().dtau_inv_at(self.group(), &(-u))
     }
     /// The structure constants of `g` ([`structure_constants`]).
     fn structure<S: Scalar>(&self, _x0: &G::ElementAt<f64>, _u: &SVector<S, D>) -> Result<StructureFunctions<S, D>> {
@@ -224,29 +226,29 @@ impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, D> for PairOfGroup<G>
 /// NaNs where `τ` fails). A tangent vector at `x` with left-trivialized coordinates `η`
 /// (`δx = x η`) has chart coordinates `δu = (dτ_{−u})^{-1} η`, since
 /// `τ(u)^{-1} Dτ(u) δu = dτ_{−u} δu` (docs/math.md §0.4).
-fn group_chart<G: LieGroupFamily<D>, S: Scalar, const D: usize>(
+fn group_chart<G: LieGroupFamily<D>, C: EveryScalarChart<G, D>, S: Scalar, const D: usize>(
     group: &G,
-    chart: Chart,
+    chart: C,
     x0: &G::ElementAt<f64>,
     u: &SVector<S, D>,
 ) -> G::ElementAt<S> {
     let g = group.at::<S>();
-    g.compose(&group.map_scalar(x0, &S::from), &tau_or_nan(&g, &chart, u))
+    g.compose(&group.map_scalar(x0, &S::from), &tau_or_nan(&g, &ChartAt::new(chart, group), u))
 }
 
 /// The inverse `u = τ^{-1}(x_0^{-1} x)` of [`group_chart`].
-fn group_chart_inv<G: LieGroupFamily<D>, S: Scalar, const D: usize>(
+fn group_chart_inv<G: LieGroupFamily<D>, C: EveryScalarChart<G, D>, S: Scalar, const D: usize>(
     group: &G,
-    chart: Chart,
+    chart: C,
     x0: &G::ElementAt<f64>,
     x: &G::ElementAt<S>,
 ) -> Result<SVector<S, D>> {
     let g = group.at::<S>();
-    g.tau_inv(chart, &g.compose(&g.inverse(&group.map_scalar(x0, &S::from)), x))
+    chart.tau_inv_at(group, &g.compose(&g.inverse(&group.map_scalar(x0, &S::from)), x))
 }
 
 /// `A(G ⇉ {e}) = g` over a point (`M = 0`): no anchor (`ρ = 0`), `C^c_ab = [e_a, e_b]^c`.
-impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, 0> for GroupAsGroupoid<G> {
+impl<G: LieGroupFamily<D>, C: GroupChart<f64, G, D>, const D: usize> LieAlgebroid<D, 0> for GroupAsGroupoid<G, C> {
     fn algebroid_name(&self) -> String {
         format!("Lie algebra of {}", LieGroup::<f64, D>::name(self.group()))
     }
@@ -273,8 +275,8 @@ fn atiyah_rank<const M: usize, const D: usize, const R: usize>() {
 /// `A((R^M × R^M) × G) = TR^M ⊕ g`, fibre coordinates `(v, ξ)`: `φ_{x_0}(u) = x_0 + u`,
 /// `ρ(v, ξ) = v` (`ρ = [I_M | 0]`), and `C` the structure constants of `g` on the `ξ` block
 /// (`[∂_i, ∂_j] = 0`, `[∂_i, ξ] = 0`).
-impl<G: LieGroupFamily<D>, const M: usize, const D: usize, const R: usize> LieAlgebroid<R, M>
-    for TrivialAtiyah<G, M, D>
+impl<G: LieGroupFamily<D>, C: GroupChart<f64, G, D>, const M: usize, const D: usize, const R: usize> LieAlgebroid<R, M>
+    for TrivialAtiyah<G, M, D, C>
 {
     fn algebroid_name(&self) -> String {
         atiyah_rank::<M, D, R>();
@@ -357,7 +359,11 @@ vector_action_algebroid!([const K: usize, const N: usize] Diagonal<RotationActio
 ///
 /// and `C^c_ab = [e_a, e_b]^c`, the structure constants of `g` (the right-invariant fields bracket
 /// like `−[ξ, η]`, so `−ξ x` is a morphism).
-impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupoid<LeftMultiplication<G>> {
+impl<G, C, const D: usize> LieAlgebroid<D, D> for ActionGroupoid<LeftMultiplication<G>, C>
+where
+    G: LieGroupFamily<D>,
+    C: EveryScalarChart<G, D> + GroupChart<f64, G, D>,
+{
     fn algebroid_name(&self) -> String {
         format!("action algebroid of {}", GroupAction::<f64, D>::name(self.action()))
     }
@@ -374,7 +380,7 @@ impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupoid
         let group = GroupAction::<f64, D>::group(self.action());
         let g = group.at::<S>();
         let x = group_chart(group, self.chart(), x0, u);
-        Ok(-(g.dtau_inv(self.chart(), &(-u))? * g.adjoint(&g.inverse(&x))))
+        Ok(-(self.chart().dtau_inv_at(group, &(-u))? * g.adjoint(&g.inverse(&x))))
     }
     /// The structure constants of `g` ([`structure_constants`]).
     fn structure<S: Scalar>(&self, _x0: &G::ElementAt<f64>, _u: &SVector<S, D>) -> Result<StructureFunctions<S, D>> {
@@ -388,7 +394,11 @@ impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupoid
 /// `ξ_M(x) = x ξ` (left-trivialized `ξ`), hence `ρ(u) = (dτ_{−u})^{-1}` and `C^c_ab = [e_a, e_b]^c`:
 /// the algebroid of [`PairOfGroup<G>`], to which the groupoid is isomorphic by
 /// `(x, h) ↦ (x, x h)`.
-impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupoid<RightMultiplication<G>> {
+impl<G, C, const D: usize> LieAlgebroid<D, D> for ActionGroupoid<RightMultiplication<G>, C>
+where
+    G: LieGroupFamily<D>,
+    C: EveryScalarChart<G, D> + GroupChart<f64, G, D>,
+{
     fn algebroid_name(&self) -> String {
         format!("action algebroid of {}", GroupAction::<f64, D>::name(self.action()))
     }
@@ -402,7 +412,7 @@ impl<G: LieGroupFamily<D>, const D: usize> LieAlgebroid<D, D> for ActionGroupoid
     }
     /// `(dτ_{−u})^{-1}`.
     fn anchor<S: Scalar>(&self, _x0: &G::ElementAt<f64>, u: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
-        GroupAction::<f64, D>::group(self.action()).at::<S>().dtau_inv(self.chart(), &(-u))
+        self.chart().dtau_inv_at(GroupAction::<f64, D>::group(self.action()), &(-u))
     }
     /// The structure constants of `g` ([`structure_constants`]).
     fn structure<S: Scalar>(&self, _x0: &G::ElementAt<f64>, _u: &SVector<S, D>) -> Result<StructureFunctions<S, D>> {

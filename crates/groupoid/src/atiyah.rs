@@ -44,8 +44,8 @@ fn split<S: Scalar, const M: usize, const D: usize, const R: usize>(
 /// `exp_x(v, ξ) = (x, x + v, τ(ξ))` and `fibre_log(x, y, g) = (y − x, τ^{-1}(g))` (module
 /// documentation). The chart `C` is any [`GroupChart`] of `G`: the shipped [`Chart`] (the default
 /// type) or a user's chart written once over the scalar (the every-scalar interfaces —
-/// [`EveryScalarGroupoid`](crate::EveryScalarGroupoid), the algebroid — take the shipped
-/// [`Chart`]).
+/// [`EveryScalarGroupoid`](crate::EveryScalarGroupoid), the algebroid — take it once it is an
+/// [`EveryScalarChart`](geom_core::lie::EveryScalarChart), `geom_core::every_scalar_chart!`).
 ///
 /// ```
 /// use geom_core::lie::{Chart, So3};

@@ -23,17 +23,17 @@
 use crate::constraints::Constraints;
 use crate::lagrangian::DiscreteLagrangian;
 use crate::lie_group::GroupAsGroupoid;
-use geom_core::lie::{LieGroup, LieGroupFamily};
+use geom_core::lie::{EveryScalarChart, GroupChart, LieGroupFamily};
 use geom_core::{GeomError, Result, Scalar};
 use nalgebra::{SMatrix, SVector};
 
 /// `u = τ^{-1}(W)` at scalar `S` (the control times `h`); a chart failure gives NaN entries, so the
 /// solvers see a non-finite residual and report it.
-fn chart_log<G: LieGroupFamily<D>, S: Scalar, const D: usize>(
-    gd: &GroupAsGroupoid<G>,
+fn chart_log<G: LieGroupFamily<D>, C: EveryScalarChart<G, D>, S: Scalar, const D: usize>(
+    gd: &GroupAsGroupoid<G, C>,
     w: &G::ElementAt<S>,
 ) -> SVector<S, D> {
-    gd.group().at::<S>().tau_inv(gd.chart(), w).unwrap_or_else(|_| SVector::repeat(S::from(f64::NAN)))
+    gd.chart().tau_inv_at(gd.group(), w).unwrap_or_else(|_| SVector::repeat(S::from(f64::NAN)))
 }
 
 /// The running cost `L(W) = (1/2h) τ^{-1}(W)ᵀ Q τ^{-1}(W)` with diagonal weights
@@ -82,9 +82,13 @@ impl<const D: usize> ControlCost<D> {
     }
 }
 
-impl<G: LieGroupFamily<D>, const D: usize> DiscreteLagrangian<GroupAsGroupoid<G>, D> for ControlCost<D> {
+impl<G, C, const D: usize> DiscreteLagrangian<GroupAsGroupoid<G, C>, D> for ControlCost<D>
+where
+    G: LieGroupFamily<D>,
+    C: EveryScalarChart<G, D> + GroupChart<f64, G, D>,
+{
     #[inline]
-    fn eval<S: Scalar>(&self, gd: &GroupAsGroupoid<G>, w: &G::ElementAt<S>) -> S {
+    fn eval<S: Scalar>(&self, gd: &GroupAsGroupoid<G, C>, w: &G::ElementAt<S>) -> S {
         let u = chart_log(gd, w);
         let mut sum = S::from(0.0);
         for i in 0..D {
@@ -145,9 +149,13 @@ impl<const D: usize, const K: usize> Unactuated<D, K> {
     }
 }
 
-impl<G: LieGroupFamily<D>, const D: usize, const K: usize> Constraints<GroupAsGroupoid<G>, D, K> for Unactuated<D, K> {
+impl<G, C, const D: usize, const K: usize> Constraints<GroupAsGroupoid<G, C>, D, K> for Unactuated<D, K>
+where
+    G: LieGroupFamily<D>,
+    C: EveryScalarChart<G, D> + GroupChart<f64, G, D>,
+{
     #[inline]
-    fn eval<S: Scalar>(&self, gd: &GroupAsGroupoid<G>, w: &G::ElementAt<S>) -> SVector<S, K> {
+    fn eval<S: Scalar>(&self, gd: &GroupAsGroupoid<G, C>, w: &G::ElementAt<S>) -> SVector<S, K> {
         let u = chart_log(gd, w);
         SVector::from_fn(|j, _| {
             let mut v = S::from(0.0);

@@ -384,16 +384,19 @@ impl<L: PhaseSpaceFunction<N>, const N: usize> AlgebroidLagrangian<PairGroupoid<
 }
 
 /// A reduced Lagrangian `ℓ(ξ)` on a Lie algebra, given as a `geom_core` [`ScalarFunction<D>`],
-/// as a Lagrangian on the algebroid `g` of [`GroupAsGroupoid<G>`].
+/// as a Lagrangian on the algebroid `g` of [`GroupAsGroupoid<G, C>`] (any chart).
 #[derive(Debug, Clone, Copy)]
 pub struct ReducedLagrangian<L>(pub L);
 
-impl<G: LieGroupFamily<D>, L: ScalarFunction<D>, const D: usize> AlgebroidLagrangian<GroupAsGroupoid<G>, D>
-    for ReducedLagrangian<L>
+impl<G, C, L, const D: usize> AlgebroidLagrangian<GroupAsGroupoid<G, C>, D> for ReducedLagrangian<L>
+where
+    G: LieGroupFamily<D>,
+    C: GroupChart<f64, G, D>,
+    L: ScalarFunction<D>,
 {
     /// `ℓ(ξ)`.
     #[inline]
-    fn eval<S: Scalar>(&self, _: &GroupAsGroupoid<G>, _x: &(), xi: &SVector<S, D>) -> S {
+    fn eval<S: Scalar>(&self, _: &GroupAsGroupoid<G, C>, _x: &(), xi: &SVector<S, D>) -> S {
         self.0.eval(xi)
     }
 }

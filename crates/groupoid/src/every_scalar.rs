@@ -15,8 +15,10 @@
 //!   `fn at<S: Scalar>(&self) -> impl LieGroup<S, 3, Element = Matrix2<S>> { *self }` in its
 //!   `LieGroupFamily` implementation);
 //! * [`EveryScalarGroupoid<R>`]: `at::<S>()` returns the groupoid at scalar `S`. Implemented for
-//!   [`PairGroupoid<N>`], [`SpherePair`], and for [`GroupAsGroupoid<G>`], [`PairOfGroup<G>`],
-//!   [`TrivialAtiyah<G, M, D>`] over every [`LieGroupFamily`] group, and for the action groupoids of
+//!   [`PairGroupoid<N>`], [`SpherePair`], and for [`GroupAsGroupoid<G, C>`], [`PairOfGroup<G, C>`],
+//!   [`TrivialAtiyah<G, M, D, C>`] over every [`LieGroupFamily`] group with a chart `C` at every
+//!   scalar ([`EveryScalarChart`]: the shipped [`Chart`](geom_core::lie::Chart), or a user's chart
+//!   through `geom_core::every_scalar_chart!`), and for the action groupoids of
 //!   the geom-core actions ([`RotationAction`], [`SphereRotation`], [`RigidMotion`],
 //!   [`Translation<N>`], [`LinearAction<N, D>`], [`Diagonal`] of rotations, and
 //!   [`LeftMultiplication`], [`RightMultiplication`] of SO(2), SO(3), SE(2), SE(3), SU(2)).
@@ -33,7 +35,7 @@ use geom_core::action::{
     Diagonal, LeftMultiplication, LinearAction, RightMultiplication, RigidMotion, RotationAction, SphereRotation,
     Translation,
 };
-use geom_core::lie::{LieGroupFamily, Se2, Se3, So2, So3, Su2};
+use geom_core::lie::{ChartAt, EveryScalarChart, GroupChart, LieGroupFamily, Se2, Se3, So2, So3, Su2};
 use nalgebra::{Matrix2, Matrix4, Vector4};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 
@@ -56,27 +58,37 @@ impl EveryScalarGroupoid<2> for SpherePair {
     }
 }
 
-impl<G: LieGroupFamily<D>, const D: usize> EveryScalarGroupoid<D> for GroupAsGroupoid<G> {
+impl<G, C, const D: usize> EveryScalarGroupoid<D> for GroupAsGroupoid<G, C>
+where
+    G: LieGroupFamily<D>,
+    C: EveryScalarChart<G, D> + GroupChart<f64, G, D>,
+{
     fn at<S: Scalar>(&self) -> impl LieGroupoid<S, D, Element = G::ElementAt<S>, Base = ()> {
-        GroupAsGroupoid::new(self.group().at::<S>(), self.chart())
+        GroupAsGroupoid::new(self.group().at::<S>(), ChartAt::new(self.chart(), self.group()))
     }
 }
 
-impl<G: LieGroupFamily<D>, const D: usize> EveryScalarGroupoid<D> for PairOfGroup<G> {
+impl<G, C, const D: usize> EveryScalarGroupoid<D> for PairOfGroup<G, C>
+where
+    G: LieGroupFamily<D>,
+    C: EveryScalarChart<G, D> + GroupChart<f64, G, D>,
+{
     fn at<S: Scalar>(
         &self,
     ) -> impl LieGroupoid<S, D, Element = (G::ElementAt<S>, G::ElementAt<S>), Base = G::ElementAt<S>> {
-        PairOfGroup::new(self.group().at::<S>(), self.chart())
+        PairOfGroup::new(self.group().at::<S>(), ChartAt::new(self.chart(), self.group()))
     }
 }
 
-impl<G: LieGroupFamily<D>, const M: usize, const D: usize, const R: usize> EveryScalarGroupoid<R>
-    for TrivialAtiyah<G, M, D>
+impl<G, C, const M: usize, const D: usize, const R: usize> EveryScalarGroupoid<R> for TrivialAtiyah<G, M, D, C>
+where
+    G: LieGroupFamily<D>,
+    C: EveryScalarChart<G, D> + GroupChart<f64, G, D>,
 {
     fn at<S: Scalar>(
         &self,
     ) -> impl LieGroupoid<S, R, Element = (SVector<S, M>, SVector<S, M>, G::ElementAt<S>), Base = SVector<S, M>> {
-        TrivialAtiyah::<_, M, D>::new(self.group().at::<S>(), self.chart())
+        TrivialAtiyah::<_, M, D, _>::new(self.group().at::<S>(), ChartAt::new(self.chart(), self.group()))
     }
 }
 

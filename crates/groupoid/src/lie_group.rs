@@ -16,9 +16,11 @@ use nalgebra::{SMatrix, SVector};
 /// The chart `C` is any [`GroupChart`] of `G`: the shipped [`Chart`] (the default type, `exp` or
 /// Cayley) or a user's chart written once over the scalar
 /// (`impl<S: Scalar> GroupChart<S, So3, 3> for MyChart`), which reaches the Legendre transforms
-/// and the DEL flow with no wrapper. The groupoid is then available at every scalar the chart
-/// is; the every-scalar interfaces ([`EveryScalarGroupoid`](crate::EveryScalarGroupoid), the
-/// algebroid and the control models) take the shipped [`Chart`].
+/// and the DEL flow with no wrapper. The every-scalar interfaces
+/// ([`EveryScalarGroupoid`](crate::EveryScalarGroupoid) and so the induced θ-map flows, the
+/// algebroid, the control models) take a chart available at every scalar,
+/// [`EveryScalarChart`](geom_core::lie::EveryScalarChart): the shipped [`Chart`], or a user's chart
+/// after the one line `geom_core::every_scalar_chart!(MyChart, So3, 3);`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GroupAsGroupoid<G, C = Chart> {
     group: G,

@@ -67,7 +67,8 @@ pub(crate) fn group_distance<S: Scalar, const D: usize, G: LieGroup<S, D>>(
 /// The chart `C` is any [`GroupChart`] of `G`: the shipped [`Chart`] (the default type) or a
 /// user's chart written once over the scalar, which reaches the Legendre transforms and the DEL
 /// flow with no wrapper (the every-scalar interfaces — [`EveryScalarGroupoid`](crate::EveryScalarGroupoid),
-/// the algebroid — take the shipped [`Chart`]).
+/// the algebroid — take it once it is an [`EveryScalarChart`](geom_core::lie::EveryScalarChart),
+/// `geom_core::every_scalar_chart!`).
 ///
 /// Its discrete Euler–Lagrange equations are the standard variational integrator on `G`,
 /// `l*_{g_k}(D_2 L(g_{k−1}, g_k)) + l*_{g_k}(D_1 L(g_k, g_{k+1})) = 0` in left-trivialized form

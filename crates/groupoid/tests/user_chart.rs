@@ -356,3 +356,97 @@ fn a_wrong_chart_derivative_only_reaches_the_newton_jacobian() {
     assert!(failed > 0 || it_bad > it_good, "a wrong derivative must cost Newton iterations");
     assert!(diff < 1e-12);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The every-scalar interfaces: the same chart, made available at every scalar by one line.
+
+geom_core::every_scalar_chart!(Pade22, So3, 3);
+geom_core::every_scalar_chart!(WrongDerivative, So3, 3);
+
+/// `ℓ(ξ) = ½ ξᵀ I ξ` on the algebra, `I = diag(2, 1, 2/3)`.
+#[derive(Debug, Clone, Copy)]
+struct ReducedBody;
+impl geom_core::function::ScalarFunction<3> for ReducedBody {
+    fn eval<S: Scalar>(&self, w: &SVector<S, 3>) -> S {
+        let i = [2.0, 1.0, 2.0 / 3.0];
+        (0..3).map(|k| w[k] * w[k] * S::from(i[k])).fold(S::from(0.0), |a, b| a + b) * S::from(0.5)
+    }
+}
+
+/// `n` steps of the flow induced by `map` and `ℓ` on `SO(3) ⇉ {e}` with the chart `chart`
+/// (`L_d^h = h ℓ(R_d^{-1}(W)/h)`, where `R_d` is built on the groupoid's chart at every scalar).
+macro_rules! run_induced {
+    ($chart:expr, $map:expr, $h:expr, $n:expr) => {{
+        use groupoid::discretization_map::ReducedLagrangian;
+        use groupoid::integrator::Induced;
+        let family = Induced::new($map, ReducedLagrangian(ReducedBody));
+        let flow = GroupoidIntegrator::new(GroupAsGroupoid::new(So3, $chart), family).with_properties(2, true);
+        let mut s = LieState::new(g0(), mu0());
+        flow.step_n(&mut s, $h, $n).unwrap();
+        s
+    }};
+}
+
+#[test]
+fn the_every_scalar_interfaces_take_the_user_chart() -> Result<()> {
+    use geom_core::action::LeftMultiplication;
+    use groupoid::algebroid::check_groupoid_algebroid;
+    use groupoid::control::{ControlCost, Unactuated};
+    use groupoid::discretization_map::{FibreThetaMap, check_discretization_map};
+    use groupoid::{Constraints, TrivialAtiyah};
+
+    // (a) the fibre θ-maps built on the user's chart pass the public suite on three groupoids at
+    // θ = 0 and 1 (exact with every chart); at θ = ½ the round trip needs τ(x/2)² = τ(x), which
+    // only exp has: the Padé chart is refused there, as the Cayley chart is
+    let r = so3::exp(&Vector3::new(0.3, -0.2, 0.5));
+    for theta in [0.0, 1.0] {
+        let m = FibreThetaMap::new(theta)?;
+        check_discretization_map(&GroupAsGroupoid::new(So3, Pade22), &m, &[()], 1)?;
+        check_discretization_map(&PairOfGroup::new(So3, Pade22), &m, &[r], 2)?;
+        let atiyah = TrivialAtiyah::<So3, 2, 3, _>::new(So3, Pade22);
+        check_discretization_map::<_, _, 5>(&atiyah, &m, &[SVector::from([0.1, 0.7])], 3)?;
+    }
+    let midpoint = check_discretization_map(&GroupAsGroupoid::new(So3, Pade22), &FibreThetaMap::midpoint(), &[()], 1);
+    assert!(format!("{:?}", midpoint.unwrap_err()).contains("round trip"));
+    // (b) the algebroids of the pair and action groupoids with the user's chart are the ones the
+    // groupoids define (anchor (dτ_{−u})^{-1} of the Padé chart, against the groupoid's own)
+    let pair = check_groupoid_algebroid::<_, 3, 3>(&PairOfGroup::new(So3, Pade22), &r, 4)?;
+    let left = check_groupoid_algebroid::<_, 3, 3>(&ActionGroupoid::new(LeftMultiplication::new(So3), Pade22), &r, 5)?;
+    println!(
+        "algebroid defects: pair {:.1e}/{:.1e}, left action {:.1e}/{:.1e}",
+        pair.anchor, pair.structure, left.anchor, left.structure
+    );
+
+    // (c) the flow induced by the θ = 0 map on the user's chart, L_d(W) = h ℓ(τ^{-1}(W)/h): a
+    // Lie–Poisson integrator of the rigid body (Casimir |μ| and spatial momentum g μ kept),
+    // different from the exp chart's, of order 2 (the Padé chart is symmetric, τ(−x) = τ(x)^{-1})
+    let (h, n) = (0.05, 200);
+    let s = run_induced!(Pade22, FibreThetaMap::chart(), h, n);
+    let s0 = LieState::new(g0(), mu0());
+    let casimir = (s.mu.norm() - s0.mu.norm()).abs();
+    let spatial = (s.g * s.mu - s0.g * s0.mu).amax();
+    let exp = run_induced!(Chart::Exp, FibreThetaMap::chart(), h, n);
+    let apart = distance(&s, &exp);
+    let fine = run_induced!(Pade22, FibreThetaMap::chart(), h / 2.0, 2 * n);
+    let finer = run_induced!(Pade22, FibreThetaMap::chart(), h / 4.0, 4 * n);
+    let order = (distance(&s, &fine) / distance(&fine, &finer)).log2();
+    println!(
+        "induced Padé flow (θ = 0): Casimir {casimir:.1e}, spatial {spatial:.1e}, from exp {apart:.1e}, order {order:.3}"
+    );
+    assert!(casimir < 1e-13 && spatial < 1e-12, "{casimir:e} {spatial:e}");
+    assert!(apart > 1e-8, "the user's chart must be used: {apart:e} from the exp chart's flow");
+    assert!((order - 2.0).abs() < 0.2, "order {order}");
+
+    // (d) the control cost and the unactuated constraint read the user's chart at every scalar
+    let gd = GroupAsGroupoid::new(So3, Pade22);
+    let w = so3::exp(&Vector3::new(0.2, -0.1, 0.3));
+    let u = GroupChart::<f64, So3, 3>::tau_inv(&Pade22, &So3, &w)?;
+    let cost = ControlCost::<3>::uniform(0.1)?;
+    let expected = u.norm_squared() / (2.0 * 0.1);
+    assert!((DiscreteLagrangian::eval::<f64>(&cost, &gd, &w) - expected).abs() < 1e-14);
+    let phi = Constraints::<_, 3, 1>::eval::<f64>(&Unactuated::<3, 1>::axes([2])?, &gd, &w);
+    assert!((phi[0] - u[2]).abs() < 1e-15);
+    // and it is not the exp chart's value
+    assert!((u - LieGroup::<f64, 3>::log(&So3, &w)?).amax() > 1e-6);
+    Ok(())
+}

@@ -26,6 +26,7 @@
 
 mod chart;
 mod chart_derivative;
+mod every_scalar_chart;
 mod family;
 mod gl;
 mod linear;
@@ -43,6 +44,7 @@ pub mod testing;
 
 pub use chart::{CHART_DERIVATIVE_TOL, CHART_IDENTITY_TOL, ChartReport, GroupChart, check_chart};
 pub use chart_derivative::ad_dtau_inv_transpose_derivative;
+pub use every_scalar_chart::{ChartAt, EveryScalarChart};
 pub use family::{LieGroupFamily, Side};
 pub use gl::Gl;
 pub use linear::{Linear, MatrixGroup};
