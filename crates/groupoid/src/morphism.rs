@@ -42,7 +42,7 @@ use crate::lagrangian::{AdGroupoid, Arrow, DiscreteLagrangian, GroupoidFamily, G
 use crate::lie_group::GroupAsGroupoid;
 use crate::pair_manifold::PairOfGroup;
 use geom_core::action::{GroupAction, RotationAction, SphereRotation};
-use geom_core::lie::{Chart, GroupChart, LieGroup, Product, Rn, So3};
+use geom_core::lie::{Chart, GroupChart, LieGroup, Product, ProductChart, Rn, So3};
 use geom_core::{Result, Scalar};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 use num_dual::DualSVec64;
@@ -298,21 +298,38 @@ left_trivialization!(geom_core::lie::Su2, 3);
 /// reduces to `L'(x_0, x_1, w) = L((x_0, e), (x_1, w))`, and its DEL to the discrete
 /// Lagrange–Poincaré equations (docs/math.md §C.3). Fibre coordinates `(v, ξ)` match on both sides:
 /// `AΨ = Id`. Rank `R = M + D` (checked at compile time by both groupoids).
+///
+/// The chart `τ = C` of `G` is the shipped [`Chart`] ([`AtiyahQuotient::new`]; the default types) or
+/// a user's [`GroupChart`] ([`AtiyahQuotient::with_chart`]), and the pair side then takes the
+/// product chart `P = ProductChart<Chart, C>` of `R^M × G` (the identity on `R^M`, `τ` on `G`),
+/// so that the fibre coordinates still match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AtiyahQuotient<G, const M: usize, const D: usize> {
-    pair: PairOfGroup<Product<Rn<M>, G, M, D>>,
-    atiyah: TrivialAtiyah<G, M, D>,
+pub struct AtiyahQuotient<G, const M: usize, const D: usize, C = Chart, P = Chart> {
+    pair: PairOfGroup<Product<Rn<M>, G, M, D>, P>,
+    atiyah: TrivialAtiyah<G, M, D, C>,
 }
 
 impl<G: Copy, const M: usize, const D: usize> AtiyahQuotient<G, M, D> {
     /// The reduction `(R^M × G)² → (R^M × R^M) × G` with fibre charts
-    /// `((x, g), (x + v, g τ(ξ)))` and `(x, x + v, τ(ξ))`, `τ = chart` on `G`. A shipped [`Chart`]
-    /// only: the pair side needs the same chart on `R^M × G`, which a user's [`GroupChart`] of
-    /// `G` does not give.
+    /// `((x, g), (x + v, g τ(ξ)))` and `(x, x + v, τ(ξ))`, `τ = chart` on `G` (a shipped
+    /// [`Chart`], which the product group applies factorwise).
     pub fn new(group: G, chart: Chart) -> Self {
         Self { pair: PairOfGroup::new(Product::new(Rn, group), chart), atiyah: TrivialAtiyah::new(group, chart) }
     }
+}
 
+impl<G: Copy, C: Copy, const M: usize, const D: usize> AtiyahQuotient<G, M, D, C, ProductChart<Chart, C>> {
+    /// The same reduction with any chart `τ = chart` of `G` (a user's [`GroupChart`]): the pair
+    /// side uses the product chart `(v, ξ) ↦ (v, τ(ξ))` of `R^M × G` ([`ProductChart`]).
+    pub fn with_chart(group: G, chart: C) -> Self {
+        Self {
+            pair: PairOfGroup::new(Product::new(Rn, group), ProductChart(Chart::Exp, chart)),
+            atiyah: TrivialAtiyah::new(group, chart),
+        }
+    }
+}
+
+impl<G, C, P, const M: usize, const D: usize> AtiyahQuotient<G, M, D, C, P> {
     /// Reconstruction: the arrow `((x_0, g_0), (x_1, g_0 w))` over `(x_0, x_1, w)` with source
     /// `(x_0, g_0)` (the `x_0` of the reduced arrow is used).
     #[allow(clippy::type_complexity)]
@@ -331,9 +348,13 @@ impl<G: Copy, const M: usize, const D: usize> AtiyahQuotient<G, M, D> {
 
 macro_rules! atiyah_quotient {
     ($group:ty, $d:tt) => {
-        impl<const M: usize, const R: usize> GroupoidMorphism<R, R> for AtiyahQuotient<$group, M, $d> {
-            type Source = PairOfGroup<Product<Rn<M>, $group, M, $d>>;
-            type Target = TrivialAtiyah<$group, M, $d>;
+        impl<C, P, const M: usize, const R: usize> GroupoidMorphism<R, R> for AtiyahQuotient<$group, M, $d, C, P>
+        where
+            C: GroupChart<f64, $group, $d>,
+            P: GroupChart<f64, Product<Rn<M>, $group, M, $d>, R>,
+        {
+            type Source = PairOfGroup<Product<Rn<M>, $group, M, $d>, P>;
+            type Target = TrivialAtiyah<$group, M, $d, C>;
             fn source_groupoid(&self) -> &Self::Source {
                 &self.pair
             }

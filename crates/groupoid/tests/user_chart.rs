@@ -450,3 +450,32 @@ fn the_every_scalar_interfaces_take_the_user_chart() -> Result<()> {
     assert!((u - LieGroup::<f64, 3>::log(&So3, &w)?).amax() > 1e-6);
     Ok(())
 }
+
+/// The Lagrange–Poincaré quotient `(R² × SO(3))² → (R² × R²) × SO(3)` with the user's chart on
+/// `G`: the pair side takes the product chart `(v, ξ) ↦ (v, τ(ξ))`, so the morphism axioms hold
+/// and `AΨ = Id` (the fibre coordinates of both sides match).
+#[test]
+fn the_atiyah_quotient_takes_the_user_chart() {
+    use geom_core::lie::{Product, ProductChart, Rn};
+    use groupoid::morphism::{AtiyahQuotient, GroupoidMorphism, algebroid_map};
+    let aq = AtiyahQuotient::<So3, 2, 3, _, _>::with_chart(So3, Pade22);
+    let pair = *GroupoidMorphism::<5, 5>::source_groupoid(&aq);
+    let x0 = (nalgebra::Vector2::new(0.3, -0.4), g0());
+    let a = LieGroupoid::<f64, 5>::fibre_exp(&pair, &x0, &SVector::from([0.1, 0.2, 0.2, -0.1, 0.3]));
+    let b = LieGroupoid::<f64, 5>::fibre_exp(&pair, &a.1, &SVector::from([-0.2, 0.05, -0.1, 0.25, 0.05]));
+    let defect = morphism_defect::<_, 5, 5>(&aq, &a, &b).unwrap();
+    let a_psi = algebroid_map::<_, 5, 5>(&aq, &x0).unwrap();
+    println!(
+        "Atiyah quotient with the Padé chart: morphism defect {defect:.1e}, |AΨ − I| {:.1e}",
+        (a_psi - SMatrix::<f64, 5, 5>::identity()).amax()
+    );
+    assert!(defect < 1e-14);
+    assert!((a_psi - SMatrix::<f64, 5, 5>::identity()).amax() < 1e-12);
+    // the product chart is the user's chart on the G factor (not exp)
+    let q = Product::<Rn<2>, So3, 2, 3>::new(Rn, So3);
+    let x = SVector::<f64, 5>::from([0.5, -1.0, 0.4, 0.2, -0.3]);
+    let (_, r) = GroupChart::<f64, _, 5>::tau(&ProductChart(Chart::Exp, Pade22), &q, &x).unwrap();
+    let pade = GroupChart::<f64, So3, 3>::tau(&Pade22, &So3, &Vector3::new(0.4, 0.2, -0.3)).unwrap();
+    assert!((r - pade).amax() < 1e-15);
+    assert!((r - so3::exp(&Vector3::new(0.4, 0.2, -0.3))).amax() > 1e-5);
+}

@@ -49,7 +49,7 @@ pub use family::{LieGroupFamily, Side};
 pub use gl::Gl;
 pub use linear::{Linear, MatrixGroup};
 pub use power::Power;
-pub use product::{Product, So3xR3};
+pub use product::{Product, ProductChart, So3xR3};
 pub use rn::Rn;
 pub use se2::Se2;
 pub use se3::Se3;
