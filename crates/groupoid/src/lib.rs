@@ -118,6 +118,7 @@ pub mod nonholonomic;
 pub mod pair;
 pub mod pair_manifold;
 pub mod time_dependent;
+pub mod time_integrator;
 pub mod variational;
 
 pub use action_groupoid::{ActionFamily, ActionGroupoid};

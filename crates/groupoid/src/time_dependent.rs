@@ -181,6 +181,11 @@ impl CompensatedTime {
     pub fn error(&self) -> f64 {
         self.lo
     }
+    /// The time `hi + lo` from its two parts, as [`value`](Self::value) and
+    /// [`error`](Self::error) return them (a saved time restored exactly).
+    pub fn from_parts(hi: f64, lo: f64) -> Self {
+        Self { hi, lo }
+    }
 }
 
 impl std::ops::Add<f64> for CompensatedTime {
@@ -572,6 +577,7 @@ pub struct FixedStepFlow<L> {
     lagrangian: L,
     h: f64,
     newton: NewtonOptions,
+    order: u32,
 }
 
 impl<L> FixedStepFlow<L> {
@@ -581,12 +587,23 @@ impl<L> FixedStepFlow<L> {
         if !(h.is_finite() && h > 0.0) {
             return Err(TimeStepError::NonPositiveStep { dt: h });
         }
-        Ok(Self { lagrangian, h, newton: NewtonOptions::integrator() })
+        Ok(Self { lagrangian, h, newton: NewtonOptions::integrator(), order: 1 })
     }
     /// The same flow with other Newton options.
     #[must_use]
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
         Self { newton, ..self }
+    }
+    /// Declare the order of `L̂` (2 for [`Midpoint`]; `1` until declared, as for
+    /// `crate::integrator::GroupoidIntegrator`: the contract suite `geom_core::step::testing`
+    /// measures it).
+    #[must_use]
+    pub fn with_order(self, order: u32) -> Self {
+        Self { order, ..self }
+    }
+    /// The declared order.
+    pub fn order(&self) -> u32 {
+        self.order
     }
     /// The step `h`.
     pub fn h(&self) -> f64 {
@@ -632,18 +649,39 @@ impl<L> FixedStepFlow<L> {
     where
         L: StepLagrangian<N>,
     {
+        point.g.check()?;
+        if !point.lambda[0].is_finite() {
+            return Err(TimeStepError::NonFinite { what: "multiplier λ_k" });
+        }
+        if (point.g.dt - self.h).abs() > CONSTRAINT_TOLERANCE {
+            return Err(TimeStepError::OffConstraint { dt: point.g.dt, h: self.h });
+        }
+        self.next_point(point, self.h)
+    }
+
+    /// The step with the next arrow's `Δt_{k+1} = h`: `D_2L̂(g_k) + D_1L̂(g_{k+1}) = 0` by Newton on
+    /// `q_{k+2}`, `λ_{k+1} = (λ_k − E_k) + E_{k+1}`. With `h` the flow's own step this is
+    /// [`FixedStepFlow::step`] (the one-step integrator, [`OneStep`], takes `h` with each call).
+    pub(crate) fn next_point<const N: usize>(
+        &self,
+        point: &SigmaPoint<TimeArrow<N>, 1>,
+        h: f64,
+    ) -> Result<(SigmaPoint<TimeArrow<N>, 1>, TimeStepReport), TimeStepError>
+    where
+        L: StepLagrangian<N>,
+    {
         let g = &point.g;
         g.check()?;
         if !point.lambda[0].is_finite() {
             return Err(TimeStepError::NonFinite { what: "multiplier λ_k" });
         }
-        if (g.dt - self.h).abs() > CONSTRAINT_TOLERANCE {
-            return Err(TimeStepError::OffConstraint { dt: g.dt, h: self.h });
+        if !(h.is_finite() && h > 0.0) {
+            return Err(TimeStepError::NonPositiveStep { dt: h });
         }
         let l = &self.lagrangian;
         let p = d_q1(l, &g.q0, &g.q1, g.dt);
-        let (q2, iterations) = solve_q(l, &g.q1, &p, self.h, &extrapolate(g, self.h), &self.newton)?;
-        let next = g.next(q2, self.h);
+        let (q2, iterations) = solve_q(l, &g.q1, &p, h, &extrapolate(g, h), &self.newton)?;
+        let next = g.next(q2, h);
         // the t-equation, solved for λ_{k+1}
         let lambda = (point.lambda[0] - discrete_energy(l, g)) + discrete_energy(l, &next);
         if !(q2.iter().all(|v| v.is_finite()) && lambda.is_finite()) {

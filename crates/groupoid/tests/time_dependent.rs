@@ -387,3 +387,60 @@ fn the_fixed_step_flow_is_the_one_step_integrator_of_its_family() -> Result<(), 
     assert!((point.g.source_time() - 50.0).abs() < 1e-13);
     Ok(())
 }
+
+/// The fixed-step flow is itself a `OneStep` of its arrows `(g_k, λ_k)`: at its own step it is
+/// `advance` bit for bit, its words resume a run bit for bit (with the compensated time), it
+/// passes the public contract suite, a refused step leaves the state untouched, and started from
+/// the exact first arrow of each step size it converges at order 2 in time.
+#[test]
+fn the_fixed_step_flow_is_a_one_step_integrator_of_its_arrows() -> Result<(), Box<dyn std::error::Error>> {
+    use geom_core::step::testing::{Contract, check_integrator};
+    use geom_core::step::{FlatState, OneStep};
+    fn words(p: &SigmaPoint<TimeArrow<2>, 1>) -> Vec<u64> {
+        let mut w = Vec::new();
+        p.write_words(&mut w);
+        w.iter().map(|v| v.to_bits()).collect()
+    }
+    let h = 0.05;
+    let flow = FixedStepFlow::new(Midpoint(Kepler), h)?.with_order(2);
+    let start = SigmaPoint::new(kepler_start(h), SVector::from([0.0]));
+    let (mut a, mut b) = (start.clone(), start.clone());
+    for _ in 0..200 {
+        flow.advance(&mut a)?;
+    }
+    flow.step_n(&mut b, h, 200)?;
+    assert_eq!(words(&a), words(&b));
+    assert!((b.g.source_time() - 200.0 * h).abs() <= 1e-15 * 10.0);
+    // a checkpoint after 100 steps
+    let mut c = start.clone();
+    flow.step_n(&mut c, h, 100)?;
+    let mut w = Vec::new();
+    c.write_words(&mut w);
+    assert_eq!(w.len(), <SigmaPoint<TimeArrow<2>, 1> as FlatState>::WORDS);
+    let mut d = SigmaPoint::<TimeArrow<2>, 1>::read_words(&w).ok_or("words")?;
+    flow.step_n(&mut d, h, 100)?;
+    assert_eq!(words(&d), words(&b));
+    assert!(SigmaPoint::<TimeArrow<2>, 1>::read_words(&w[1..]).is_none());
+    // the contract suite (the order is measured below: the state carries its own first step)
+    let report = check_integrator(&flow, &start, &Contract { h, measure_order: false, ..Contract::default() })?;
+    assert!(report.measured_order.is_nan());
+    // refused steps leave the state's bits as they were
+    let before = words(&b);
+    for bad in [-h, 0.0, f64::NAN] {
+        assert!(OneStep::step(&flow, &mut b, bad).is_err());
+        assert_eq!(words(&b), before);
+    }
+    // order 2 in time: q_N at t = 2 against the exact orbit, each run from its exact first arrow
+    let err = |h: f64| -> Result<f64, Box<dyn std::error::Error>> {
+        let flow = FixedStepFlow::new(Midpoint(Kepler), h)?.with_order(2);
+        let n = (2.0 / h).round() as usize;
+        let mut p = SigmaPoint::new(kepler_start(h), SVector::from([0.0]));
+        flow.step_n(&mut p, h, n)?;
+        Ok((p.g.q0 - kepler_exact(p.g.source_time())).amax())
+    };
+    let (e1, e2, e3) = (err(0.02)?, err(0.01)?, err(0.005)?);
+    let (o1, o2) = ((e1 / e2).log2(), (e2 / e3).log2());
+    println!("fixed-step flow as OneStep: errors {e1:.2e} {e2:.2e} {e3:.2e}, orders {o1:.3} {o2:.3}");
+    assert!((o1 - 2.0).abs() < 0.3 && (o2 - 2.0).abs() < 0.3, "orders {o1} {o2}");
+    Ok(())
+}

@@ -68,8 +68,10 @@ pub struct Contract {
     /// How far the measured order may be from [`OneStep::order`].
     pub order_slack: f64,
     /// Whether to measure the order: `false` only for a method whose error is not a power of
-    /// `h` (an adaptive integration over `[0, h]` at fixed tolerances, whose error is set by the
-    /// tolerances); [`ContractReport::measured_order`] is then `NaN`.
+    /// `h` from one `x₀` (an adaptive integration over `[0, h]` at fixed tolerances, whose error
+    /// is set by the tolerances; a method whose state carries its first step, such as an arrow
+    /// `(q_0, q_1, Δt)` of a discrete Lagrangian flow, whose order is measured from a start
+    /// built for each `h`); [`ContractReport::measured_order`] is then `NaN`.
     pub measure_order: bool,
     /// `|Φ_{−h}(Φ_h(x₀)) − x₀|_∞ / (1 + |x₀|_∞)` allowed for a symmetric method.
     pub reversibility_tol: f64,
