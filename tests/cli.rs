@@ -643,6 +643,8 @@ fn convergence_measures_the_order() {
         // its reconstruction on SE(3)
         ("heavy-top", "lagrangian-midpoint-cayley", 3, 2.0, 0.2),
         ("underwater-vehicle", "lie-poisson-midpoint-exp", 3, 2.0, 0.2),
+        // the fixed-step flow on the time groupoid, against the exact Kepler orbit
+        ("kepler-time", "time-midpoint", 3, 2.0, 0.2),
     ] {
         let rows = convergence(&tmp, problem, method, levels);
         let slope = rows.last().and_then(|r| r.3).expect("last slope");

@@ -205,6 +205,22 @@ fn the_nonholonomic_integrator_keeps_the_contract() {
 }
 
 #[test]
+fn the_time_dependent_flow_keeps_the_contract() {
+    // the fixed-step flow on the time groupoid, a OneStep of its arrows (q_k, q_(k+1), Δt_k) and
+    // multiplier: its order is measured from a first arrow built for each h (groupoid tests)
+    use groupoid::constraints::SigmaPoint;
+    use groupoid::time_dependent::{FixedStepFlow, TimeArrow};
+    let flow = FixedStepFlow::new(time_dependent::Midpoint(SpherePendulumL), 0.05).unwrap().with_order(2);
+    let x0 = SigmaPoint::new(
+        TimeArrow::new(SVector::from([0.6, 0.0, -0.8]), SVector::from([0.6, 0.06, -0.8]), 0.0, 0.05),
+        SVector::from([0.0]),
+    );
+    let c = Contract { h: 0.05, measure_order: false, ..contract() };
+    let report = check_integrator(&flow, &x0, &c).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.measured_order.is_nan() && report.reversibility_defect.is_none());
+}
+
+#[test]
 fn every_integrator_on_t_star_g_keeps_the_contract() {
     let c = contract();
     let check = |m: &dyn OneStep<LieState<Matrix3<f64>, 3>>| {

@@ -304,6 +304,13 @@ pub const METHODS: &[MethodInfo] = &[
         St::Nonholonomic,
         "discrete Lagrange–d'Alembert flow, midpoint L_d and constraint, state (q, p = M v) (docs/math.md §C.7)",
     ),
+    m(
+        "time-midpoint",
+        Gd,
+        2,
+        St::DiscreteLagrangian,
+        "fixed-step flow on the time groupoid (Q×Q)×R: midpoint L̂, step stored in the arrow, time momentum λ − E kept (docs/math.md §C.6.4)",
+    ),
 ];
 
 /// The relative and absolute tolerance of the DOP853 reference solutions, at the round-off of the

@@ -7,6 +7,7 @@ pub mod lie;
 pub mod nbody;
 pub mod nonholonomic;
 pub mod system;
+pub mod time_dependent;
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::problem::Problem;
@@ -81,6 +82,16 @@ pub const ENTRIES: &[Entry] = &[
         name: "chaplygin-sleigh",
         params: &[],
         build: |_| Ok(Box::new(nonholonomic::Nonholonomic::new(nonholonomic::Sleigh::new()?))),
+    },
+    Entry {
+        name: "kepler-time",
+        params: &[Param { name: "e", default: 0.6, about: "eccentricity, 0 ≤ e < 1" }],
+        build: |v| {
+            if !(v[0].is_finite() && (0.0..1.0).contains(&v[0])) {
+                return Err(WorkbenchError::Input(format!("eccentricity e must be in [0, 1), got {}", v[0])));
+            }
+            Ok(Box::new(time_dependent::KeplerTime::new(v[0])))
+        },
     },
 ];
 
