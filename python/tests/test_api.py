@@ -29,7 +29,7 @@ def kepler_states(m: int) -> np.ndarray:
 def test_catalogue():
     probs = geomint.problems()
     assert list(probs)[:3] == ["harmonic-oscillator", "pendulum", "kepler"]
-    assert len(probs) == 13 and "param e = 0.6" in probs["kepler"]
+    assert len(probs) == 14 and "param e = 0.6" in probs["kepler"] and "kepler-time" in probs
     ms = geomint.methods("rigid-body")
     assert list(ms)[0] == "hp-sv" and "rkmk4" in ms and ms["hp-sv"].startswith("order 2, variational")
     assert "rkmk4" not in geomint.methods("underwater-vehicle")
