@@ -173,6 +173,45 @@ impl<const S: usize, const J: usize> CfScheme<S, J> {
     }
 }
 
+/// One exponent `X = h Σ_t weight_t K_{index_t}`, its nonzero terms only.
+#[derive(Debug, Clone, Copy)]
+struct Exponent<const S: usize> {
+    len: usize,
+    index: [usize; S],
+    weight: [f64; S],
+}
+
+/// How a stage or the update is computed: from `Y_start` (or `g_k`), times `exp` of its
+/// remaining nonzero exponents, in order.
+#[derive(Debug, Clone, Copy)]
+struct Plan<const S: usize, const J: usize> {
+    start: Option<usize>,
+    len: usize,
+    rows: [Exponent<S>; J],
+}
+
+impl<const S: usize, const J: usize> Plan<S, J> {
+    /// The plan of `rows` starting from the prefix `(j, m)` (the first `m` rows are `Y_j`'s).
+    fn new(rows: &[[f64; S]; J], prefix: Option<(usize, usize)>) -> Self {
+        let empty = Exponent { len: 0, index: [0; S], weight: [0.0; S] };
+        let mut plan = Plan { start: prefix.map(|(j, _)| j), len: 0, rows: [empty; J] };
+        for row in &rows[prefix.map_or(0, |(_, m)| m)..] {
+            let mut e = empty;
+            for (j, &w) in row.iter().enumerate() {
+                if w != 0.0 {
+                    (e.index[e.len], e.weight[e.len]) = (j, w);
+                    e.len += 1;
+                }
+            }
+            if e.len > 0 {
+                plan.rows[plan.len] = e;
+                plan.len += 1;
+            }
+        }
+        plan
+    }
+}
+
 /// A commutator-free method (module documentation) with `S` stages and `J` exponentials on the
 /// group `G` for the field `F`, chart `τ` (`exp` for the stated order).
 #[derive(Debug, Clone)]
@@ -181,10 +220,10 @@ pub struct CommutatorFree<G, F, const D: usize, const S: usize, const J: usize, 
     field: F,
     chart: C,
     scheme: CfScheme<S, J>,
-    /// The earlier stage each stage starts from, and the exponentials that covers.
-    starts: [Option<(usize, usize)>; S],
-    /// The same for the update.
-    update_start: Option<(usize, usize)>,
+    /// How each stage is computed (module documentation).
+    plans: [Plan<S, J>; S],
+    /// How the update is computed.
+    update_plan: Plan<S, J>,
     order: u32,
     name: String,
 }
@@ -229,9 +268,9 @@ where
         }
         let order = if chart.builtin() == Some(Chart::Exp) { scheme.order } else { scheme.order.min(2) };
         let name = format!("{} ({})", scheme.name, chart.name());
-        let starts = core::array::from_fn(|i| scheme.prefix(&scheme.stages[i], i));
-        let update_start = scheme.prefix(&scheme.update, S);
-        Ok(Self { group, field, chart, scheme: scheme.clone(), starts, update_start, order, name })
+        let plans = core::array::from_fn(|i| Plan::new(&scheme.stages[i], scheme.prefix(&scheme.stages[i], i)));
+        let update_plan = Plan::new(&scheme.update, scheme.prefix(&scheme.update, S));
+        Ok(Self { group, field, chart, scheme: scheme.clone(), plans, update_plan, order, name })
     }
 
     /// The same method under another name.
@@ -252,48 +291,29 @@ where
         &self.scheme
     }
 
-    /// `base τ(X^first) ··· τ(X^J)`, `X^l = h Σ_j rows[l][j] K_j`, zero exponents skipped.
+    /// The product of `plan` (module documentation): `Y_j` or `g_k`, times `τ(X^l)` for its
+    /// nonzero exponents.
     #[inline(always)]
     fn product(
         &self,
-        base: &G::Element,
-        rows: &[[f64; S]; J],
-        first: usize,
-        k: &[SVector<f64, D>; S],
-        h: f64,
-    ) -> Result<G::Element> {
-        let mut g = base.clone();
-        for row in &rows[first..] {
-            let mut x = SVector::<f64, D>::zeros();
-            let mut any = false;
-            for (kj, &w) in k.iter().zip(row) {
-                if w != 0.0 {
-                    x += kj * (h * w);
-                    any = true;
-                }
-            }
-            if any {
-                g = self.chart.compose_tau(&self.group, &g, &x)?;
-            }
-        }
-        Ok(g)
-    }
-
-    /// `Y_j τ(X^{m+1}) ··· τ(X^J)` from the stage `(j, m)` it starts with, else `g_k τ(X^1) ··· τ(X^J)`.
-    #[inline(always)]
-    fn from_start(
-        &self,
-        state: &GroupState<G::Element>,
+        plan: &Plan<S, J>,
+        g: &G::Element,
         y: &[G::Element; S],
-        start: Option<(usize, usize)>,
-        rows: &[[f64; S]; J],
         k: &[SVector<f64, D>; S],
         h: f64,
     ) -> Result<G::Element> {
-        match start {
-            Some((j, m)) => self.product(&y[j], rows, m, k, h),
-            None => self.product(&state.g, rows, 0, k, h),
+        let mut out = match plan.start {
+            Some(j) => y[j].clone(),
+            None => g.clone(),
+        };
+        for row in &plan.rows[..plan.len] {
+            let mut x = k[row.index[0]] * (h * row.weight[0]);
+            for t in 1..row.len {
+                x += k[row.index[t]] * (h * row.weight[t]);
+            }
+            out = self.chart.compose_tau(&self.group, &out, &x)?;
         }
+        Ok(out)
     }
 
     /// One step from `state` (left untouched); errors as [`OneStep::step`].
@@ -307,11 +327,11 @@ where
         let mut y: [G::Element; S] = core::array::from_fn(|_| state.g.clone());
         for i in 0..S {
             if i > 0 {
-                y[i] = self.from_start(state, &y, self.starts[i], &self.scheme.stages[i], &k, h)?;
+                y[i] = self.product(&self.plans[i], &state.g, &y, &k, h)?;
             }
             k[i] = self.field.eval(group, state.t + self.scheme.c[i] * h, &y[i])?;
         }
-        let g = self.from_start(state, &y, self.update_start, &self.scheme.update, &k, h)?;
+        let g = self.product(&self.update_plan, &state.g, &y, &k, h)?;
         if !group.defect(&g).is_finite() {
             return Err(GeomError::NonFinite { what: "commutator-free state after the step" });
         }
