@@ -35,11 +35,13 @@ use integrators::classical::{
 use integrators::dop853::{Dop853, Dop853Flow};
 use integrators::hp;
 use integrators::lgvi::Lgvi;
+use integrators::magnus::{AlgebraCurve, LinearMagnus, Magnus, MagnusOrder, MatrixCurve};
 use integrators::models::FreeRigidBody;
 use integrators::rkmk::{GroupState, LieVectorField, Rkmk};
 use integrators::tableau;
 use integrators::variational::VariationalIntegrator;
 use integrators::verlet_composition::VerletComposition;
+use integrators::{commutator_free, crouch_grossman};
 use nalgebra::{Matrix3, SVector, Vector2, Vector3};
 
 /// Hénon–Heiles, `H = ½|p|² + ½(x² + y²) + x²y − y³/3`, at energy 0.05.
@@ -126,6 +128,20 @@ struct Spin;
 impl LieVectorField<So3, 3> for Spin {
     fn eval(&self, _: &So3, t: f64, g: &Matrix3<f64>) -> geom_core::Result<SVector<f64, 3>> {
         Ok(Vector3::new(1.0, 0.5 * t, g[(0, 1)]))
+    }
+}
+/// `A(t) = (1, t/2, sin 2t)`: the spinning frame of `Spin` without its dependence on `g`.
+struct SpinCurve;
+impl AlgebraCurve<3> for SpinCurve {
+    fn eval(&self, t: f64) -> geom_core::Result<SVector<f64, 3>> {
+        Ok(Vector3::new(1.0, 0.5 * t, (2.0 * t).sin()))
+    }
+}
+/// Mathieu's equation `x'' + (1.5 − 1.4 cos 2t) x = 0` as `ẏ = A(t) y`.
+struct Mathieu;
+impl MatrixCurve<2> for Mathieu {
+    fn eval(&self, t: f64) -> geom_core::Result<nalgebra::Matrix2<f64>> {
+        Ok(nalgebra::Matrix2::new(0.0, 1.0, -(1.5 - 1.4 * (2.0 * t).cos()), 0.0))
     }
 }
 fn body() -> FreeRigidBody {
@@ -267,6 +283,25 @@ fn lie_poisson_and_rkmk_keep_the_contract() {
     let rk4 = Rkmk::<_, _, 3, 4>::new(So3, Spin, &tableau::rk4(), Chart::Exp).unwrap();
     check_integrator(&rk4, &GroupState::new(0.0, So3.exp(&Vector3::new(0.1, 0.2, 0.3))), &c)
         .unwrap_or_else(|e| panic!("{e}"));
+    // Crouch–Grossman, commutator-free and Magnus methods on (t, g) and (t, y)
+    let g0 = GroupState::new(0.0, So3.exp(&Vector3::new(0.1, 0.2, 0.3)));
+    let check = |m: &dyn OneStep<GroupState<Matrix3<f64>>>| {
+        // order 6: at h = 0.1 the differences are at round-off, so measure from h = 0.25 over T = 2
+        let c = if m.order() >= 6 { Contract { order_h: 0.25, order_time: 2.0, ..c.clone() } } else { c.clone() };
+        let r = check_integrator(m, &g0, &c).unwrap_or_else(|e| panic!("{e}"));
+        println!("{}: order {:.2}, reversibility {:?}", r.name, r.measured_order, r.reversibility_defect);
+    };
+    check(&crouch_grossman::cg2(So3, Spin).unwrap());
+    check(&crouch_grossman::cg3(So3, Spin).unwrap());
+    check(&crouch_grossman::cg4a(So3, Spin).unwrap());
+    check(&commutator_free::cf3(So3, Spin).unwrap());
+    check(&commutator_free::cf4(So3, Spin).unwrap());
+    check(&Magnus::new(So3, SpinCurve, MagnusOrder::Four));
+    check(&Magnus::new(So3, SpinCurve, MagnusOrder::Six));
+    let y0 = GroupState::new(0.0, nalgebra::Vector2::new(1.0, 0.3));
+    check_integrator(&LinearMagnus::new(Mathieu, MagnusOrder::Four), &y0, &c).unwrap_or_else(|e| panic!("{e}"));
+    let c6 = Contract { order_h: 0.25, order_time: 2.0, ..c.clone() };
+    check_integrator(&LinearMagnus::new(Mathieu, MagnusOrder::Six), &y0, &c6).unwrap_or_else(|e| panic!("{e}"));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,6 +10,8 @@
 //!   kicks; [`separable_dyn`]: the explicit splitting methods at run-time size (an N-body system
 //!   read from a file); [`variational`]: the integrator of a discrete Lagrangian;
 //! * [`hp`]: Hamilton–Pontryagin RKMK integrators on any Lie group; [`rkmk`]: plain RKMK;
+//!   [`crouch_grossman`], [`commutator_free`]: Lie group methods by products of exponentials;
+//!   [`magnus`]: Magnus integrators of orders 4 and 6 for linear equations;
 //! * [`lgvi`]: the Lee–Leok–McClamroch Lie group variational integrator of a rigid body;
 //! * [`models`]: free rigid body, heavy top, underwater vehicle;
 //! * [`driver`]: runs any [`discretization::OneStep`] with observers and compensated summation.
@@ -68,11 +70,14 @@
 #![deny(missing_docs)]
 
 pub mod classical;
+pub mod commutator_free;
+pub mod crouch_grossman;
 pub mod dop853;
 pub mod driver;
 pub mod explicit_rk;
 pub mod hp;
 pub mod lgvi;
+pub mod magnus;
 pub mod models;
 pub mod rkmk;
 pub mod separable_dyn;
