@@ -16,7 +16,7 @@ use integrators::hp::LieState;
 use integrators::models::{FreeRigidBody, HeavyTop, UnderwaterVehicle};
 use integrators::rkmk::{GroupState, LieVectorField, Rkmk, rkmk4};
 use integrators::tableau::Tableau;
-use nalgebra::{Matrix3, SMatrix, SVector};
+use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 
 /// The left-trivialized vector field of a Lie-group model: `(ξ, μ̇)` at `(g, μ)`.
 pub trait LieField<G: LieGroup<f64, D>, const D: usize>: Send + Sync {
@@ -128,25 +128,38 @@ where
     }
 }
 
-/// RKMK4 on `SO(3) × R^3` (integrators::rkmk) seen as a method on the HP state `(R, Π)`.
+/// A method for the ODE `ġ = g f(t, g)` on `SO(3) × R^3` (the state `GroupState` `(t, (R, Π))` of
+/// `integrators::rkmk`, `integrators::crouch_grossman`, `integrators::commutator_free`) seen as a
+/// method on the HP state `(R, Π)`: RKMK4, Crouch–Grossman CG4a and commutator-free CF4 of a
+/// model's field ([`LieVectorField`] of `So3xR3`). They keep `R ∈ SO(3)` and are not symplectic.
 #[derive(Debug, Clone)]
-pub struct Rkmk4So3<F> {
-    inner: Rkmk<So3xR3, F, 6, 4>,
+pub struct GroupOde<M> {
+    inner: M,
 }
 
-impl<F: LieVectorField<So3xR3, 6>> Rkmk4So3<F> {
+/// RKMK4 on `SO(3) × R^3` as a method on `(R, Π)`.
+pub type Rkmk4So3<F> = GroupOde<Rkmk<So3xR3, F, 6, 4>>;
+
+impl<F: LieVectorField<So3xR3, 6>> GroupOde<Rkmk<So3xR3, F, 6, 4>> {
     /// RKMK4 for the model `field`.
     pub fn new(field: F) -> Result<Self, GeomError> {
         Ok(Self { inner: rkmk4(So3xR3::default(), field)? })
     }
 }
 
-impl<F: LieVectorField<So3xR3, 6>> OneStep<LieState<Matrix3<f64>, 3>> for Rkmk4So3<F> {
+impl<M> GroupOde<M> {
+    /// The method `inner` of the group ODE (e.g. `integrators::crouch_grossman::cg4a(So3xR3, field)`).
+    pub fn of(inner: M) -> Self {
+        Self { inner }
+    }
+}
+
+impl<M: OneStep<GroupState<(Matrix3<f64>, Vector3<f64>)>>> OneStep<LieState<Matrix3<f64>, 3>> for GroupOde<M> {
     fn name(&self) -> String {
         self.inner.name()
     }
     fn order(&self) -> u32 {
-        4
+        self.inner.order()
     }
     fn step(&self, state: &mut LieState<Matrix3<f64>, 3>, h: f64) -> Result<(), GeomError> {
         let mut s = GroupState::new(0.0, (state.g, state.mu));

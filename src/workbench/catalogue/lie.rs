@@ -3,15 +3,16 @@
 //! their first integrals live in `integrators::models`; here they get default data and names.
 
 use crate::workbench::WorkbenchError;
-use crate::workbench::embedded::Rkmk4So3;
+use crate::workbench::embedded::{GroupOde, Rkmk4So3};
 use crate::workbench::methods::{self, MatrixState, MethodInfo};
 use crate::workbench::problem::{
     Family, Kind, Problem, Quantity, Simulation, check_state, off_manifold, within_tolerance,
 };
 use crate::workbench::run::{Observe, Run};
-use geom_core::lie::{LieGroup, Se3, So3};
+use geom_core::lie::{LieGroup, Se3, So3, So3xR3};
 use integrators::hp::LieState;
 use integrators::models::{FreeRigidBody, HeavyTop, UnderwaterVehicle};
+use integrators::{commutator_free, crouch_grossman};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3, Vector6};
 
 fn labels(m: usize, d: usize, g: &str, mu: &str) -> Vec<String> {
@@ -171,6 +172,8 @@ impl Problem for RigidBody {
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
             "rkmk4" => Box::new(Rkmk4So3::new(self.body)?),
+            "cg4a" => Box::new(GroupOde::of(crouch_grossman::cg4a(So3xR3::default(), self.body)?)),
+            "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), self.body)?)),
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.body).map_err(WorkbenchError::Geom)?),
             name if name.starts_with("lie-poisson") => methods::lie_poisson(method, So3, self.body.hamiltonian())?,
             _ => methods::lie_group(method, So3, self.body, self.body.hamiltonian())?,
@@ -267,6 +270,8 @@ impl Problem for HeavyTopProblem {
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
             "rkmk4" => Box::new(Rkmk4So3::new(self.top)?),
+            "cg4a" => Box::new(GroupOde::of(crouch_grossman::cg4a(So3xR3::default(), self.top)?)),
+            "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), self.top)?)),
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.top).map_err(WorkbenchError::Geom)?),
             _ => methods::lie_group(method, So3, self.top, self.top.hamiltonian())?,
         };
@@ -332,7 +337,11 @@ impl Problem for Vehicle {
         Family::LieGroup
     }
     fn methods(&self) -> Vec<&'static str> {
-        methods::for_family(Family::LieGroup).iter().map(|m| m.name).filter(|n| *n != "rkmk4" && *n != "lgvi").collect()
+        methods::for_family(Family::LieGroup)
+            .iter()
+            .map(|m| m.name)
+            .filter(|n| !["rkmk4", "cg4a", "cf4", "lgvi"].contains(n))
+            .collect()
     }
     fn defaults(&self) -> (f64, f64) {
         (0.05, 500.0)

@@ -95,76 +95,95 @@ where
         check_dims::<D, DA, DB>();
         format!("{} × {}", self.0.name(), self.1.name())
     }
+    #[inline]
     fn identity(&self) -> Self::Element {
         check_dims::<D, DA, DB>();
         (self.0.identity(), self.1.identity())
     }
+    #[inline]
     fn compose(&self, a: &Self::Element, b: &Self::Element) -> Self::Element {
         check_dims::<D, DA, DB>();
         (self.0.compose(&a.0, &b.0), self.1.compose(&a.1, &b.1))
     }
+    #[inline]
     fn inverse(&self, a: &Self::Element) -> Self::Element {
         check_dims::<D, DA, DB>();
         (self.0.inverse(&a.0), self.1.inverse(&a.1))
     }
+    #[inline]
     fn exp(&self, x: &SVector<S, D>) -> Self::Element {
         let (a, b) = split::<S, D, DA, DB>(x);
         (self.0.exp(&a), self.1.exp(&b))
     }
+    #[inline]
     fn log(&self, g: &Self::Element) -> Result<SVector<S, D>> {
         Ok(join::<S, D, DA, DB>(&self.0.log(&g.0)?, &self.1.log(&g.1)?))
     }
+    #[inline]
     fn hat(&self, x: &SVector<S, D>) -> Self::Matrix {
         let (a, b) = split::<S, D, DA, DB>(x);
         (self.0.hat(&a), self.1.hat(&b))
     }
+    #[inline]
     fn vee(&self, m: &Self::Matrix) -> SVector<S, D> {
         join::<S, D, DA, DB>(&self.0.vee(&m.0), &self.1.vee(&m.1))
     }
+    #[inline]
     fn to_matrix(&self, g: &Self::Element) -> Self::Matrix {
         check_dims::<D, DA, DB>();
         (self.0.to_matrix(&g.0), self.1.to_matrix(&g.1))
     }
+    #[inline]
     fn adjoint(&self, g: &Self::Element) -> SMatrix<S, D, D> {
         diag::<S, D, DA, DB>(&self.0.adjoint(&g.0), &self.1.adjoint(&g.1))
     }
+    #[inline]
     fn ad(&self, x: &SVector<S, D>) -> SMatrix<S, D, D> {
         let (a, b) = split::<S, D, DA, DB>(x);
         diag::<S, D, DA, DB>(&self.0.ad(&a), &self.1.ad(&b))
     }
+    #[inline]
     fn bracket(&self, x: &SVector<S, D>, y: &SVector<S, D>) -> SVector<S, D> {
         let (xa, xb) = split::<S, D, DA, DB>(x);
         let (ya, yb) = split::<S, D, DA, DB>(y);
         join::<S, D, DA, DB>(&self.0.bracket(&xa, &ya), &self.1.bracket(&xb, &yb))
     }
+    #[inline]
     fn coadjoint(&self, g: &Self::Element, mu: &SVector<S, D>) -> SVector<S, D> {
         let (ma, mb) = split::<S, D, DA, DB>(mu);
         join::<S, D, DA, DB>(&self.0.coadjoint(&g.0, &ma), &self.1.coadjoint(&g.1, &mb))
     }
+    #[inline]
     fn ad_star(&self, x: &SVector<S, D>, mu: &SVector<S, D>) -> SVector<S, D> {
         let (xa, xb) = split::<S, D, DA, DB>(x);
         let (ma, mb) = split::<S, D, DA, DB>(mu);
         join::<S, D, DA, DB>(&self.0.ad_star(&xa, &ma), &self.1.ad_star(&xb, &mb))
     }
+    #[inline]
     fn dexp(&self, x: &SVector<S, D>) -> SMatrix<S, D, D> {
         let (a, b) = split::<S, D, DA, DB>(x);
         diag::<S, D, DA, DB>(&self.0.dexp(&a), &self.1.dexp(&b))
     }
+    #[inline]
     fn dexp_inv(&self, x: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
         let (a, b) = split::<S, D, DA, DB>(x);
         Ok(diag::<S, D, DA, DB>(&self.0.dexp_inv(&a)?, &self.1.dexp_inv(&b)?))
     }
+    #[inline]
     fn cayley(&self, x: &SVector<S, D>) -> Result<Self::Element> {
         let (a, b) = split::<S, D, DA, DB>(x);
         Ok((self.0.cayley(&a)?, self.1.cayley(&b)?))
     }
+    #[inline]
     fn cayley_inv(&self, g: &Self::Element) -> Result<SVector<S, D>> {
         Ok(join::<S, D, DA, DB>(&self.0.cayley_inv(&g.0)?, &self.1.cayley_inv(&g.1)?))
     }
+    #[inline]
     fn dcay(&self, x: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
         let (a, b) = split::<S, D, DA, DB>(x);
         Ok(diag::<S, D, DA, DB>(&self.0.dcay(&a)?, &self.1.dcay(&b)?))
     }
+    #[inline]
     fn dcay_inv(&self, x: &SVector<S, D>) -> SMatrix<S, D, D> {
         let (a, b) = split::<S, D, DA, DB>(x);
         diag::<S, D, DA, DB>(&self.0.dcay_inv(&a), &self.1.dcay_inv(&b))

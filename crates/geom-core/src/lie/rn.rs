@@ -19,51 +19,67 @@ impl<S: Scalar, const N: usize> LieGroup<S, N> for Rn<N> {
     fn name(&self) -> String {
         format!("R^{N}")
     }
+    #[inline]
     fn identity(&self) -> SVector<S, N> {
         SVector::zeros()
     }
+    #[inline]
     fn compose(&self, a: &SVector<S, N>, b: &SVector<S, N>) -> SVector<S, N> {
         a + b
     }
+    #[inline]
     fn inverse(&self, a: &SVector<S, N>) -> SVector<S, N> {
         -a
     }
+    #[inline]
     fn exp(&self, x: &SVector<S, N>) -> SVector<S, N> {
         *x
     }
+    #[inline]
     fn log(&self, g: &SVector<S, N>) -> Result<SVector<S, N>> {
         Ok(*g)
     }
+    #[inline]
     fn hat(&self, x: &SVector<S, N>) -> SVector<S, N> {
         *x
     }
+    #[inline]
     fn vee(&self, m: &SVector<S, N>) -> SVector<S, N> {
         *m
     }
+    #[inline]
     fn to_matrix(&self, g: &SVector<S, N>) -> SVector<S, N> {
         *g
     }
+    #[inline]
     fn adjoint(&self, _g: &SVector<S, N>) -> SMatrix<S, N, N> {
         SMatrix::identity()
     }
+    #[inline]
     fn ad(&self, _x: &SVector<S, N>) -> SMatrix<S, N, N> {
         SMatrix::zeros()
     }
+    #[inline]
     fn dexp(&self, _x: &SVector<S, N>) -> SMatrix<S, N, N> {
         SMatrix::identity()
     }
+    #[inline]
     fn dexp_inv(&self, _x: &SVector<S, N>) -> Result<SMatrix<S, N, N>> {
         Ok(SMatrix::identity())
     }
+    #[inline]
     fn cayley(&self, x: &SVector<S, N>) -> Result<SVector<S, N>> {
         Ok(*x)
     }
+    #[inline]
     fn cayley_inv(&self, g: &SVector<S, N>) -> Result<SVector<S, N>> {
         Ok(*g)
     }
+    #[inline]
     fn dcay(&self, _x: &SVector<S, N>) -> Result<SMatrix<S, N, N>> {
         Ok(SMatrix::identity())
     }
+    #[inline]
     fn dcay_inv(&self, _x: &SVector<S, N>) -> SMatrix<S, N, N> {
         SMatrix::identity()
     }
