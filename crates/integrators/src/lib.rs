@@ -9,6 +9,8 @@
 //!   IIIA–IIIB on `T*R^n`; [`verlet_composition`]: compositions of Störmer–Verlet with merged
 //!   kicks; [`separable_dyn`]: the explicit splitting methods at run-time size (an N-body system
 //!   read from a file); [`variational`]: the integrator of a discrete Lagrangian;
+//! * [`splitting`]: splitting methods `H = A + B` composed of exact sub-flows (harmonic
+//!   oscillator, Kepler drift by universal variables, kicks), with validated coefficient sets;
 //! * [`hp`]: Hamilton–Pontryagin RKMK integrators on any Lie group; [`rkmk`]: plain RKMK;
 //! * [`lgvi`]: the Lee–Leok–McClamroch Lie group variational integrator of a rigid body;
 //! * [`models`]: free rigid body, heavy top, underwater vehicle;
@@ -76,6 +78,7 @@ pub mod lgvi;
 pub mod models;
 pub mod rkmk;
 pub mod separable_dyn;
+pub mod splitting;
 pub mod tableau;
 pub mod variational;
 pub mod verlet_composition;

@@ -26,3 +26,10 @@ mod lgvi;
 mod observers_lie;
 mod separable_dyn;
 mod user_chart;
+mod splitting_schemes;
+mod splitting_kepler;
+mod splitting_method;
+mod splitting_models;
+mod splitting_orders;
+
+
