@@ -11,8 +11,8 @@ use geom_core::function::AutoDiff;
 use geom_core::step::testing::{Contract, check_integrator, check_symplectic};
 use geom_core::step::{OneStep, PhaseState};
 use integrators::splitting::{
-    ExactFlow, Harmonic, KeplerDrift, Kick, ORDER_TOLERANCE, SchemeError, Splitting, SplittingScheme,
-    blanes_moan_s6, lie_trotter, strang, triple_jump4, yoshida6,
+    ExactFlow, Harmonic, KeplerDrift, Kick, ORDER_TOLERANCE, SchemeError, Splitting, SplittingScheme, blanes_moan_s6,
+    lie_trotter, strang, triple_jump4, yoshida6,
 };
 use nalgebra::Vector2;
 
@@ -27,7 +27,8 @@ fn the_contract_and_symplecticity() {
     println!("{report:?}");
     assert!(check_symplectic(&hh, &hh0(), 0.1).unwrap() <= 1e-8);
     // order 4 on the perturbed Kepler problem, with steps where the differences are measurable
-    let kepler = Splitting::new((KeplerDrift::new(1.0).unwrap(), Kick(AutoDiff(Precession))), blanes_moan_s6()).unwrap();
+    let kepler =
+        Splitting::new((KeplerDrift::new(1.0).unwrap(), Kick(AutoDiff(Precession))), blanes_moan_s6()).unwrap();
     let c = Contract { order_h: 0.1, order_time: 6.0, ..Contract::default() };
     let report = check_integrator(&kepler, &kepler0(0.5), &c).unwrap_or_else(|e| panic!("{e}"));
     println!("{report:?}");
@@ -129,9 +130,15 @@ fn stage_counts() {
 fn bad_coefficients_get_typed_errors() {
     use SchemeError as E;
     assert!(matches!(SplittingScheme::new("none", &[], &[], 1, false), Err(E::Empty)));
-    assert!(matches!(SplittingScheme::new("lengths", &[0.5, 0.5], &[0.5, 0.25, 0.25], 1, false), Err(E::Lengths { .. })));
+    assert!(matches!(
+        SplittingScheme::new("lengths", &[0.5, 0.5], &[0.5, 0.25, 0.25], 1, false),
+        Err(E::Lengths { .. })
+    ));
     assert!(matches!(SplittingScheme::new("nan", &[f64::NAN], &[1.0], 1, false), Err(E::NonFinite { which: "a", .. })));
-    assert!(matches!(SplittingScheme::new("sum", &[0.5, 0.5], &[0.9], 1, false), Err(E::Consistency { which: "b", .. })));
+    assert!(matches!(
+        SplittingScheme::new("sum", &[0.5, 0.5], &[0.9], 1, false),
+        Err(E::Consistency { which: "b", .. })
+    ));
     assert!(matches!(SplittingScheme::new("zero", &[1.0], &[1.0], 0, false), Err(E::ZeroOrder)));
     // S6 with a_2 moved by 1e-9 (and a_4 by −2e-9: consistent, still a palindrome): the
     // conditions of degree 3 fail by about 1e-9
@@ -162,7 +169,12 @@ fn bad_coefficients_get_typed_errors() {
     let mut order4_base = triple_jump(2);
     order4_base.base_order = 4;
     assert!(matches!(SplittingScheme::from_composition(&order4_base), Err(E::Composition { .. })));
-    let bad = CompositionScheme { name: "adjoint of symmetric".into(), stages: vec![Stage::Adjoint(1.0)], base_order: 2, order: 2 };
+    let bad = CompositionScheme {
+        name: "adjoint of symmetric".into(),
+        stages: vec![Stage::Adjoint(1.0)],
+        base_order: 2,
+        order: 2,
+    };
     assert!(matches!(SplittingScheme::from_composition(&bad), Err(E::Composition { .. })));
     // the conversion to GeomError
     let g: GeomError = E::ZeroOrder.into();

@@ -11,13 +11,17 @@ fn named_schemes_meet_exactly_their_order_conditions() {
     for scheme in all_schemes() {
         let p = scheme.order() as usize;
         let d = order_defects(2, &scheme.stages(2), p + 1);
-        println!("{:<40} order {p}: defects {:?}", scheme.name(), d.iter().map(|x| format!("{x:.1e}")).collect::<Vec<_>>());
+        println!(
+            "{:<40} order {p}: defects {:?}",
+            scheme.name(),
+            d.iter().map(|x| format!("{x:.1e}")).collect::<Vec<_>>()
+        );
         assert!(d[..p].iter().all(|&x| x <= 1e-14), "{}: {d:?}", scheme.name());
         assert!(d[p] > 1e-6, "{}: the conditions of degree {} hold too ({:.1e})", scheme.name(), p + 1, d[p]);
         let (sa, sb): (f64, f64) = (scheme.a().iter().sum(), scheme.b().iter().sum());
         assert!((sa - 1.0).abs() < 1e-14 && (sb - 1.0).abs() < 1e-14);
         // symmetric schemes have even order
-        assert!(!scheme.is_symmetric() || p % 2 == 0);
+        assert!(!scheme.is_symmetric() || p.is_multiple_of(2));
     }
 }
 

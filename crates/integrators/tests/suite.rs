@@ -25,11 +25,9 @@ mod hp_vehicle;
 mod lgvi;
 mod observers_lie;
 mod separable_dyn;
-mod user_chart;
-mod splitting_schemes;
 mod splitting_kepler;
 mod splitting_method;
 mod splitting_models;
 mod splitting_orders;
-
-
+mod splitting_schemes;
+mod user_chart;

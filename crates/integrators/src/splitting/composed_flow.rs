@@ -54,15 +54,15 @@ impl<P: Parts> Splitting<P> {
     pub fn new(flows: P, scheme: SplittingScheme) -> Result<Self, SchemeError> {
         let parts = P::PARTS;
         let stages = scheme.stages(parts);
-        if parts != 2 {
-            if let Some((degree, defect)) = failed_condition(parts, &stages, scheme.order()) {
-                return Err(SchemeError::OrderConditions {
-                    order: scheme.order(),
-                    degree,
-                    defect,
-                    tolerance: ORDER_TOLERANCE,
-                });
-            }
+        if parts != 2
+            && let Some((degree, defect)) = failed_condition(parts, &stages, scheme.order())
+        {
+            return Err(SchemeError::OrderConditions {
+                order: scheme.order(),
+                degree,
+                defect,
+                tolerance: ORDER_TOLERANCE,
+            });
         }
         let scale: f64 = stages.iter().map(|s| s.1.abs()).sum();
         let palindrome = palindrome_defect(&stages) <= 1e-14 * scale;

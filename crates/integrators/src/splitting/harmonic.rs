@@ -36,7 +36,10 @@ impl Harmonic {
         if omega.is_finite() && omega >= 0.0 {
             Ok(Self { omega })
         } else {
-            Err(GeomError::InvalidParameter { what: "oscillator frequency", reason: format!("{omega} is not finite and >= 0") })
+            Err(GeomError::InvalidParameter {
+                what: "oscillator frequency",
+                reason: format!("{omega} is not finite and >= 0"),
+            })
         }
     }
     /// `ω`.

@@ -82,7 +82,10 @@ impl KeplerDrift {
         if mu.is_finite() && mu > 0.0 {
             Ok(Self { mu })
         } else {
-            Err(GeomError::InvalidParameter { what: "gravitational parameter", reason: format!("{mu} is not finite and > 0") })
+            Err(GeomError::InvalidParameter {
+                what: "gravitational parameter",
+                reason: format!("{mu} is not finite and > 0"),
+            })
         }
     }
     /// `μ`.

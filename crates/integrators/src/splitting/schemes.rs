@@ -154,7 +154,7 @@ pub(crate) fn failed_condition(parts: usize, stages: &[(usize, f64)], order: u32
     order_defects(parts, stages, order as usize)
         .into_iter()
         .enumerate()
-        .find(|(_, d)| !(*d <= ORDER_TOLERANCE))
+        .find(|(_, d)| d.is_nan() || *d > ORDER_TOLERANCE)
         .map(|(n, d)| (n + 1, d))
 }
 
@@ -176,7 +176,13 @@ impl SplittingScheme {
     /// assert!(matches!(e, SchemeError::Symmetry { declared: true, .. }));
     /// # Ok::<(), SchemeError>(())
     /// ```
-    pub fn new(name: impl Into<String>, a: &[f64], b: &[f64], order: u32, symmetric: bool) -> Result<Self, SchemeError> {
+    pub fn new(
+        name: impl Into<String>,
+        a: &[f64],
+        b: &[f64],
+        order: u32,
+        symmetric: bool,
+    ) -> Result<Self, SchemeError> {
         if a.is_empty() && b.is_empty() {
             return Err(SchemeError::Empty);
         }
@@ -189,7 +195,7 @@ impl SplittingScheme {
             }
             let sum: f64 = v.iter().sum();
             let scale: f64 = v.iter().map(|x| x.abs()).sum::<f64>().max(1.0);
-            if !((sum - 1.0).abs() <= ROUNDING * scale) {
+            if (sum - 1.0).abs() > ROUNDING * scale {
                 return Err(SchemeError::Consistency { which, sum });
             }
         }
@@ -285,9 +291,12 @@ impl SplittingScheme {
                     previous = cj - previous;
                     alphas.push(previous);
                 }
-                merged(alphas.iter().enumerate().flat_map(|(j, &alpha)| {
-                    (0..k).map(move |i| (if j % 2 == 0 { i } else { k - 1 - i }, alpha))
-                }))
+                merged(
+                    alphas
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(j, &alpha)| (0..k).map(move |i| (if j % 2 == 0 { i } else { k - 1 - i }, alpha))),
+                )
             }
         }
     }
