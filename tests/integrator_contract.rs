@@ -38,6 +38,7 @@ use integrators::lgvi::Lgvi;
 use integrators::magnus::{AlgebraCurve, LinearMagnus, Magnus, MagnusOrder, MatrixCurve};
 use integrators::models::FreeRigidBody;
 use integrators::rkmk::{GroupState, LieVectorField, Rkmk};
+use integrators::splitting::{Harmonic, Kick, Splitting, blanes_moan_s6};
 use integrators::tableau;
 use integrators::variational::VariationalIntegrator;
 use integrators::verlet_composition::VerletComposition;
@@ -60,6 +61,13 @@ impl PhaseSpaceFunction<2> for HenonHeilesL {
     fn eval<S: Scalar>(&self, q: &SVector<S, 2>, v: &SVector<S, 2>) -> S {
         let (x, y) = (q[0], q[1]);
         v.norm_squared() * S::from(0.5) - (x * x + y * y) * S::from(0.5) - x * x * y + y * y * y / S::from(3.0)
+    }
+}
+/// Its cubic part `x²y − y³/3`, the kick of the splitting (harmonic oscillator | cubic kick).
+struct HenonHeilesCubic;
+impl ScalarFunction<2> for HenonHeilesCubic {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 2>) -> S {
+        q[0] * q[0] * q[1] - q[1] * q[1] * q[1] / S::from(3.0)
     }
 }
 fn hh0() -> PhaseState<2> {
@@ -185,6 +193,8 @@ fn every_integrator_on_t_star_rn_keeps_the_contract() {
     // order 8: at h = 0.1 the differences are at round-off, so measure from h = 0.5 over T = 5
     let high = Contract { order_h: 0.5, order_time: 5.0, ..contract() };
     phase(&VerletComposition::new(AutoDiff::separable(HenonHeiles), kahan_li8()).unwrap(), true, &high);
+    let split = (Harmonic::new(1.0).unwrap(), Kick(AutoDiff(HenonHeilesCubic)));
+    phase(&Splitting::new(split, blanes_moan_s6()).unwrap(), true, &high);
     phase(&VariationalIntegrator::generalized_midpoint(HenonHeilesL, 0.5).unwrap(), true, &c);
     // groupoid: the discrete Euler–Lagrange flow of the pair groupoid, of an induced family
     let induced = Induced::new(FibreThetaMap::midpoint(), TangentLagrangian(HenonHeilesL));

@@ -9,6 +9,8 @@
 //!   IIIA–IIIB on `T*R^n`; [`verlet_composition`]: compositions of Störmer–Verlet with merged
 //!   kicks; [`separable_dyn`]: the explicit splitting methods at run-time size (an N-body system
 //!   read from a file); [`variational`]: the integrator of a discrete Lagrangian;
+//! * [`splitting`]: splitting methods `H = A + B` composed of exact sub-flows (harmonic
+//!   oscillator, Kepler drift by universal variables, kicks), with validated coefficient sets;
 //! * [`hp`]: Hamilton–Pontryagin RKMK integrators on any Lie group; [`rkmk`]: plain RKMK;
 //!   [`crouch_grossman`], [`commutator_free`]: Lie group methods by products of exponentials;
 //!   [`magnus`]: Magnus integrators of orders 4 and 6 for linear equations;
@@ -81,6 +83,7 @@ pub mod magnus;
 pub mod models;
 pub mod rkmk;
 pub mod separable_dyn;
+pub mod splitting;
 pub mod tableau;
 pub mod variational;
 pub mod verlet_composition;
