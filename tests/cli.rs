@@ -645,6 +645,9 @@ fn convergence_measures_the_order() {
         ("underwater-vehicle", "lie-poisson-midpoint-exp", 3, 2.0, 0.2),
         // the fixed-step flow on the time groupoid, against the exact Kepler orbit
         ("kepler-time", "time-midpoint", 3, 2.0, 0.2),
+        // Crouch–Grossman and commutator-free methods of the group ODE on SO(3) × R³
+        ("heavy-top", "cf4", 3, 4.0, 0.3),
+        ("rigid-body", "cg4a", 3, 4.0, 0.3),
     ] {
         let rows = convergence(&tmp, problem, method, levels);
         let slope = rows.last().and_then(|r| r.3).expect("last slope");
