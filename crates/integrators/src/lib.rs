@@ -70,6 +70,7 @@
 pub mod classical;
 pub mod dop853;
 pub mod driver;
+pub mod energy_preserving;
 pub mod explicit_rk;
 pub mod hp;
 pub mod lgvi;
