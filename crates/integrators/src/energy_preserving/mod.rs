@@ -73,5 +73,5 @@ mod scheme;
 pub use avf::Avf;
 pub use discrete_gradient::Gonzalez;
 pub use itoh_abe::ItohAbe;
-pub use projection::{Invariant, Invariants, SymmetricProjection};
+pub use projection::{Invariant, Invariants, PROJECTION_RESIDUAL_TOL, PROJECTION_STEP_TOL, SymmetricProjection};
 pub use scheme::{DIFFERENCE_THRESHOLD, DiscreteGradient, PhaseMatrix, PhaseVector};
