@@ -135,6 +135,7 @@ fn pairs<const N: usize>(base: &PhaseState<N>) -> Vec<(PhaseState<N>, PhaseState
 }
 
 /// `∂∇̄H/∂x'` by central differences of the discrete gradient in `x'` (step `1e-6`).
+#[allow(clippy::needless_range_loop)] // `b` picks the half of `x'` and the block column
 fn fd_jacobian<D: DiscreteGradient<N>, const N: usize>(dg: &D, x: &PhaseState<N>, y: &PhaseState<N>) -> PhaseMatrix<N> {
     let d = 1e-6;
     let mut m = [[nalgebra::SMatrix::<f64, N, N>::zeros(); 2]; 2];
@@ -188,7 +189,10 @@ fn the_discrete_gradients_satisfy_the_discrete_gradient_identity() {
             assert!(defect <= round_off, "{name}: defect {defect:e} > {round_off:e}");
             let (gq, gp) = AutoDiff(model).gradient(&x.q, &x.p);
             let consistency = vector_diff(&dg.discrete_gradient(&x, &x), &[gq, gp]);
-            assert!(consistency <= 1e-14 * (1.0 + gq.amax().max(gp.amax())), "{name}: ∇̄H(x, x) − ∇H(x) = {consistency:e}");
+            assert!(
+                consistency <= 1e-14 * (1.0 + gq.amax().max(gp.amax())),
+                "{name}: ∇̄H(x, x) − ∇H(x) = {consistency:e}"
+            );
             worst = worst.max(defect);
         }
         println!("{name}: identity defect {worst:.2e}");
@@ -497,13 +501,8 @@ fn failures_are_typed_errors_and_leave_the_state_untouched() {
         assert_eq!(words(&s), words(&x0), "{}", m.name());
     }
     let bad = PhaseState::new(Vector2::new(f64::NAN, 0.1), Vector2::new(0.0, 0.2));
-    let methods: [&dyn OneStep<PhaseState<2>>; 5] = [
-        &Avf::<_, 2>::new(hh).unwrap(),
-        &Gonzalez::new(hh),
-        &ItohAbe::new(hh),
-        &ItohAbe::symmetrized(hh),
-        &projected,
-    ];
+    let methods: [&dyn OneStep<PhaseState<2>>; 5] =
+        [&Avf::<_, 2>::new(hh).unwrap(), &Gonzalez::new(hh), &ItohAbe::new(hh), &ItohAbe::symmetrized(hh), &projected];
     for m in methods {
         let mut s = bad;
         assert!(matches!(m.step(&mut s, 0.1), Err(GeomError::NonFinite { .. })), "{}", m.name());

@@ -105,7 +105,11 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize, const Q: usize> DiscreteGradie
 
     /// The sum and its exact Jacobian `Σ b_i c_i ∇²H(x + c_i (x' − x))`.
     #[inline]
-    fn discrete_gradient_and_jacobian(&self, x: &PhaseState<N>, x1: &PhaseState<N>) -> (PhaseVector<N>, PhaseMatrix<N>) {
+    fn discrete_gradient_and_jacobian(
+        &self,
+        x: &PhaseState<N>,
+        x1: &PhaseState<N>,
+    ) -> (PhaseVector<N>, PhaseMatrix<N>) {
         let (dq, dp) = (x1.q - x.q, x1.p - x.p);
         let mut g = [nalgebra::SVector::zeros(); 2];
         let mut d = [[SMatrix::<f64, N, N>::zeros(); 2]; 2];

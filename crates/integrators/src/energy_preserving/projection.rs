@@ -6,8 +6,8 @@ use geom_core::newton::{NewtonOptions, newton_split};
 use geom_core::step::{OneStep, PhaseState, check_step};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{SMatrix, SVector};
-use std::cell::Cell;
 use num_dual::{Dual64, DualSVec64};
+use std::cell::Cell;
 
 /// The default residual tolerance of [`SymmetricProjection`] (its documentation says why it is
 /// below [`geom_core::newton::INTEGRATOR_TOL`]).
@@ -148,7 +148,11 @@ impl<M: OneStep<PhaseState<N>>, G: Invariants<N, K>, const N: usize, const K: us
         if K == 0 {
             return Err(GeomError::InvalidParameter { what: "invariants", reason: "at least one is needed".into() });
         }
-        let newton = NewtonOptions { residual_tol: PROJECTION_RESIDUAL_TOL, step_tol: PROJECTION_STEP_TOL, ..NewtonOptions::simplified() };
+        let newton = NewtonOptions {
+            residual_tol: PROJECTION_RESIDUAL_TOL,
+            step_tol: PROJECTION_STEP_TOL,
+            ..NewtonOptions::simplified()
+        };
         Ok(Self { method, invariants, newton })
     }
 
