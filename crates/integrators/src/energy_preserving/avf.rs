@@ -73,7 +73,9 @@ impl<H, const Q: usize> Avf<H, Q> {
     /// use geom_core::function::AutoDiff;
     /// # struct H;
     /// # impl geom_core::function::PhaseSpaceFunction<1> for H {
-    /// #     fn eval<S: geom_core::Scalar>(&self, q: &nalgebra::SVector<S, 1>, p: &nalgebra::SVector<S, 1>) -> S { q[0] * p[0] }
+    /// #     fn eval<S: geom_core::Scalar>(&self, q: &nalgebra::SVector<S, 1>, p: &nalgebra::SVector<S, 1>) -> S {
+    /// #         q[0] * p[0]
+    /// #     }
     /// # }
     /// assert!(integrators::energy_preserving::Avf::<_, 0>::new(AutoDiff(H)).is_err());
     /// assert!(integrators::energy_preserving::Avf::<_, 6>::new(AutoDiff(H)).is_err());

@@ -192,6 +192,6 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize> DiscreteGradient<N> for ItohAb
 }
 
 discrete_gradient_method!(ItohAbe;
-    name = |m| if m.symmetrized { "symmetrized Itoh–Abe discrete gradient".into() } else { "Itoh–Abe discrete gradient".into() };
+    name = |m| (if m.symmetrized { "symmetrized Itoh–Abe discrete gradient" } else { "Itoh–Abe discrete gradient" }).into();
     order = |m| if m.symmetrized { 2 } else { 1 };
     symmetric = |m| m.symmetrized);
