@@ -124,14 +124,15 @@ impl HandAvf2 {
         }
         let lu = j.lu();
         let mut previous: Option<f64> = None;
-        let mut previous_residual = f64::NAN;
+        let mut previous_residual = 0.0;
         for _ in 0..50 {
             let f = self.residual(&q, &p, &z, h);
             let r = f.amax();
             if r <= TOL {
                 // polish, unless the correction is predicted below the rounding of z
-                let last = previous.unwrap_or(f64::INFINITY);
-                if !(r * last <= 0.5 * f64::EPSILON * z.amax() * previous_residual) {
+                let negligible =
+                    previous.is_some_and(|last| r * last <= 0.5 * f64::EPSILON * z.amax() * previous_residual);
+                if !negligible {
                     z -= lu.solve(&f).expect("LU");
                 }
                 break;
