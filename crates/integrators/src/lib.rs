@@ -9,6 +9,8 @@
 //!   IIIA–IIIB on `T*R^n`; [`verlet_composition`]: compositions of Störmer–Verlet with merged
 //!   kicks; [`separable_dyn`]: the explicit splitting methods at run-time size (an N-body system
 //!   read from a file); [`variational`]: the integrator of a discrete Lagrangian;
+//! * [`energy_preserving`]: the averaged vector field, Gonzalez's and Itoh–Abe's discrete
+//!   gradients and the symmetric projection onto invariants on `T*R^n` (not symplectic);
 //! * [`hp`]: Hamilton–Pontryagin RKMK integrators on any Lie group; [`rkmk`]: plain RKMK;
 //! * [`lgvi`]: the Lee–Leok–McClamroch Lie group variational integrator of a rigid body;
 //! * [`models`]: free rigid body, heavy top, underwater vehicle;
