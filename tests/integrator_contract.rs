@@ -33,6 +33,7 @@ use integrators::classical::{
     ExplicitRk, Gauss2, HamiltonianField, LobattoIIIAIIIB3, StormerVerlet, SymplecticEulerA, SymplecticEulerB,
 };
 use integrators::dop853::{Dop853, Dop853Flow};
+use integrators::energy_preserving::{Avf, Gonzalez, Invariant, ItohAbe, SymmetricProjection};
 use integrators::hp;
 use integrators::lgvi::Lgvi;
 use integrators::magnus::{AlgebraCurve, LinearMagnus, Magnus, MagnusOrder, MatrixCurve};
@@ -201,6 +202,16 @@ fn every_integrator_on_t_star_rn_keeps_the_contract() {
     phase(&GroupoidIntegrator::new(PairGroupoid::<2>, induced).with_properties(2, true), true, &c);
     phase(&VariationalIntegrator::generalized_midpoint(HenonHeilesL, 0.3).unwrap(), true, &c);
     phase(&ExplicitRk::<_, 4>::new(&tableau::rk4(), HamiltonianField(AutoDiff(HenonHeiles))).unwrap(), false, &c);
+    // energy-preserving (not symplectic)
+    phase(&Avf::<_, 2>::new(AutoDiff(HenonHeiles)).unwrap(), false, &c);
+    phase(&Gonzalez::new(AutoDiff(HenonHeiles)), false, &c);
+    phase(&ItohAbe::new(AutoDiff(HenonHeiles)), false, &c);
+    phase(&ItohAbe::symmetrized(AutoDiff(HenonHeiles)), false, &c);
+    phase(
+        &SymmetricProjection::new(Gauss2::new(AutoDiff(HenonHeiles)).unwrap(), Invariant(HenonHeiles)).unwrap(),
+        false,
+        &c,
+    );
     // adaptive: its error is set by the tolerances, not by h
     let dop = Dop853Flow::new(Dop853::hamiltonian(AutoDiff(HenonHeiles)), 1e-12, 1e-12).unwrap();
     phase(&dop, false, &Contract { measure_order: false, ..contract() });

@@ -7,6 +7,7 @@ use discretization::{CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
 use geom_core::Scalar;
 use geom_core::function::{AutoDiff, PhaseSpaceFunction};
 use integrators::classical::Gauss2;
+use integrators::energy_preserving::{Avf, Gonzalez, Invariant, ItohAbe, SymmetricProjection};
 use nalgebra::SVector;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -60,8 +61,20 @@ fn integrator_steps_do_not_allocate() {
     let y6 =
         Composition::new(CotangentLiftIntegrator::new(ThetaMap::midpoint(), AutoDiff(Kepler)), yoshida6()).unwrap();
     let gauss = Gauss2::new(AutoDiff(Kepler)).unwrap();
-    let methods: [(&str, &dyn OneStep<PhaseState<2>>); 4] =
-        [("midpoint", &midpoint), ("Stormer-Verlet composition", &verlet), ("Yoshida 6", &y6), ("Gauss 2", &gauss)];
+    let avf = Avf::<_, 2>::new(AutoDiff(Kepler)).unwrap();
+    let gonzalez = Gonzalez::new(AutoDiff(Kepler));
+    let itoh_abe = ItohAbe::symmetrized(AutoDiff(Kepler));
+    let projected = SymmetricProjection::new(Gauss2::new(AutoDiff(Kepler)).unwrap(), Invariant(Kepler)).unwrap();
+    let methods: [(&str, &dyn OneStep<PhaseState<2>>); 8] = [
+        ("midpoint", &midpoint),
+        ("Stormer-Verlet composition", &verlet),
+        ("Yoshida 6", &y6),
+        ("Gauss 2", &gauss),
+        ("AVF 2", &avf),
+        ("Gonzalez", &gonzalez),
+        ("symmetrized Itoh-Abe", &itoh_abe),
+        ("symmetric projection of Gauss 2", &projected),
+    ];
     for (name, m) in methods {
         let mut s = start;
         let n = count(|| m.step(&mut s, 0.01).unwrap());

@@ -11,6 +11,8 @@
 //!   read from a file); [`variational`]: the integrator of a discrete Lagrangian;
 //! * [`splitting`]: splitting methods `H = A + B` composed of exact sub-flows (harmonic
 //!   oscillator, Kepler drift by universal variables, kicks), with validated coefficient sets;
+//! * [`energy_preserving`]: the averaged vector field, Gonzalez's and Itoh–Abe's discrete
+//!   gradients and the symmetric projection onto invariants on `T*R^n` (not symplectic);
 //! * [`hp`]: Hamilton–Pontryagin RKMK integrators on any Lie group; [`rkmk`]: plain RKMK;
 //!   [`crouch_grossman`], [`commutator_free`]: Lie group methods by products of exponentials;
 //!   [`magnus`]: Magnus integrators of orders 4 and 6 for linear equations;
@@ -76,6 +78,7 @@ pub mod commutator_free;
 pub mod crouch_grossman;
 pub mod dop853;
 pub mod driver;
+pub mod energy_preserving;
 pub mod explicit_rk;
 pub mod hp;
 pub mod lgvi;

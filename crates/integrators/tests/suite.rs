@@ -9,6 +9,7 @@ mod driver;
 mod driver_checkpoint;
 mod driver_huge_runs;
 mod driver_loop;
+mod energy_preserving;
 mod hp_buoyant_vehicle;
 mod hp_cayley_formula;
 mod hp_common;
