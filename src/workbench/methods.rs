@@ -20,6 +20,7 @@ use integrators::classical::{
 };
 use integrators::dop853::{Dop853, Dop853Flow, Options};
 use integrators::driver::Increment;
+use integrators::energy_preserving::{Avf, Gonzalez, ItohAbe};
 use integrators::hp::{self, HpGroup, HpIntegrator, HpLagrangian, LieState};
 use integrators::tableau;
 use integrators::verlet_composition::VerletComposition;
@@ -48,6 +49,9 @@ pub enum Structure {
     /// momenta of horizontal symmetries; not symplectic (nonholonomic flows preserve no
     /// symplectic form).
     Nonholonomic,
+    /// Conserves the energy `H` to the solver's tolerance (a discrete gradient: `H(x₁) − H(x₀) =
+    /// ∇̄H · (x₁ − x₀)`), and is not symplectic.
+    EnergyPreserving,
     /// Preserves the group (the state stays on `G`) but is not symplectic.
     GroupOnly,
     /// None: the classical baseline.
@@ -56,13 +60,15 @@ pub enum Structure {
 
 impl Structure {
     /// The name `geomint list`, the run header and the showcase print: the serialized name
-    /// (`symplectic`, `variational`, `discrete-lagrangian`, `nonholonomic`, `group-only`, `none`).
+    /// (`symplectic`, `variational`, `discrete-lagrangian`, `nonholonomic`, `energy-preserving`,
+    /// `group-only`, `none`).
     pub fn label(self) -> &'static str {
         match self {
             Structure::Symplectic => "symplectic",
             Structure::Variational => "variational",
             Structure::DiscreteLagrangian => "discrete-lagrangian",
             Structure::Nonholonomic => "nonholonomic",
+            Structure::EnergyPreserving => "energy-preserving",
             Structure::GroupOnly => "group-only",
             Structure::None => "none",
         }
@@ -125,6 +131,27 @@ pub const METHODS: &[MethodInfo] = &[
         8,
         St::None,
         "Dormand–Prince 8(5,3) at the fixed step h: 12 explicit stages, order 8, not symplectic",
+    ),
+    m(
+        "avf",
+        C,
+        2,
+        St::EnergyPreserving,
+        "averaged vector field, 3-point Gauss–Legendre quadrature (Quispel & McLaren 2008): H conserved, not symplectic",
+    ),
+    m(
+        "gonzalez",
+        C,
+        2,
+        St::EnergyPreserving,
+        "Gonzalez's midpoint discrete gradient (1996): H conserved, not symplectic",
+    ),
+    m(
+        "itoh-abe",
+        C,
+        2,
+        St::EnergyPreserving,
+        "Itoh–Abe discrete gradient, symmetrized over both coordinate orders: H conserved, not symplectic",
     ),
     m("hp-sv", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, Cayley chart (docs/math.md §D.5)"),
     m("hp-sv-exp", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, exponential chart"),
@@ -418,6 +445,9 @@ where
             Box::new(ExplicitRk::<_, 1>::new(&tableau::explicit_euler(), HamiltonianField(ham)).map_err(geom)?)
         }
         "dop853" => Box::new(Dop853::hamiltonian(ham)),
+        "avf" => Box::new(Avf::<_, 3>::new(ham).map_err(geom)?),
+        "gonzalez" => Box::new(Gonzalez::new(ham)),
+        "itoh-abe" => Box::new(ItohAbe::symmetrized(ham)),
         "dop853-reference" | "dop853-run-reference" => {
             let max_steps = if info.name == "dop853-reference" { REFERENCE_MAX_STEPS } else { RUN_REFERENCE_MAX_STEPS };
             let options = Options { max_steps, ..Options::default() };
