@@ -648,6 +648,8 @@ fn convergence_measures_the_order() {
         // Crouch–Grossman and commutator-free methods of the group ODE on SO(3) × R³
         ("heavy-top", "cf4", 3, 4.0, 0.3),
         ("rigid-body", "cg4a", 3, 4.0, 0.3),
+        // an energy-preserving discrete gradient
+        ("kepler", "gonzalez", 3, 2.0, 0.2),
     ] {
         let rows = convergence(&tmp, problem, method, levels);
         let slope = rows.last().and_then(|r| r.3).expect("last slope");
