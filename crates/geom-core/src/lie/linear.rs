@@ -108,7 +108,7 @@ fn require_cayley<G: MatrixGroup<D, N>, const D: usize, const N: usize>(group: &
     if group.has_cayley() {
         Ok(())
     } else {
-        Err(GeomError::ChartUnavailable { chart: Chart::Cayley.name(), group: group.name() })
+        Err(GeomError::ChartUnavailable { chart: Chart::Cayley.name(), group: group.name().into() })
     }
 }
 
