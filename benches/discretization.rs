@@ -330,7 +330,7 @@ fn ratios() {
     // (the same method: Cayley chart, ℓ(ξ) = ½ ξᵀ I ξ), target 2
     let dep = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(So3, Chart::Cayley, BodyLagrangian);
     let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap();
-    let hp_sv = hp::stormer_verlet(So3, body, Chart::Cayley).unwrap();
+    let hp_sv = hp::stormer_verlet(So3, Chart::Cayley, body).unwrap();
     let (g0, pi0) = (So3.exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
     let (mut a, mut b) = (LieState::new(g0, pi0), LieState::new(g0, pi0));
     for _ in 0..1000 {
@@ -359,7 +359,7 @@ fn ratios() {
     let top_model = LieAutoDiff(TopModel);
     let lie_mid = LieCotangentLiftIntegrator::new(LieGroupThetaMap::midpoint(So3, Chart::Exp), top_model);
     let top = HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(1.0, 5.0, 6.0)), 1.0, Vector3::z()).unwrap();
-    let hp_top = hp::stormer_verlet(So3, top, Chart::Exp).unwrap();
+    let hp_top = hp::stormer_verlet(So3, Chart::Exp, top).unwrap();
     let (g0, pi0) = (So3.exp(&Vector3::new(0.4, -0.2, 0.1)), Vector3::new(0.6, 1.5, 2.5));
     let (mut a, mut b) = (LieState::new(g0, pi0), LieState::new(g0, pi0));
     report.case(

@@ -290,7 +290,7 @@ fn hand_buoyant_step(
 /// along 1000 steps agree to round-off (whole trajectories are not compared: the regime is
 /// chaotic).
 fn check_buoyant_agreement(veh: &BuoyantVehicle, s0: &State) {
-    let sv = hp::stormer_verlet(Se3, *veh, Chart::Cayley).unwrap();
+    let sv = hp::stormer_verlet(Se3, Chart::Cayley, *veh).unwrap();
     let metric_inv = veh.metric().try_inverse().unwrap();
     let (mut dpi, mut dg) = (0.0f64, 0.0f64);
     let mut s = *s0;
@@ -324,8 +324,8 @@ fn advance(m: &dyn OneStep<State>, s: &mut State, n: usize) {
 /// the vehicle's motion is sensitive, one ulp in `Π_0` grows to ~3e-6 in 1000 steps.)
 fn check_agreement() {
     let (veh, s0) = vehicle();
-    let exp = hp::stormer_verlet(Se3, veh, Chart::Exp).unwrap();
-    let old = hp::stormer_verlet(Se3Ad, VehicleAd(veh), Chart::Exp).unwrap();
+    let exp = hp::stormer_verlet(Se3, Chart::Exp, veh).unwrap();
+    let old = hp::stormer_verlet(Se3Ad, Chart::Exp, VehicleAd(veh)).unwrap();
     let (mut dpi, mut dg) = (0.0f64, 0.0f64);
     let mut s = s0;
     for _ in 0..1000 {
@@ -346,13 +346,13 @@ fn profile(route: &str) {
     let mut s = s0;
     let t = std::time::Instant::now();
     match route {
-        "exp" => advance(&hp::stormer_verlet(Se3, veh, Chart::Exp).unwrap(), &mut s, N),
-        "cayley" => advance(&hp::stormer_verlet(Se3, veh, Chart::Cayley).unwrap(), &mut s, N),
-        "exp_ad" => advance(&hp::stormer_verlet(Se3Ad, VehicleAd(veh), Chart::Exp).unwrap(), &mut s, N),
+        "exp" => advance(&hp::stormer_verlet(Se3, Chart::Exp, veh).unwrap(), &mut s, N),
+        "cayley" => advance(&hp::stormer_verlet(Se3, Chart::Cayley, veh).unwrap(), &mut s, N),
+        "exp_ad" => advance(&hp::stormer_verlet(Se3Ad, Chart::Exp, VehicleAd(veh)).unwrap(), &mut s, N),
         "buoyant" => {
             let (bveh, b0) = buoyant_vehicle();
             s = b0;
-            advance(&hp::stormer_verlet(Se3, bveh, Chart::Cayley).unwrap(), &mut s, N);
+            advance(&hp::stormer_verlet(Se3, Chart::Cayley, bveh).unwrap(), &mut s, N);
         }
         other => panic!("unknown VEHICLE_PROFILE route {other}"),
     }
@@ -365,9 +365,9 @@ fn main() {
     }
     check_agreement();
     let (veh, s0) = vehicle();
-    let exp = hp::stormer_verlet(Se3, veh, Chart::Exp).unwrap();
-    let cay = hp::stormer_verlet(Se3, veh, Chart::Cayley).unwrap();
-    let old = hp::stormer_verlet(Se3Ad, VehicleAd(veh), Chart::Exp).unwrap();
+    let exp = hp::stormer_verlet(Se3, Chart::Exp, veh).unwrap();
+    let cay = hp::stormer_verlet(Se3, Chart::Cayley, veh).unwrap();
+    let old = hp::stormer_verlet(Se3Ad, Chart::Exp, VehicleAd(veh)).unwrap();
     let mut report = Report::new();
 
     // each route restarts from s0 every round, so every round times the same stretch of the
@@ -427,7 +427,7 @@ fn main() {
     // general stage equations
     let (bveh, b0) = buoyant_vehicle();
     check_buoyant_agreement(&bveh, &b0);
-    let bsv = hp::stormer_verlet(Se3, bveh, Chart::Cayley).unwrap();
+    let bsv = hp::stormer_verlet(Se3, Chart::Cayley, bveh).unwrap();
     let bmetric_inv = bveh.metric().try_inverse().unwrap();
     let hand = |n: usize| {
         let (mut g, mut pi) = (b0.g, b0.mu);
@@ -451,7 +451,7 @@ fn main() {
     report.case("buoyant_vehicle_sv_cayley_vs_hand_written", 1.5, STEPS, buoyant, hand);
     let (b_ns, n_ns) = interleaved(STEPS, buoyant, |n| run(&cay, n));
     println!("info buoyant_vehicle_sv_cayley_vs_neutral_sv_cayley {b_ns:.1} {n_ns:.1} {:.3}", b_ns / n_ns);
-    let general = hp::stormer_verlet(Se3, AutoDiff(bveh), Chart::Cayley).unwrap();
+    let general = hp::stormer_verlet(Se3, Chart::Cayley, AutoDiff(bveh)).unwrap();
     let (g_ns, s_ns) = interleaved(
         GENERAL_STEPS,
         |n| {

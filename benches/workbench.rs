@@ -26,7 +26,7 @@ fn bench(c: &mut Criterion) {
     let h = 0.05;
     let rigid = catalogue::problem("rigid-body", &[]).unwrap();
     let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap();
-    let sv = hp::stormer_verlet(So3, body, Chart::Cayley).unwrap();
+    let sv = hp::stormer_verlet(So3, Chart::Cayley, body).unwrap();
     let s0 = LieState::new(So3.exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
     // both paths integrate the same trajectory
     let mut sim = problem::start(rigid.as_ref(), "hp-sv", h).unwrap();

@@ -35,10 +35,10 @@ fn main() -> Result<(), GeomError> {
         Ok::<(), GeomError>(())
     };
     for chart in [Chart::Cayley, Chart::Exp] {
-        let sv = hp::stormer_verlet(So3, top, chart)?;
+        let sv = hp::stormer_verlet(So3, chart, top)?;
         let mut s = s0;
         report(sv.name(), &mut || sv.step(&mut s, h).map(|_| s))?;
-        let se = hp::symplectic_euler_a(So3, top, chart)?;
+        let se = hp::symplectic_euler_a(So3, chart, top)?;
         let mut s = s0;
         report(se.name(), &mut || se.step(&mut s, h).map(|_| s))?;
     }

@@ -89,7 +89,7 @@ fn main() -> Result<(), GeomError> {
     let tilted = LieCotangentLiftIntegrator::new(LieAutoDiffMap::<_, _, 3>::new(So3, Tilted), LieAutoDiff(Top));
     report("tilted map (not left-equivariant; control)", &|s| tilted.step(s, h))?;
     let top = HeavyTop::new(Matrix3::from_diagonal(&Vector3::from(INERTIA)), 1.0, Vector3::z())?;
-    let sv = hp::stormer_verlet(So3, top, Chart::Exp)?;
+    let sv = hp::stormer_verlet(So3, Chart::Exp, top)?;
     report("HP Störmer–Verlet (exp), integrators crate", &|s| {
         let mut st = hp::LieState::new(s.g, s.mu);
         sv.step(&mut st, h)?;

@@ -53,7 +53,7 @@ fn main() -> Result<(), GeomError> {
     }
     let ns_lp = start.elapsed().as_nanos() as f64 / n as f64;
     let body = FreeRigidBody::principal(I[0], I[1], I[2])?;
-    let sv = hp::stormer_verlet(So3, body, Chart::Cayley)?;
+    let sv = hp::stormer_verlet(So3, Chart::Cayley, body)?;
     let mut s = LieState::new(Matrix3::identity(), p0);
     let start = Instant::now();
     for _ in 0..n {

@@ -28,7 +28,7 @@ fn main() -> Result<(), GeomError> {
     let (e0, c0) = (body.energy(&s0), body.casimirs(&s0)[0]);
     let m0 = r0 * pi0;
     for chart in [Chart::Cayley, Chart::Exp] {
-        let sv = hp::stormer_verlet(So3, body, chart)?;
+        let sv = hp::stormer_verlet(So3, chart, body)?;
         let mut s = LieState::new(r0, pi0);
         let (mut de, mut dc, mut dm, mut defect) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for _ in 0..n {

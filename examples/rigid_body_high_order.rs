@@ -42,7 +42,7 @@ fn table<L>(title: &str, lagrangian: L, lgvi: &dyn OneStep<State>, s0: State, in
 where
     L: HpLagrangian<So3, 3> + Clone + 'static,
 {
-    let sv = || hp::stormer_verlet(So3, lagrangian.clone(), Chart::Cayley).expect("HP-SV");
+    let sv = || hp::stormer_verlet(So3, Chart::Cayley, lagrangian.clone()).expect("HP-SV");
     let reference = run(&Composition::new(sv(), kahan_li10()).expect("scheme"), s0, 4000, invariant).0;
     println!("{title}, t = {T}: error of (R, Π) at t against Kahan–Li 10 with 4000 steps");
     println!("  {:<28} {:>6} {:>10} {:>11} {:>11}", "method (order)", "steps", "error", "time [ms]", "invariant");

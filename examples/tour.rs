@@ -119,7 +119,7 @@ fn main() -> Result<(), GeomError> {
     // --- 5. the rigid body: Hamilton–Pontryagin on SO(3) --------------------------------------
     let inertia = Vector3::new(2.0, 1.0, 2.0 / 3.0);
     let body = FreeRigidBody::principal(inertia[0], inertia[1], inertia[2])?;
-    let sv = hp::stormer_verlet(So3, body, Chart::Cayley)?;
+    let sv = hp::stormer_verlet(So3, Chart::Cayley, body)?;
     let s = LieState::new(So3.exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
     let (h, n) = (0.05, 20_000);
     let (e0, c0, m0) = (body.energy(&s), body.casimirs(&s)[0], s.spatial_momentum(&So3));

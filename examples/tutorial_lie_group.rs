@@ -351,7 +351,7 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     let free = FreeParticle { inertia };
     let mut ends = Vec::new();
     for chart in [Chart::Exp, Chart::Cayley] {
-        let sv = hp::stormer_verlet(Heisenberg, free, chart)?;
+        let sv = hp::stormer_verlet(Heisenberg, chart, free)?;
         let (dc, dm, de, end) = run(&sv, &inertia, None, s0, h, n)?;
         println!("   {:<44} {dc:>10.2e} {dm:>12.2e} {de:>12.2e}", format!("free, {}", sv.name()));
         ends.push(end);
@@ -362,7 +362,7 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     let dep = LieGroupDiscreteEulerLagrange::<_, _, 3>::new(Heisenberg, Chart::Exp, ReducedLagrangian { inertia });
     let mut a = LieState::new(s0.g, s0.mu);
     let mut b = LieState::new(s0.g, s0.mu);
-    let sv = hp::stormer_verlet(Heisenberg, free, Chart::Exp)?;
+    let sv = hp::stormer_verlet(Heisenberg, Chart::Exp, free)?;
     let mut gap = 0.0f64;
     for _ in 0..2_000 {
         sv.step(&mut a, h)?;
@@ -374,7 +374,7 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     // a particle in a harmonic trap: a potential given by its value, differentiated through H(3)
     let trap = Trap { k: 0.7 };
     let trapped = hp::AutoDiff(KineticPotential::new(Matrix3::from_diagonal(&inertia), trap)?);
-    let sv = hp::stormer_verlet(Heisenberg, trapped, Chart::Exp)?;
+    let sv = hp::stormer_verlet(Heisenberg, Chart::Exp, trapped)?;
     let (dc, dm, de, _) = run(&sv, &inertia, Some(trap), s0, h, n)?;
     println!(
         "   {:<44} {dc:>10.2e} {:>12} {de:>12.2e}",

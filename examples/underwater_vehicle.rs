@@ -38,7 +38,7 @@ fn main() -> Result<(), GeomError> {
     let [c1, c2] = veh.casimirs(&LieState::new(g0, mu0));
     let (pi_n, p_n) = (mu0.fixed_rows::<3>(0).norm(), mu0.fixed_rows::<3>(3).norm());
     for chart in [Chart::Cayley, Chart::Exp] {
-        let sv = hp::stormer_verlet(Se3, veh, chart)?;
+        let sv = hp::stormer_verlet(Se3, chart, veh)?;
         let mut s = LieState::new(g0, mu0);
         let j0 = s.spatial_momentum(&Se3);
         let (mut de, mut d1, mut d2, mut dj) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);

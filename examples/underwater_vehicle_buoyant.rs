@@ -148,7 +148,7 @@ fn main() -> Result<(), GeomError> {
     for regime in &regimes {
         let (veh, p) = BuoyantVehicle::ellipsoid(1.0, 0.5, 0.25, 1000.0, 1.0, regime.r_g, 9.81)?;
         let s0 = LieState::new(Se3.exp(&regime.x0), veh.metric() * regime.xi0);
-        let sv = hp::stormer_verlet(Se3, veh, Chart::Cayley)?;
+        let sv = hp::stormer_verlet(Se3, Chart::Cayley, veh)?;
         let t = std::time::Instant::now();
         let r = run(&veh, &sv, s0)?;
         let secs = t.elapsed().as_secs_f64();
@@ -181,7 +181,7 @@ fn main() -> Result<(), GeomError> {
 /// follows `e3·RP = e3·RP(0) + (B - W)t`.
 fn sinking(regime: &Regime) -> Result<(), GeomError> {
     let (veh, p) = BuoyantVehicle::ellipsoid(1.0, 0.5, 0.25, 1000.0, 1.02, regime.r_g, 9.81)?;
-    let sv = hp::stormer_verlet(Se3, veh, Chart::Cayley)?;
+    let sv = hp::stormer_verlet(Se3, Chart::Cayley, veh)?;
     let mut s = LieState::new(Se3.exp(&regime.x0), veh.metric() * regime.xi0);
     let (j0, v0, e0, z0) = (Vector3::from(veh.momenta(&s)), s.spatial_momentum(&Se3)[5], veh.energy(&s), s.g[(2, 3)]);
     let n = (100.0 / H).round() as usize;

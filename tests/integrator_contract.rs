@@ -265,9 +265,9 @@ fn every_integrator_on_t_star_g_keeps_the_contract() {
         println!("{}: order {:.2}", r.name, r.measured_order);
     };
     // Hamilton–Pontryagin RKMK, both charts; the LGVI
-    check(&hp::stormer_verlet(So3, body(), Chart::Cayley).unwrap());
-    check(&hp::stormer_verlet(So3, body(), Chart::Exp).unwrap());
-    check(&hp::symplectic_euler_a(So3, body(), Chart::Cayley).unwrap());
+    check(&hp::stormer_verlet(So3, Chart::Cayley, body()).unwrap());
+    check(&hp::stormer_verlet(So3, Chart::Exp, body()).unwrap());
+    check(&hp::symplectic_euler_a(So3, Chart::Cayley, body()).unwrap());
     check(&Lgvi::new(body()).unwrap());
     // the discretization layer's Lie-group routes
     check(&LieCotangentLiftIntegrator::new(LieGroupThetaMap::midpoint(So3, Chart::Exp), LieAutoDiff(TopH)));

@@ -156,7 +156,7 @@ const STEPS: usize = 400;
 
 #[test]
 fn hp_stormer_verlet_on_sl3_conserves_the_momentum_map_and_bounds_the_energy() -> Result<()> {
-    let sv = hp::stormer_verlet(SL3, Free, Chart::Exp)?;
+    let sv = hp::stormer_verlet(SL3, Chart::Exp, Free)?;
     let ([dm, de, dc2, dc3], end) = run(&mut |s| sv.step(s, H), STEPS)?;
     eprintln!(
         "SL(3) HP Störmer–Verlet (exp), h = {H}, {STEPS} steps: |Δ Ad*μ| {dm:.2e}, |ΔE|/E {de:.2e}, |Δ tr A²| {dc2:.2e}, |Δ tr A³| {dc3:.2e}, |g|∞ {:.1}",
@@ -166,7 +166,7 @@ fn hp_stormer_verlet_on_sl3_conserves_the_momentum_map_and_bounds_the_energy() -
     assert!(dc2 < 1e-12 && dc3 < 1e-12, "Casimir drift {dc2:e} {dc3:e}");
     assert!(de < 1e-3, "energy error {de:e}");
     // Cayley is refused at construction, with the typed error
-    match hp::stormer_verlet(SL3, Free, Chart::Cayley) {
+    match hp::stormer_verlet(SL3, Chart::Cayley, Free) {
         Err(GeomError::ChartUnavailable { chart: "cayley", group }) => assert_eq!(&*group, "SL(3,R)"),
         other => panic!("HP with Cayley on SL(3): {:?}", other.map(|_| ())),
     }

@@ -36,9 +36,9 @@ fn vertical(s: &LieState<Matrix3<f64>, 3>) -> f64 {
 fn one_lagrangian_runs_in_hamilton_pontryagin_and_in_the_lagrangian_route() {
     let h = 0.01;
     let s0 = LieState::new(So3.exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.3, -0.4, 2.0));
-    let hp_user = hp::stormer_verlet(So3, AutoDiff(Top), Chart::Cayley).unwrap();
+    let hp_user = hp::stormer_verlet(So3, Chart::Cayley, AutoDiff(Top)).unwrap();
     let model = HeavyTop::new(Matrix3::from_diagonal(&Vector3::from(INERTIA)), MGL, Vector3::from(CHI)).unwrap();
-    let hp_model = hp::stormer_verlet(So3, model, Chart::Cayley).unwrap();
+    let hp_model = hp::stormer_verlet(So3, Chart::Cayley, model).unwrap();
     let route = LieLagrangianIntegrator::new(So3, 0.5, Chart::Cayley, LieAutoDiff(Top)).unwrap();
 
     let (mut a, mut b, mut c) = (s0, s0, s0);

@@ -124,8 +124,8 @@ fn distance(a: &LieState<Matrix3<f64>, 3>, b: &LieState<Matrix3<f64>, 3>) -> f64
 fn hp_runs_on_the_users_group_and_conserves_the_spatial_momentum() -> Result<()> {
     let body = KineticPotential::new(inertia(), ZeroPotential)?;
     for chart in [Chart::Cayley, Chart::Exp] {
-        let user = hp::stormer_verlet(Rotations, body, chart)?;
-        let builtin = hp::stormer_verlet(So3, body, chart)?;
+        let user = hp::stormer_verlet(Rotations, chart, body)?;
+        let builtin = hp::stormer_verlet(So3, chart, body)?;
         let (drift, s) = run(&|s| user.step(s, H))?;
         let (_, r) = run(&|s| builtin.step(s, H))?;
         println!("HP {chart:?}: spatial momentum drift {drift:.2e}, vs So3 {:.2e}", distance(&s, &r));

@@ -529,11 +529,11 @@ where
     H: AdLieFunction<G, D> + Clone + 'static,
 {
     let hp = |t: &tableau::Tableau, chart: Chart, name: &str| -> Result<HpIntegrator<G, La, D, 2>, WorkbenchError> {
-        Ok(HpIntegrator::new(group.clone(), lagrangian.clone(), t, chart).map_err(geom)?.with_name(name))
+        Ok(HpIntegrator::new(group.clone(), t, chart, lagrangian.clone()).map_err(geom)?.with_name(name))
     };
     Ok(match info.name {
-        "hp-sv" => Box::new(hp::stormer_verlet(group, lagrangian, Chart::Cayley).map_err(geom)?),
-        "hp-sv-exp" => Box::new(hp::stormer_verlet(group, lagrangian, Chart::Exp).map_err(geom)?),
+        "hp-sv" => Box::new(hp::stormer_verlet(group, Chart::Cayley, lagrangian).map_err(geom)?),
+        "hp-sv-exp" => Box::new(hp::stormer_verlet(group, Chart::Exp, lagrangian).map_err(geom)?),
         "hp-sv-triple-jump" | "hp-sv-yoshida6" | "hp-sv-kahan-li8" | "hp-sv-kahan-li10" => {
             let scheme = match info.name {
                 "hp-sv-triple-jump" => triple_jump(2),
@@ -541,11 +541,11 @@ where
                 "hp-sv-kahan-li8" => kahan_li8(),
                 _ => kahan_li10(),
             };
-            let base = hp::stormer_verlet(group, lagrangian, Chart::Cayley).map_err(geom)?;
+            let base = hp::stormer_verlet(group, Chart::Cayley, lagrangian).map_err(geom)?;
             Box::new(Composition::new(base, scheme).map_err(geom)?)
         }
-        "hp-euler-a" => Box::new(hp::symplectic_euler_a(group, lagrangian, Chart::Cayley).map_err(geom)?),
-        "hp-euler-b" => Box::new(hp::symplectic_euler_b(group, lagrangian, Chart::Cayley).map_err(geom)?),
+        "hp-euler-a" => Box::new(hp::symplectic_euler_a(group, Chart::Cayley, lagrangian).map_err(geom)?),
+        "hp-euler-b" => Box::new(hp::symplectic_euler_b(group, Chart::Cayley, lagrangian).map_err(geom)?),
         "hp-gauss2" => Box::new(hp(&tableau::gauss_legendre(2).map_err(geom)?, Chart::Exp, "HP Gauss 2 (exp)")?),
         "hp-gauss2-q2" => Box::new(
             hp(&tableau::gauss_legendre(2).map_err(geom)?, Chart::Exp, "HP Gauss 2 (exp)")?
@@ -553,7 +553,7 @@ where
                 .map_err(geom)?,
         ),
         "hp-gauss3-q4" => Box::new(
-            HpIntegrator::<G, La, D, 3>::new(group, lagrangian, &tableau::gauss_legendre(3).map_err(geom)?, Chart::Exp)
+            HpIntegrator::<G, La, D, 3>::new(group, &tableau::gauss_legendre(3).map_err(geom)?, Chart::Exp, lagrangian)
                 .map_err(geom)?
                 .with_name("HP Gauss 3 (exp)")
                 .with_truncation(4)

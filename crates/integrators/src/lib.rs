@@ -46,7 +46,7 @@
 //! use nalgebra::{Matrix3, Vector3};
 //!
 //! let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0)?;
-//! let sv = hp::stormer_verlet(So3, body, Chart::Cayley)?; // Lobatto IIIA, s = 2 (docs/math.md §D.5)
+//! let sv = hp::stormer_verlet(So3, Chart::Cayley, body)?; // Lobatto IIIA, s = 2 (docs/math.md §D.5)
 //! let mut s = LieState::new(Matrix3::identity(), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
 //! let (spatial, casimir) = (s.spatial_momentum(&So3), body.casimirs(&s)[0]);
 //! for _ in 0..1000 {

@@ -190,7 +190,7 @@ fn a_failed_step_leaves_the_run_at_the_last_good_step() {
 #[test]
 fn lie_group_states_round_trip() {
     let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap();
-    let sv = hp::stormer_verlet(So3, body, Chart::Cayley).unwrap();
+    let sv = hp::stormer_verlet(So3, Chart::Cayley, body).unwrap();
     let s0 = LieState::new(Matrix3::identity(), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
     let casimir = FnObserver::new("casimir", |s: &LieState<Matrix3<f64>, 3>| body.casimirs(s)[0]);
     let observers = [&casimir as &dyn Observer<_>];

@@ -57,11 +57,11 @@ fn tumbling() -> (BuoyantVehicle, State) {
 fn members(veh: BuoyantVehicle) -> Vec<Method> {
     let mut ms: Vec<Method> = Vec::new();
     for chart in [Chart::Exp, Chart::Cayley] {
-        ms.push(Box::new(hp::symplectic_euler_a(Se3, veh, chart).unwrap()));
-        ms.push(Box::new(hp::symplectic_euler_b(Se3, veh, chart).unwrap()));
-        ms.push(Box::new(hp::stormer_verlet(Se3, veh, chart).unwrap()));
+        ms.push(Box::new(hp::symplectic_euler_a(Se3, chart, veh).unwrap()));
+        ms.push(Box::new(hp::symplectic_euler_b(Se3, chart, veh).unwrap()));
+        ms.push(Box::new(hp::stormer_verlet(Se3, chart, veh).unwrap()));
         ms.push(Box::new(
-            HpIntegrator::<_, _, 6, 2>::new(Se3, veh, &tableau::gauss_legendre(2).unwrap(), chart).unwrap(),
+            HpIntegrator::<_, _, 6, 2>::new(Se3, &tableau::gauss_legendre(2).unwrap(), chart, veh).unwrap(),
         ));
     }
     ms
@@ -105,16 +105,16 @@ fn separable_path_matches_the_general_stage_equations() {
     for chart in [Chart::Exp, Chart::Cayley] {
         let pairs: [(Method, Method); 3] = [
             (
-                Box::new(hp::stormer_verlet(Se3, veh, chart).unwrap()),
-                Box::new(hp::stormer_verlet(Se3, AutoDiff(veh), chart).unwrap()),
+                Box::new(hp::stormer_verlet(Se3, chart, veh).unwrap()),
+                Box::new(hp::stormer_verlet(Se3, chart, AutoDiff(veh)).unwrap()),
             ),
             (
-                Box::new(hp::symplectic_euler_a(Se3, veh, chart).unwrap()),
-                Box::new(hp::symplectic_euler_a(Se3, AutoDiff(veh), chart).unwrap()),
+                Box::new(hp::symplectic_euler_a(Se3, chart, veh).unwrap()),
+                Box::new(hp::symplectic_euler_a(Se3, chart, AutoDiff(veh)).unwrap()),
             ),
             (
-                Box::new(hp::symplectic_euler_b(Se3, veh, chart).unwrap()),
-                Box::new(hp::symplectic_euler_b(Se3, AutoDiff(veh), chart).unwrap()),
+                Box::new(hp::symplectic_euler_b(Se3, chart, veh).unwrap()),
+                Box::new(hp::symplectic_euler_b(Se3, chart, AutoDiff(veh)).unwrap()),
             ),
         ];
         for (fast, general) in pairs {
@@ -142,8 +142,8 @@ fn neutral_and_centred_is_kirchhoffs_vehicle() {
     let veh = BuoyantVehicle::new(metric, w, w, Vector3::zeros()).unwrap();
     let s0 = state(&veh, Vector6::new(0.2, -0.1, 0.4, 1.0, -2.0, 0.5), Vector6::new(0.3, 0.5, -0.2, 1.0, 0.3, -0.2));
     for chart in [Chart::Exp, Chart::Cayley] {
-        let a = hp::stormer_verlet(Se3, veh, chart).unwrap();
-        let b = hp::stormer_verlet(Se3, kirchhoff, chart).unwrap();
+        let a = hp::stormer_verlet(Se3, chart, veh).unwrap();
+        let b = hp::stormer_verlet(Se3, chart, kirchhoff).unwrap();
         let (mut sa, mut sb) = (s0, s0);
         let mut diff = 0.0f64;
         for _ in 0..100 {
@@ -250,7 +250,7 @@ fn energy_run(m: &dyn OneStep<State>, veh: &BuoyantVehicle, s0: &State, h: f64, 
 fn energy_error_does_not_drift() {
     let (veh, s0) = bottom_heavy_tumbling();
     for chart in [Chart::Exp, Chart::Cayley] {
-        let sv = hp::stormer_verlet(Se3, veh, chart).unwrap();
+        let sv = hp::stormer_verlet(Se3, chart, veh).unwrap();
         let (all, first, last) = energy_run(&sv, &veh, &s0, 0.02, 20_000);
         println!("{:<28} energy error max {all:.3e}, first tenth {first:.3e}, last tenth {last:.3e}", sv.name());
         assert!(last <= 2.0 * first, "{}: energy error grows {first:.3e} -> {last:.3e}", sv.name());
@@ -273,9 +273,9 @@ fn stormer_verlet_is_second_order() {
     let (veh, s0) = tumbling();
     let t = 5.0;
     for chart in [Chart::Exp, Chart::Cayley] {
-        let sv = hp::stormer_verlet(Se3, veh, chart).unwrap();
+        let sv = hp::stormer_verlet(Se3, chart, veh).unwrap();
         let reference = {
-            let m = Composition::new(hp::stormer_verlet(Se3, veh, chart).unwrap(), kahan_li8()).unwrap();
+            let m = Composition::new(hp::stormer_verlet(Se3, chart, veh).unwrap(), kahan_li8()).unwrap();
             let mut s = s0;
             for _ in 0..1000 {
                 m.step(&mut s, t / 1000.0).unwrap();
@@ -338,7 +338,7 @@ fn bottom_heavy_vehicle_swings_about_upright() {
     let omega0 = (p.weight * z_g / schur[(0, 0)]).sqrt();
     for (phi0, chart) in [(0.8, Chart::Cayley), (0.8, Chart::Exp), (2.5, Chart::Cayley)] {
         let period = 2.0 * std::f64::consts::PI / (omega0 * agm(1.0, (0.5f64 * phi0).cos()));
-        let sv = hp::stormer_verlet(Se3, veh, chart).unwrap();
+        let sv = hp::stormer_verlet(Se3, chart, veh).unwrap();
         let mut s = state(&veh, Vector6::new(phi0, 0.0, 0.0, 0.0, 0.0, 0.0), Vector6::zeros());
         let h = 0.002;
         let roll = |s: &State| s.g[(2, 1)].atan2(s.g[(2, 2)]);
@@ -376,7 +376,7 @@ fn bottom_heavy_vehicle_swings_about_upright() {
 fn heavier_sinks_and_lighter_rises() {
     for (ratio, label) in [(1.05, "heavier"), (0.95, "lighter")] {
         let (veh, _) = ellipsoid(ratio, Vector3::zeros());
-        let sv = hp::stormer_verlet(Se3, veh, Chart::Cayley).unwrap();
+        let sv = hp::stormer_verlet(Se3, Chart::Cayley, veh).unwrap();
         let mut s = state(&veh, Vector6::new(0.0, 0.0, 0.0, 3.0, -1.0, -2.0), Vector6::zeros());
         let b0 = s.g.fixed_view::<3, 1>(0, 3).into_owned();
         let (h, n) = (0.01, 1000);

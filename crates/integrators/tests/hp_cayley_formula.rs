@@ -7,7 +7,7 @@
 //! ```
 //!
 //! written out here with its own Newton iteration (Jacobian of docs/math.md §D.5) and its own
-//! Cayley map, and compared with `hp::stormer_verlet(So3, HeavyTop, Chart::Cayley)`.
+//! Cayley map, and compared with `hp::stormer_verlet(So3, Chart::Cayley, HeavyTop)`.
 
 use crate::hp_common;
 
@@ -61,7 +61,7 @@ fn componentwise_step(top: &HeavyTop, s: &LieState<Matrix3<f64>, 3>, h: f64) -> 
 #[test]
 fn generic_cayley_stormer_verlet_matches_the_componentwise_formula() {
     let (top, s0) = heavy_top();
-    let sv = hp::stormer_verlet(So3, top, Chart::Cayley).unwrap();
+    let sv = hp::stormer_verlet(So3, Chart::Cayley, top).unwrap();
     let (mut a, mut b) = (s0, s0);
     let mut one_step = 0.0f64;
     let mut trajectory = 0.0f64;
@@ -83,7 +83,7 @@ fn generic_cayley_stormer_verlet_matches_the_componentwise_formula() {
     assert!(one_step <= 1e-14 && big <= 1e-14, "{one_step:.3e} {big:.3e}");
     assert!(trajectory <= 1e-12, "{trajectory:.3e}");
     // and the exp chart is a different method (O(h^3) per step): the comparison is sharp
-    let sv_exp = hp::stormer_verlet(So3, top, Chart::Exp).unwrap();
+    let sv_exp = hp::stormer_verlet(So3, Chart::Exp, top).unwrap();
     let mut e = s0;
     sv_exp.step(&mut e, 0.2).unwrap();
     let d = componentwise_step(&top, &s0, 0.2);

@@ -31,10 +31,10 @@ fn check<L>(
     L: hp::HpLagrangian<So3, 3> + Clone + 'static,
 {
     // the reference: Kahan–Li 8 with 4096 steps (error ~ (t/4096)^8, far below the measured ones)
-    let base = hp::stormer_verlet(So3, lagrangian.clone(), Chart::Cayley).unwrap();
+    let base = hp::stormer_verlet(So3, Chart::Cayley, lagrangian.clone()).unwrap();
     let reference = run(&Composition::new(base, kahan_li8()).unwrap(), s0, t, 4096);
     for (name, scheme, order, steps) in cases {
-        let base = hp::stormer_verlet(So3, lagrangian.clone(), Chart::Cayley).unwrap();
+        let base = hp::stormer_verlet(So3, Chart::Cayley, lagrangian.clone()).unwrap();
         let method = Composition::new(base, scheme.clone()).unwrap();
         assert_eq!(method.order(), *order);
         let hs: Vec<f64> = steps.iter().map(|n| t / *n as f64).collect();

@@ -20,7 +20,7 @@ type Expected = (Box<dyn OneStep<State>>, &'static str, u32, bool);
 #[test]
 fn invalid_steps_and_states_leave_the_state_untouched() {
     let (top, s0) = heavy_top();
-    let sv = hp::stormer_verlet(So3, top, Chart::Cayley).unwrap();
+    let sv = hp::stormer_verlet(So3, Chart::Cayley, top).unwrap();
     for h in [0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
         let mut s = s0;
         assert!(matches!(sv.step(&mut s, h), Err(GeomError::InvalidStep { .. })), "h = {h}");
@@ -37,7 +37,7 @@ fn invalid_steps_and_states_leave_the_state_untouched() {
     assert_eq!(bad.g[(0, 0)], f64::INFINITY);
     // the reduced (left-invariant) path too
     let (body, b0) = rigid_body();
-    let svb = hp::stormer_verlet(So3, body, Chart::Exp).unwrap();
+    let svb = hp::stormer_verlet(So3, Chart::Exp, body).unwrap();
     let mut s = b0;
     assert!(matches!(svb.step(&mut s, 0.0), Err(GeomError::InvalidStep { .. })));
     assert_eq!(s, b0);
@@ -48,7 +48,7 @@ fn newton_failure_is_reported_and_leaves_the_state_untouched() {
     let (top, s0) = heavy_top();
     let one_iteration = NewtonOptions::new(1e-15, 1e-15, 1).unwrap();
     for chart in [Chart::Exp, Chart::Cayley] {
-        let sv = hp::stormer_verlet(So3, top, chart).unwrap().with_newton(one_iteration).unwrap();
+        let sv = hp::stormer_verlet(So3, chart, top).unwrap().with_newton(one_iteration).unwrap();
         let mut s = s0;
         match sv.step(&mut s, 0.1) {
             Err(GeomError::NotConverged { iterations: 1, residual, .. }) => assert!(residual > 1e-15),
@@ -56,13 +56,13 @@ fn newton_failure_is_reported_and_leaves_the_state_untouched() {
         }
         assert_eq!(s, s0);
         let (body, b0) = rigid_body();
-        let svb = hp::stormer_verlet(So3, body, chart).unwrap().with_newton(one_iteration).unwrap();
+        let svb = hp::stormer_verlet(So3, chart, body).unwrap().with_newton(one_iteration).unwrap();
         let mut s = b0;
         assert!(matches!(svb.step(&mut s, 0.1), Err(GeomError::NotConverged { iterations: 1, .. })));
         assert_eq!(s, b0);
     }
     // a report on success: full Newton from I^{-1}Π converges in a few iterations
-    let sv = hp::stormer_verlet(So3, top, Chart::Cayley).unwrap();
+    let sv = hp::stormer_verlet(So3, Chart::Cayley, top).unwrap();
     let (_, report) = sv.try_step(&s0, 0.05).unwrap();
     assert!(report.iterations <= 5, "{report:?}");
 }
@@ -72,16 +72,16 @@ fn invalid_tableaux_are_errors() {
     let (top, _) = heavy_top();
     // explicit midpoint: b_1 = 0
     assert!(matches!(
-        HpIntegrator::<_, _, 3, 2>::new(So3, top, &tableau::explicit_midpoint(), Chart::Exp),
+        HpIntegrator::<_, _, 3, 2>::new(So3, &tableau::explicit_midpoint(), Chart::Exp, top),
         Err(GeomError::InvalidParameter { .. })
     ));
     // stage count mismatch
     assert!(matches!(
-        HpIntegrator::<_, _, 3, 3>::new(So3, top, &tableau::gauss_legendre(2).unwrap(), Chart::Exp),
+        HpIntegrator::<_, _, 3, 3>::new(So3, &tableau::gauss_legendre(2).unwrap(), Chart::Exp, top),
         Err(GeomError::DimensionMismatch { expected: 3, got: 2, .. })
     ));
     let bad = NewtonOptions { max_iterations: 0, ..NewtonOptions::default() };
-    assert!(hp::stormer_verlet(So3, top, Chart::Exp).unwrap().with_newton(bad).is_err());
+    assert!(hp::stormer_verlet(So3, Chart::Exp, top).unwrap().with_newton(bad).is_err());
     // RKMK is explicit only
     let (body, _) = rigid_body();
     assert!(matches!(
@@ -102,24 +102,24 @@ fn names_orders_symmetry_and_trait_objects() {
     let (top, _) = heavy_top();
     let (body, _) = rigid_body();
     let methods: Vec<Expected> = vec![
-        (Box::new(hp::symplectic_euler_a(So3, top, Chart::Exp).unwrap()), "HP symplectic Euler A (exp)", 1, false),
+        (Box::new(hp::symplectic_euler_a(So3, Chart::Exp, top).unwrap()), "HP symplectic Euler A (exp)", 1, false),
         (
-            Box::new(hp::symplectic_euler_b(So3, top, Chart::Cayley).unwrap()),
+            Box::new(hp::symplectic_euler_b(So3, Chart::Cayley, top).unwrap()),
             "HP symplectic Euler B (cayley)",
             1,
             false,
         ),
-        (Box::new(hp::stormer_verlet(So3, top, Chart::Cayley).unwrap()), "HP Störmer–Verlet (cayley)", 2, true),
+        (Box::new(hp::stormer_verlet(So3, Chart::Cayley, top).unwrap()), "HP Störmer–Verlet (cayley)", 2, true),
         (
             Box::new(
-                HpIntegrator::<_, _, 3, 2>::new(So3, top, &tableau::gauss_legendre(2).unwrap(), Chart::Exp).unwrap(),
+                HpIntegrator::<_, _, 3, 2>::new(So3, &tableau::gauss_legendre(2).unwrap(), Chart::Exp, top).unwrap(),
             ),
             "HP Gauss-Legendre 2 (exp)",
             2,
             false,
         ),
         // left-invariant: every tableau gives the same symmetric second-order scheme
-        (Box::new(hp::symplectic_euler_a(So3, body, Chart::Exp).unwrap()), "HP symplectic Euler A (exp)", 2, true),
+        (Box::new(hp::symplectic_euler_a(So3, Chart::Exp, body).unwrap()), "HP symplectic Euler A (exp)", 2, true),
     ];
     for (m, name, order, symmetric) in methods {
         assert_eq!(m.name(), name);

@@ -36,9 +36,9 @@ fn vertical_momentum_to_round_off() {
     let (top, s0) = heavy_top();
     for chart in [Chart::Exp, Chart::Cayley] {
         let ms: Vec<Box<dyn OneStep<State>>> = vec![
-            Box::new(hp::symplectic_euler_a(So3, top, chart).unwrap()),
-            Box::new(hp::symplectic_euler_b(So3, top, chart).unwrap()),
-            Box::new(hp::stormer_verlet(So3, top, chart).unwrap()),
+            Box::new(hp::symplectic_euler_a(So3, chart, top).unwrap()),
+            Box::new(hp::symplectic_euler_b(So3, chart, top).unwrap()),
+            Box::new(hp::stormer_verlet(So3, chart, top).unwrap()),
         ];
         for m in ms {
             let (dj, de, defect) = run(m.as_ref(), &top, &s0, 0.01, 10_000);
@@ -55,9 +55,9 @@ fn energy_error_orders() {
     let (top, s0) = heavy_top();
     for chart in [Chart::Exp, Chart::Cayley] {
         let cases: Vec<(Box<dyn OneStep<State>>, f64)> = vec![
-            (Box::new(hp::stormer_verlet(So3, top, chart).unwrap()), 2.0),
-            (Box::new(hp::symplectic_euler_a(So3, top, chart).unwrap()), 1.0),
-            (Box::new(hp::symplectic_euler_b(So3, top, chart).unwrap()), 1.0),
+            (Box::new(hp::stormer_verlet(So3, chart, top).unwrap()), 2.0),
+            (Box::new(hp::symplectic_euler_a(So3, chart, top).unwrap()), 1.0),
+            (Box::new(hp::symplectic_euler_b(So3, chart, top).unwrap()), 1.0),
         ];
         for (m, order) in cases {
             let e: Vec<f64> = [0.04, 0.02, 0.01]
@@ -84,16 +84,16 @@ fn separable_path_equals_the_general_stage_equations() {
         type Boxed = Box<dyn OneStep<State>>;
         let pairs: [(Boxed, Boxed); 3] = [
             (
-                Box::new(hp::stormer_verlet(So3, top, chart).unwrap()),
-                Box::new(hp::stormer_verlet(So3, hp::AutoDiff(top), chart).unwrap()),
+                Box::new(hp::stormer_verlet(So3, chart, top).unwrap()),
+                Box::new(hp::stormer_verlet(So3, chart, hp::AutoDiff(top)).unwrap()),
             ),
             (
-                Box::new(hp::symplectic_euler_a(So3, top, chart).unwrap()),
-                Box::new(hp::symplectic_euler_a(So3, hp::AutoDiff(top), chart).unwrap()),
+                Box::new(hp::symplectic_euler_a(So3, chart, top).unwrap()),
+                Box::new(hp::symplectic_euler_a(So3, chart, hp::AutoDiff(top)).unwrap()),
             ),
             (
-                Box::new(hp::symplectic_euler_b(So3, top, chart).unwrap()),
-                Box::new(hp::symplectic_euler_b(So3, hp::AutoDiff(top), chart).unwrap()),
+                Box::new(hp::symplectic_euler_b(So3, chart, top).unwrap()),
+                Box::new(hp::symplectic_euler_b(So3, chart, hp::AutoDiff(top)).unwrap()),
             ),
         ];
         for (fast, general) in &pairs {

@@ -52,10 +52,10 @@ fn steps_do_not_allocate() {
     let (top, t0) = heavy_top();
     let (veh, v0) = vehicle();
     for chart in [Chart::Exp, Chart::Cayley] {
-        let sv_body = hp::stormer_verlet(So3, body, chart).unwrap();
-        let sv_top = hp::stormer_verlet(So3, top, chart).unwrap();
-        let sv_top_ad = hp::stormer_verlet(So3, AutoDiff(top), chart).unwrap();
-        let sv_veh = hp::stormer_verlet(Se3, veh, chart).unwrap();
+        let sv_body = hp::stormer_verlet(So3, chart, body).unwrap();
+        let sv_top = hp::stormer_verlet(So3, chart, top).unwrap();
+        let sv_top_ad = hp::stormer_verlet(So3, chart, AutoDiff(top)).unwrap();
+        let sv_veh = hp::stormer_verlet(Se3, chart, veh).unwrap();
         let (mut b, mut t, mut ta, mut v) = (b0, t0, t0, v0);
         let n = count(|| {
             for _ in 0..100 {

@@ -33,8 +33,8 @@ fn stormer_verlet_is_reversible() {
     let (top, s_top) = heavy_top();
     let (body, s_body) = rigid_body();
     for chart in [Chart::Exp, Chart::Cayley] {
-        let sv_top = hp::stormer_verlet(So3, top, chart).unwrap();
-        let sv_body = hp::stormer_verlet(So3, body, chart).unwrap();
+        let sv_top = hp::stormer_verlet(So3, chart, top).unwrap();
+        let sv_body = hp::stormer_verlet(So3, chart, body).unwrap();
         assert!(sv_top.is_symmetric() && sv_body.is_symmetric());
         for (label, m, s0) in [("heavy top", &sv_top as &dyn OneStep<State>, &s_top), ("rigid body", &sv_body, &s_body)]
         {
@@ -51,8 +51,8 @@ fn stormer_verlet_is_reversible() {
 fn symplectic_euler_b_undoes_symplectic_euler_a() {
     let (top, s0) = heavy_top();
     for chart in [Chart::Exp, Chart::Cayley] {
-        let a = hp::symplectic_euler_a(So3, top, chart).unwrap();
-        let b = hp::symplectic_euler_b(So3, top, chart).unwrap();
+        let a = hp::symplectic_euler_a(So3, chart, top).unwrap();
+        let b = hp::symplectic_euler_b(So3, chart, top).unwrap();
         assert!(!a.is_symmetric() && !b.is_symmetric());
         let one = there_and_back(&a, &b, &s0, 0.1, 1);
         // and SE-A alone is not reversible: Φ_{-h} ∘ Φ_h - id = O(h^2)

@@ -18,9 +18,9 @@ type State = LieState<Matrix3<f64>, 3>;
 fn members(body: FreeRigidBody) -> Vec<Box<dyn OneStep<State>>> {
     let mut v: Vec<Box<dyn OneStep<State>>> = Vec::new();
     for chart in [Chart::Exp, Chart::Cayley] {
-        v.push(Box::new(hp::symplectic_euler_a(So3, body, chart).unwrap()));
-        v.push(Box::new(hp::symplectic_euler_b(So3, body, chart).unwrap()));
-        v.push(Box::new(hp::stormer_verlet(So3, body, chart).unwrap()));
+        v.push(Box::new(hp::symplectic_euler_a(So3, chart, body).unwrap()));
+        v.push(Box::new(hp::symplectic_euler_b(So3, chart, body).unwrap()));
+        v.push(Box::new(hp::stormer_verlet(So3, chart, body).unwrap()));
     }
     v
 }
@@ -119,20 +119,20 @@ fn general_stage_equations_reproduce_the_reduced_step() {
     let (body, s0) = rigid_body();
     let general = KineticPotential::new(*body.inertia(), ZeroPotential).unwrap();
     for chart in [Chart::Exp, Chart::Cayley] {
-        let reduced = hp::stormer_verlet(So3, body, chart).unwrap();
+        let reduced = hp::stormer_verlet(So3, chart, body).unwrap();
         let pairs: Vec<(Box<dyn OneStep<State>>, &str)> = vec![
-            (Box::new(hp::symplectic_euler_a(So3, general, chart).unwrap()), "SE-A"),
-            (Box::new(hp::symplectic_euler_b(So3, general, chart).unwrap()), "SE-B"),
-            (Box::new(hp::stormer_verlet(So3, general, chart).unwrap()), "SV"),
+            (Box::new(hp::symplectic_euler_a(So3, chart, general).unwrap()), "SE-A"),
+            (Box::new(hp::symplectic_euler_b(So3, chart, general).unwrap()), "SE-B"),
+            (Box::new(hp::stormer_verlet(So3, chart, general).unwrap()), "SV"),
             (
                 Box::new(
-                    HpIntegrator::<_, _, 3, 2>::new(So3, general, &tableau::gauss_legendre(2).unwrap(), chart).unwrap(),
+                    HpIntegrator::<_, _, 3, 2>::new(So3, &tableau::gauss_legendre(2).unwrap(), chart, general).unwrap(),
                 ),
                 "Gauss 2",
             ),
             (
                 Box::new(
-                    HpIntegrator::<_, _, 3, 3>::new(So3, general, &tableau::lobatto_iiia(3).unwrap(), chart).unwrap(),
+                    HpIntegrator::<_, _, 3, 3>::new(So3, &tableau::lobatto_iiia(3).unwrap(), chart, general).unwrap(),
                 ),
                 "Lobatto IIIA 3",
             ),

@@ -80,7 +80,7 @@ fn hp_stormer_verlet_is_symplectic_on_so3_and_se3() {
     let top = HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(1.0, 5.0, 6.0)), 1.0, Vector3::z()).unwrap();
     let s = LieState::new(So3.exp(&Vector3::new(0.4, -0.2, 0.1)), Vector3::new(0.6, 1.5, 2.5));
     for chart in [Chart::Exp, Chart::Cayley] {
-        let sv = hp::stormer_verlet(So3, top, chart).unwrap();
+        let sv = hp::stormer_verlet(So3, chart, top).unwrap();
         let d = defect(
             &So3,
             |x| {
@@ -102,7 +102,7 @@ fn hp_stormer_verlet_is_symplectic_on_so3_and_se3() {
         Vector6::new(0.3, -0.2, 0.5, 1.0, 0.4, -0.6),
     );
     for chart in [Chart::Exp, Chart::Cayley] {
-        let sv = hp::stormer_verlet(Se3, veh, chart).unwrap();
+        let sv = hp::stormer_verlet(Se3, chart, veh).unwrap();
         let d = defect(
             &Se3,
             |x| {
@@ -137,7 +137,7 @@ fn hp_gauss2_with_truncation_index_2_is_symplectic_on_so3_and_se3() {
     let top = HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(1.0, 5.0, 6.0)), 1.0, Vector3::z()).unwrap();
     let s = LieState::new(So3.exp(&Vector3::new(0.4, -0.2, 0.1)), Vector3::new(0.6, 1.5, 2.5));
     for chart in [Chart::Exp, Chart::Cayley] {
-        let m = hp::HpIntegrator::<_, _, 3, 2>::new(So3, top, &gauss, chart).unwrap().with_truncation(2).unwrap();
+        let m = hp::HpIntegrator::<_, _, 3, 2>::new(So3, &gauss, chart, top).unwrap().with_truncation(2).unwrap();
         let d = defect(
             &So3,
             |x| {
@@ -158,7 +158,7 @@ fn hp_gauss2_with_truncation_index_2_is_symplectic_on_so3_and_se3() {
         Se3.exp(&Vector6::new(0.1, 0.2, -0.1, 0.5, 0.0, 0.3)),
         Vector6::new(0.3, -0.2, 0.5, 1.0, 0.4, -0.6),
     );
-    let m = hp::HpIntegrator::<_, _, 6, 2>::new(Se3, veh, &gauss, Chart::Exp).unwrap().with_truncation(2).unwrap();
+    let m = hp::HpIntegrator::<_, _, 6, 2>::new(Se3, &gauss, Chart::Exp, veh).unwrap().with_truncation(2).unwrap();
     let d = defect(
         &Se3,
         |x| {

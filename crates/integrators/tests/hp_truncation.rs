@@ -36,9 +36,9 @@ where
     L: hp::HpLagrangian<So3, 3> + Clone + 'static,
 {
     let t = 2.0;
-    let base = hp::stormer_verlet(So3, lagrangian.clone(), Chart::Cayley).unwrap();
+    let base = hp::stormer_verlet(So3, Chart::Cayley, lagrangian.clone()).unwrap();
     let reference = run(&Composition::new(base, kahan_li8()).unwrap(), s0(), t, 4096);
-    let method = HpIntegrator::<_, _, 3, S>::new(So3, lagrangian, tab, chart).unwrap().with_truncation(q).unwrap();
+    let method = HpIntegrator::<_, _, 3, S>::new(So3, tab, chart, lagrangian).unwrap().with_truncation(q).unwrap();
     let hs: Vec<f64> = steps.iter().map(|n| t / *n as f64).collect();
     let errs: Vec<f64> = steps.iter().map(|&n| distance(&run(&method, s0(), t, n), &reference)).collect();
     let p = slope(&hs, &errs);
@@ -103,7 +103,7 @@ fn truncated_methods_keep_the_casimirs_and_the_spatial_momentum() {
     // free body: |Π|² and RΠ; heavy top: |Γ|², Π·Γ and the vertical spatial momentum (RΠ)_z
     let body = FreeRigidBody::principal(1.0, 2.0, 3.0).unwrap();
     let gauss = tableau::gauss_legendre(2).unwrap();
-    let free = HpIntegrator::<_, _, 3, 2>::new(So3, body, &gauss, Chart::Exp).unwrap().with_truncation(2).unwrap();
+    let free = HpIntegrator::<_, _, 3, 2>::new(So3, &gauss, Chart::Exp, body).unwrap().with_truncation(2).unwrap();
     let (a, mut s) = (s0(), s0());
     for _ in 0..1000 {
         free.step(&mut s, 0.1).unwrap();
@@ -111,7 +111,7 @@ fn truncated_methods_keep_the_casimirs_and_the_spatial_momentum() {
     assert!((s.mu.norm_squared() - a.mu.norm_squared()).abs() < 1e-12);
     assert!((s.g * s.mu - a.g * a.mu).amax() < 1e-12);
     assert!(LieGroup::<f64, 3>::defect(&So3, &s.g) < 1e-12);
-    let heavy = HpIntegrator::<_, _, 3, 2>::new(So3, top(), &gauss, Chart::Cayley).unwrap().with_truncation(2).unwrap();
+    let heavy = HpIntegrator::<_, _, 3, 2>::new(So3, &gauss, Chart::Cayley, top()).unwrap().with_truncation(2).unwrap();
     let mut s = s0();
     for _ in 0..1000 {
         heavy.step(&mut s, 0.1).unwrap();
@@ -144,7 +144,7 @@ fn on_a_vector_space_the_truncation_changes_nothing() {
     }
     let lag = KineticPotential::new(nalgebra::Matrix2::new(2.0, 0.3, 0.3, 1.0), Quartic).unwrap();
     let gauss = tableau::gauss_legendre(2).unwrap();
-    let a = HpIntegrator::<_, _, 2, 2>::new(Rn::<2>, lag, &gauss, Chart::Exp).unwrap();
+    let a = HpIntegrator::<_, _, 2, 2>::new(Rn::<2>, &gauss, Chart::Exp, lag).unwrap();
     // (the same Newton iteration: with_truncation switches to simplified Newton by default)
     let b = a.clone().with_truncation(3).unwrap().with_newton(*a.newton_options()).unwrap();
     let start = LieState::new(SVector::<f64, 2>::new(1.0, 0.5), SVector::<f64, 2>::new(0.0, 0.7));
@@ -176,10 +176,10 @@ fn a_user_chart_or_an_index_beyond_the_table_is_a_typed_error() {
     }
     let body = FreeRigidBody::principal(1.0, 2.0, 3.0).unwrap();
     let gauss = tableau::gauss_legendre(2).unwrap();
-    let user = HpIntegrator::<_, _, 3, 2, Mine>::new(So3, body, &gauss, Mine).unwrap();
+    let user = HpIntegrator::<_, _, 3, 2, Mine>::new(So3, &gauss, Mine, body).unwrap();
     assert!(matches!(user.clone().with_truncation(1), Err(GeomError::InvalidParameter { .. })));
     assert!(user.with_truncation(0).is_ok());
-    let exp = HpIntegrator::<_, _, 3, 2>::new(So3, body, &gauss, Chart::Exp).unwrap();
+    let exp = HpIntegrator::<_, _, 3, 2>::new(So3, &gauss, Chart::Exp, body).unwrap();
     assert!(matches!(exp.clone().with_truncation(31), Err(GeomError::InvalidParameter { .. })));
     assert!(exp.with_truncation(30).is_ok());
 }
@@ -209,13 +209,13 @@ fn gauss2_with_q2_is_fourth_order_on_the_underwater_vehicle() {
         s
     };
     let reference =
-        go(&Composition::new(hp::stormer_verlet(Se3, veh, Chart::Cayley).unwrap(), kahan_li8()).unwrap(), 4096);
+        go(&Composition::new(hp::stormer_verlet(Se3, Chart::Cayley, veh).unwrap(), kahan_li8()).unwrap(), 4096);
     let gauss = tableau::gauss_legendre(2).unwrap();
     let steps = [10, 20, 40, 80];
     let hs: Vec<f64> = steps.iter().map(|n| 2.0 / *n as f64).collect();
     for chart in [Chart::Exp, Chart::Cayley] {
         for (q, nominal) in [(2, 4.0), (0, 2.0)] {
-            let m = HpIntegrator::<_, _, 6, 2>::new(Se3, veh, &gauss, chart).unwrap().with_truncation(q).unwrap();
+            let m = HpIntegrator::<_, _, 6, 2>::new(Se3, &gauss, chart, veh).unwrap().with_truncation(q).unwrap();
             let errs: Vec<f64> = steps
                 .iter()
                 .map(|&n| {
@@ -240,7 +240,7 @@ fn gauss2_with_q2_is_fourth_order_on_the_underwater_vehicle() {
 fn truncated_heavy_top_keeps_the_vertical_momentum_to_round_off_over_1e5_steps() {
     const STEPS: usize = 100_000;
     let gauss = tableau::gauss_legendre(2).unwrap();
-    let heavy = HpIntegrator::<_, _, 3, 2>::new(So3, top(), &gauss, Chart::Cayley).unwrap().with_truncation(2).unwrap();
+    let heavy = HpIntegrator::<_, _, 3, 2>::new(So3, &gauss, Chart::Cayley, top()).unwrap().with_truncation(2).unwrap();
     let options = *heavy.newton_options();
     assert!(options.polish && options.jacobian == geom_core::newton::JacobianUpdate::Frozen);
     let unpolished = heavy.clone().with_newton(options.with_polish(false)).unwrap();

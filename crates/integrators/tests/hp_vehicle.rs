@@ -63,7 +63,7 @@ fn run(m: &dyn OneStep<State>, veh: &UnderwaterVehicle, s0: &State, h: f64, n: u
 fn casimirs_and_spatial_momentum_to_round_off() {
     let (veh, s0) = vehicle();
     for chart in [Chart::Exp, Chart::Cayley] {
-        let sv = hp::stormer_verlet(Se3, veh, chart).unwrap();
+        let sv = hp::stormer_verlet(Se3, chart, veh).unwrap();
         let r = run(&sv, &veh, &s0, 0.05, 10_000);
         eprintln!(
             "{:<28} |P|²: {:.2e}  Π·P: {:.2e}  Ad*μ: {:.2e}  SE(3) defect: {:.2e}  energy {:.3e} (first quarter {:.3e}, last {:.3e})",
@@ -90,7 +90,7 @@ fn casimirs_and_spatial_momentum_to_round_off() {
 fn energy_error_is_second_order() {
     let (veh, s0) = vehicle();
     for chart in [Chart::Exp, Chart::Cayley] {
-        let sv = hp::stormer_verlet(Se3, veh, chart).unwrap();
+        let sv = hp::stormer_verlet(Se3, chart, veh).unwrap();
         let e: Vec<f64> =
             [0.1, 0.05, 0.025].iter().map(|&h| run(&sv, &veh, &s0, h, (100.0 / h).round() as usize).energy).collect();
         let (p1, p2) = (slope(e[0], e[1]), slope(e[1], e[2]));
@@ -107,8 +107,8 @@ fn energy_error_is_second_order() {
 fn autodiff_general_path_matches_reduced_path() {
     let (veh, s0) = vehicle();
     for chart in [Chart::Exp, Chart::Cayley] {
-        let reduced = hp::stormer_verlet(Se3, veh, chart).unwrap();
-        let general = hp::stormer_verlet(Se3, AutoDiff(veh), chart).unwrap();
+        let reduced = hp::stormer_verlet(Se3, chart, veh).unwrap();
+        let general = hp::stormer_verlet(Se3, chart, AutoDiff(veh)).unwrap();
         let (mut a, mut b) = (s0, s0);
         let mut diff = 0.0f64;
         for _ in 0..100 {

@@ -101,7 +101,7 @@ fn agrees_with_hp_stormer_verlet_to_second_order() {
     // by 4 when h halves. A wrong sign of the moment would leave an O(1) difference.
     let top = heavy_top();
     let lgvi = Lgvi::new(top).unwrap();
-    let sv = hp::stormer_verlet(So3, top, Chart::Cayley).unwrap();
+    let sv = hp::stormer_verlet(So3, Chart::Cayley, top).unwrap();
     let diff = |h: f64| {
         let (mut a, mut b) = (top_state(), top_state());
         for _ in 0..(1.0 / h).round() as usize {

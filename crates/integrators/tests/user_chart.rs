@@ -89,9 +89,9 @@ fn free_body_state() -> LieState<Matrix3<f64>, 3> {
 #[test]
 fn hp_stormer_verlet_with_the_user_chart_conserves_casimir_and_spatial_momentum() {
     let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap();
-    let sv = hp::stormer_verlet(So3, body, Pade22).unwrap();
+    let sv = hp::stormer_verlet(So3, Pade22, body).unwrap();
     assert_eq!(sv.name(), "HP Störmer–Verlet (pade22)");
-    let cay = hp::stormer_verlet(So3, body, Chart::Cayley).unwrap();
+    let cay = hp::stormer_verlet(So3, Chart::Cayley, body).unwrap();
     let (mut s, mut c) = (free_body_state(), free_body_state());
     let (m0, k0, e0) = (s.g * s.mu, body.casimirs(&s)[0], body.energy(&s));
     let (mut dm, mut dk, mut de) = (0.0f64, 0.0f64, 0.0f64);
@@ -112,8 +112,8 @@ fn hp_stormer_verlet_with_the_user_chart_conserves_casimir_and_spatial_momentum(
 fn separable_heavy_top_with_the_user_chart() {
     let top =
         HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.5, 1.0)), 1.0, Vector3::new(0.1, 0.0, 1.0)).unwrap();
-    let sv = hp::stormer_verlet(So3, top, Pade22).unwrap();
-    let general = hp::stormer_verlet(So3, hp::AutoDiff(top), Pade22).unwrap();
+    let sv = hp::stormer_verlet(So3, Pade22, top).unwrap();
+    let general = hp::stormer_verlet(So3, Pade22, hp::AutoDiff(top)).unwrap();
     let s0 = LieState::new(so3::exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.3, -0.4, 2.0));
     let (mut a, mut b) = (s0, s0);
     let v0 = top.momenta(&a)[0];
@@ -222,7 +222,7 @@ impl<S: Scalar> GroupChart<S, So3, 3> for WrongDerivative {
 #[test]
 fn a_chart_that_fails_its_checks_is_refused() {
     let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap();
-    match hp::stormer_verlet(So3, body, WrongDerivative) {
+    match hp::stormer_verlet(So3, WrongDerivative, body) {
         Err(GeomError::InvalidParameter { what: "chart", reason }) => assert!(reason.contains("dtau"), "{reason}"),
         other => panic!("expected a chart error, got {:?}", other.map(|m| m.name().to_string())),
     }

@@ -154,7 +154,7 @@ struct Coefficients<const S: usize> {
 /// use nalgebra::{Matrix3, Vector3};
 ///
 /// let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0)?;
-/// let sv: Box<dyn OneStep<LieState<Matrix3<f64>, 3>>> = Box::new(hp::stormer_verlet(So3, body, Chart::Cayley)?);
+/// let sv: Box<dyn OneStep<LieState<Matrix3<f64>, 3>>> = Box::new(hp::stormer_verlet(So3, Chart::Cayley, body)?);
 /// let mut s = LieState::new(Matrix3::identity(), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
 /// let m0 = s.spatial_momentum(&So3);
 /// for _ in 0..100 {
@@ -200,13 +200,13 @@ where
     /// use integrators::models::FreeRigidBody;
     /// use integrators::tableau;
     /// let body = FreeRigidBody::principal(1.0, 2.0, 3.0)?;
-    /// let gauss = HpIntegrator::<_, _, 3, 2>::new(So3, body, &tableau::gauss_legendre(2)?, Chart::Exp)?;
+    /// let gauss = HpIntegrator::<_, _, 3, 2>::new(So3, &tableau::gauss_legendre(2)?, Chart::Exp, body)?;
     /// assert_eq!(gauss.name(), "HP Gauss-Legendre 2 (exp)");
     /// // the explicit midpoint rule has b_1 = 0: its stage equations are singular
-    /// assert!(HpIntegrator::<_, _, 3, 2>::new(So3, body, &tableau::explicit_midpoint(), Chart::Exp).is_err());
+    /// assert!(HpIntegrator::<_, _, 3, 2>::new(So3, &tableau::explicit_midpoint(), Chart::Exp, body).is_err());
     /// # Ok::<(), geom_core::GeomError>(())
     /// ```
-    pub fn new(group: G, lagrangian: L, tableau: &Tableau, chart: C) -> Result<Self> {
+    pub fn new(group: G, tableau: &Tableau, chart: C, lagrangian: L) -> Result<Self> {
         if GroupChart::<f64, G, D>::builtin(&chart).is_none() {
             check_chart::<G, C, D>(&group, &chart)?;
         } else {
@@ -272,7 +272,7 @@ where
     /// use discretization::OneStep;
     /// use nalgebra::{Matrix3, Vector3};
     /// let top = HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(1.0, 2.0, 3.0)), 1.5, Vector3::z())?;
-    /// let gauss = HpIntegrator::<_, _, 3, 2>::new(So3, top, &tableau::gauss_legendre(2)?, Chart::Exp)?;
+    /// let gauss = HpIntegrator::<_, _, 3, 2>::new(So3, &tableau::gauss_legendre(2)?, Chart::Exp, top)?;
     /// assert_eq!(gauss.order(), 2); // q = 0 caps the order at 2
     /// assert_eq!(gauss.clone().with_truncation(1)?.order(), 3);
     /// assert_eq!(gauss.with_truncation(2)?.order(), 4);
@@ -726,15 +726,15 @@ where
 /// `Π_{k+1} = (dτ^{-1}_{-hξ})* Iξ`. Order 1 (2 for a left-invariant `ℓ`).
 pub fn symplectic_euler_a<G, L, C, const D: usize>(
     group: G,
-    lagrangian: L,
     chart: C,
+    lagrangian: L,
 ) -> Result<HpIntegrator<G, L, D, 1, C>>
 where
     G: HpGroup<D>,
     L: HpLagrangian<G, D>,
     C: HpChart<G, D>,
 {
-    Ok(HpIntegrator::new(group, lagrangian, &tableau::explicit_euler(), chart)?
+    Ok(HpIntegrator::new(group, &tableau::explicit_euler(), chart, lagrangian)?
         .with_name(format!("HP symplectic Euler A ({})", GroupChart::<f64, G, D>::name(&chart))))
 }
 
@@ -743,15 +743,15 @@ where
 /// `Π_{k+1} = (dτ^{-1}_{-hξ})* Iξ + h f(g_{k+1})`. The adjoint of symplectic Euler A.
 pub fn symplectic_euler_b<G, L, C, const D: usize>(
     group: G,
-    lagrangian: L,
     chart: C,
+    lagrangian: L,
 ) -> Result<HpIntegrator<G, L, D, 1, C>>
 where
     G: HpGroup<D>,
     L: HpLagrangian<G, D>,
     C: HpChart<G, D>,
 {
-    Ok(HpIntegrator::new(group, lagrangian, &tableau::implicit_euler(), chart)?
+    Ok(HpIntegrator::new(group, &tableau::implicit_euler(), chart, lagrangian)?
         .with_name(format!("HP symplectic Euler B ({})", GroupChart::<f64, G, D>::name(&chart))))
 }
 
@@ -764,12 +764,12 @@ where
 /// ```
 ///
 /// Order 2, symmetric; on SO(3) with `τ = cay` it is the componentwise scheme of docs/math.md §D.5.
-pub fn stormer_verlet<G, L, C, const D: usize>(group: G, lagrangian: L, chart: C) -> Result<HpIntegrator<G, L, D, 2, C>>
+pub fn stormer_verlet<G, L, C, const D: usize>(group: G, chart: C, lagrangian: L) -> Result<HpIntegrator<G, L, D, 2, C>>
 where
     G: HpGroup<D>,
     L: HpLagrangian<G, D>,
     C: HpChart<G, D>,
 {
-    Ok(HpIntegrator::new(group, lagrangian, &tableau::lobatto_iiia(2)?, chart)?
+    Ok(HpIntegrator::new(group, &tableau::lobatto_iiia(2)?, chart, lagrangian)?
         .with_name(format!("HP Störmer–Verlet ({})", GroupChart::<f64, G, D>::name(&chart))))
 }
