@@ -30,6 +30,7 @@ mod lie_methods_orders;
 mod lie_methods_structure;
 mod lie_methods_tableaux;
 mod observers_lie;
+mod part2_experiments;
 mod separable_dyn;
 mod splitting_kepler;
 mod splitting_method;
