@@ -20,6 +20,7 @@ mod hp_prk_rn;
 mod hp_reversible;
 mod hp_rigid_body;
 mod hp_rkmk;
+mod hp_second_kind;
 mod hp_symplectic;
 mod hp_truncation;
 mod hp_vehicle;
