@@ -1,6 +1,9 @@
 //! The parsers of outside input never panic, whatever the bytes: TOML run configs (parsed, then
-//! resolved into a problem and a run as `geomint run --config` does), N-body system files, and
-//! checkpoints (`checkpoint.json` of a real run, damaged, then opened as `geomint resume` does).
+//! resolved into a problem and a run as `geomint run --config` does), N-body system files, system
+//! files of formulas (parsed, made a problem and stepped, as `geomint run --system` does), the
+//! formula parser itself (random token soups, evaluated at `f64` and at dual numbers), and
+//! checkpoints (`checkpoint.json` and the sample file `checkpoint-samples.bin` of a real run,
+//! damaged, then opened as `geomint resume` does).
 //!
 //! Each input is a valid seed mutated by a deterministic generator (fixed seed): byte flips,
 //! deletions, duplications, insertions of random bytes and of hostile tokens (`nan`, `1e309`,
@@ -8,7 +11,9 @@
 //! thousand cases per parser, a second or two; a longer run sets `GEOMINT_FUZZ_CASES`
 //! (e.g. `GEOMINT_FUZZ_CASES=200000 cargo test --test suite fuzz_inputs -- --nocapture`).
 
-use geomint::workbench::catalogue::{self, nbody::Bodies};
+use geom_core::formula::Formula;
+use geomint::workbench::catalogue::{self, nbody::Bodies, system::SystemSpec};
+use geomint::workbench::checkpoint::SAMPLES_FILE;
 use geomint::workbench::checkpoint::Session;
 use geomint::workbench::config::RunConfig;
 use geomint::workbench::experiment::RunSpec;
@@ -168,4 +173,97 @@ fn damaged_checkpoints_never_panic() {
         let opened = catch_unwind(AssertUnwindSafe(|| Session::open(&run, &stop, &mut |_| {}).map(|_| ())));
         assert!(opened.is_ok(), "checkpoint case {case} panicked on {:?}", String::from_utf8_lossy(&damaged));
     }
+}
+
+const SYSTEM: &str = "name = \"Hénon–Heiles\"\nq = [\"x\", \"y\"]\np = [\"px\", \"py\"]\n\
+    T = \"0.5*(px^2 + py^2)\"\nV = \"0.5*(x^2 + y^2) + lambda*(x^2*y - y^3/3)\"\n\
+    q0 = [0.1, -0.2]\np0 = [0.3, 0.1]\nh = 0.05\nt_end = 200.0\n[invariants]\nr2 = \"x^2 + y^2\"\n\
+    [params]\nlambda = 1.0\n";
+
+#[test]
+fn system_files_never_panic() {
+    fuzz("system", SYSTEM, 3, |bytes| {
+        let Ok(text) = std::str::from_utf8(bytes) else { return };
+        let Ok(spec) = SystemSpec::from_toml(text, "fuzz.toml") else { return };
+        let Ok(problem) = spec.problem(&[], "fuzz.toml") else { return };
+        // a parsed system runs (or refuses) a few steps of an explicit and an implicit method
+        for method in ["stormer-verlet", "gauss2"] {
+            if let Ok(spec) = RunSpec::new(0.01, Some(3), None, 1) {
+                let _ = geomint::workbench::experiment::run(problem.as_ref(), method, spec, &mut |_| {});
+            }
+        }
+    });
+}
+
+/// Pieces of formulas: names, numbers (hostile ones too), operators, functions, parentheses.
+const FORMULA_TOKENS: &[&str] = &[
+    "q", "p", "mu", "pi", "x", "1", "0", "2.5", "1e308", "1e-320", "nan", "inf", "-", "+", "*", "/", "^", "**", "(",
+    ")", ",", "sqrt(", "log(", "exp(", "atan2(", "pow(", "abs(", "sin(", "acosh(", " ", "..", "e", "1e",
+];
+
+#[test]
+fn formulas_never_panic() {
+    let mut rng = Rng(0x5EED_F0A1_0000_0003);
+    let point = [0.7, -1.3];
+    let dual = [num_dual::Dual64::new(0.7, 1.0), num_dual::Dual64::new(-1.3, 0.0)];
+    for case in 0..cases() {
+        let n = 1 + rng.below(24);
+        let text: String = (0..n).map(|_| FORMULA_TOKENS[rng.below(FORMULA_TOKENS.len())]).collect();
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            if let Ok(f) = Formula::parse(&text, &["q", "p"], &[("mu", 1.0)]) {
+                let _ = f.eval(&point);
+                let _ = f.eval(&dual);
+            }
+        }));
+        assert!(outcome.is_ok(), "formula case {case} panicked on {text:?}");
+    }
+    // deep nesting and long sums are refused, not a stack overflow
+    for text in ["(".repeat(100_000) + "q" + &")".repeat(100_000), "q+".repeat(50_000) + "q", "-".repeat(100_000) + "q"]
+    {
+        assert!(Formula::parse(&text, &["q"], &[]).is_err(), "a hostile formula of {} bytes parsed", text.len());
+    }
+}
+
+#[test]
+fn damaged_sample_files_never_panic() {
+    let tmp = TempDir(std::env::temp_dir().join(format!("geomint-fuzz-samples-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&tmp.0);
+    let run = tmp.0.join("run");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_geomint"))
+        .args(["run", "kepler", "--steps", "60", "--every", "7", "--checkpoint-every", "20", "--quiet", "--out"])
+        .arg(&run)
+        .output()
+        .expect("run geomint");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let samples = std::fs::read(run.join(SAMPLES_FILE)).expect("the sample file");
+    let stop = AtomicBool::new(false);
+    let n = (cases() / 10).max(50);
+    let mut rng = Rng(0x5A3B_1E5F_11E0_0001);
+    let (mut must_refuse, mut refused) = (0, 0);
+    for case in 0..n {
+        // binary damage: a flipped bit or a cut inside the recorded samples (must be refused), or
+        // random words appended (ignored: samples past the checkpoint's record are those of an
+        // interrupted stretch, which a resume recomputes)
+        let mut damaged = samples.clone();
+        let kind = rng.below(3);
+        match kind {
+            0 => {
+                let i = rng.below(damaged.len());
+                damaged[i] ^= 1 << rng.below(8);
+            }
+            1 => damaged.truncate(rng.below(damaged.len())),
+            _ => damaged.extend((0..8 * (1 + rng.below(20))).map(|_| rng.next() as u8)),
+        }
+        std::fs::write(run.join(SAMPLES_FILE), &damaged).expect("write the damaged sample file");
+        let opened = catch_unwind(AssertUnwindSafe(|| Session::open(&run, &stop, &mut |_| {}).map(|_| ())));
+        let Ok(opened) = opened else { panic!("sample file case {case} panicked ({} bytes)", damaged.len()) };
+        if kind < 2 {
+            must_refuse += 1;
+            refused += usize::from(opened.is_err());
+        } else {
+            assert!(opened.is_ok(), "sample file case {case}: appended words refused: {:?}", opened.err());
+        }
+    }
+    // the sample record (count and hash in checkpoint.json) catches every damage to the samples
+    assert_eq!(refused, must_refuse, "{} of {must_refuse} damaged sample files were accepted", must_refuse - refused);
 }
