@@ -699,7 +699,7 @@ impl PySimulation {
     fn step(&self, py: Python<'_>, n: i64) -> PyResult<()> {
         let n = usize::try_from(n).map_err(|_| PyValueError::new_err(format!("n must be at least 0, got {n}")))?;
         outcome(self.call(py, move |s, stop| {
-            let target = s.step().checked_add(n).unwrap_or(usize::MAX);
+            let target = s.step().saturating_add(n);
             simulation::advance(s, target, stop)
         })?)
     }

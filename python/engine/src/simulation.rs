@@ -381,7 +381,8 @@ fn system_file(origin: Option<&Origin>, current: Option<&str>, dir: &Path) -> Re
 }
 
 /// Saves the session as a checkpoint in `dir` ([`Session::save_to`]), with its system's file
-/// where it needs one ([`system_file`]): status `completed` at the target, else `interrupted`.
+/// where it needs one (the N-body or formula data written beside it): status `completed` at the
+/// target, else `interrupted`.
 pub fn save(s: &mut Session, origin: Option<&Origin>, dir: &Path) -> Result<(), WorkbenchError> {
     let system = system_file(origin, s.config().system.as_deref(), dir)?;
     let status = if s.step() >= s.target() { "completed" } else { "interrupted" };
