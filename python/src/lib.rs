@@ -4,19 +4,32 @@
 //! dict that the Python package wraps in its result classes.
 //!
 //! Errors: a [`WorkbenchError::Input`] raises `ValueError` with the workbench's message (the
-//! text the CLI prints after `error: `), a failed integration raises
-//! `geomint.IntegrationError` (a `RuntimeError`), an I/O error `OSError`.
+//! text the CLI prints after `error: `, the CLI's option names replaced by Python's parameter
+//! names: [`py_names`]), a failed integration raises `geomint.IntegrationError` (a
+//! `RuntimeError`), an I/O error `OSError`, samples that would not fit in memory `MemoryError`.
+//!
+//! Signals: every call that integrates runs the steps on a worker thread while the calling
+//! thread, the GIL released, waits for it and checks Python's signals every [`POLL`]
+//! ([`interruptible`], [`wait`]). A signal handler's exception (Ctrl-C's `KeyboardInterrupt`)
+//! sets the run's stop flag, which the workbench's loop reads between chunks of steps; the call
+//! waits for the worker to stop and raises the exception. A [`PySimulation`] keeps its state at
+//! the last whole chunk.
 
 use geomint::workbench::WorkbenchError;
 use geomint::workbench::catalogue::nbody::Bodies;
 use geomint::workbench::catalogue::system::SystemSpec;
+use geomint::workbench::checkpoint::Outcome;
 use geomint::workbench::experiment::RunResult;
 use geomint::workbench::problem::{Kind, Problem, Quantity};
+use geomint_engine::simulation::{self, Pending, RunError, Simulation, Start};
 use geomint_engine::{self as engine, Ensemble, EnsembleError, Origin, System};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
 
 pyo3::create_exception!(
     geomint,
@@ -26,9 +39,24 @@ pyo3::create_exception!(
      the message is the one the CLI prints."
 );
 
+/// The workbench's message with the CLI's option names replaced by the Python parameters that
+/// set the same thing (`--every` → `every`, `--t-end` → `t_end`, ...).
+fn py_names(msg: &str) -> String {
+    const NAMES: [(&str, &str); 7] = [
+        ("--every", "every"),
+        ("--steps", "steps"),
+        ("--t-end", "t_end"),
+        ("t-end", "t_end"),
+        ("--state", "state"),
+        ("--param", "params"),
+        ("--threads", "threads"),
+    ];
+    NAMES.iter().fold(msg.to_string(), |m, (cli, py)| m.replace(cli, py))
+}
+
 fn to_py(e: WorkbenchError) -> PyErr {
     match e {
-        WorkbenchError::Input(msg) => PyValueError::new_err(msg),
+        WorkbenchError::Input(msg) => PyValueError::new_err(py_names(&msg)),
         WorkbenchError::Io { .. } | WorkbenchError::Read { .. } | WorkbenchError::Locked { .. } => {
             PyOSError::new_err(e.to_string())
         }
@@ -36,14 +64,76 @@ fn to_py(e: WorkbenchError) -> PyErr {
     }
 }
 
-fn ensemble_err(e: EnsembleError) -> PyErr {
-    let msg = e.to_string();
+fn run_err(e: RunError) -> PyErr {
+    match e {
+        RunError::Workbench(e) => to_py(e),
+        RunError::Memory(msg) => PyMemoryError::new_err(msg),
+    }
+}
+
+/// The error of an ensemble whose rows are members `first_member, first_member + 1, ...` of a
+/// larger one (a chunk of a Dask ensemble): the member named by its global index.
+fn ensemble_err(mut e: EnsembleError, first_member: usize) -> PyErr {
+    e.member = e.member.map(|i| i + first_member);
+    let msg = py_names(&e.to_string());
     match e.source {
         WorkbenchError::Input(_) => PyValueError::new_err(msg),
         WorkbenchError::Io { .. } | WorkbenchError::Read { .. } | WorkbenchError::Locked { .. } => {
             PyOSError::new_err(msg)
         }
         WorkbenchError::Geom(_) | WorkbenchError::Step { .. } => IntegrationError::new_err(msg),
+    }
+}
+
+/// How often a waiting call checks Python's signals.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Runs `job` on a worker thread while this thread, the GIL released, waits for it and checks
+/// Python's signals every [`POLL`]. A signal handler's exception (a `KeyboardInterrupt`) sets
+/// the stop flag given to `job`, waits for `job` to return (the workbench's loop reads the flag
+/// between chunks of steps) and is raised.
+fn interruptible<T: Send>(py: Python<'_>, job: impl FnOnce(&AtomicBool) -> T + Send) -> PyResult<T> {
+    let stop = AtomicBool::new(false);
+    py.detach(|| {
+        std::thread::scope(|scope| {
+            let (tx, rx) = mpsc::channel();
+            let stop = &stop;
+            scope.spawn(move || {
+                let _ = tx.send(job(stop));
+            });
+            loop {
+                match rx.recv_timeout(POLL) {
+                    Ok(v) => return Ok(v),
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if let Err(e) = Python::attach(|py| py.check_signals()) {
+                            stop.store(true, Ordering::SeqCst);
+                            let _ = rx.recv();
+                            return Err(e);
+                        }
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        return Err(PyRuntimeError::new_err("the integration's thread ended without a result"));
+                    }
+                }
+            }
+        })
+    })
+}
+
+/// Waits for the answer of a job on a simulation's thread as [`interruptible`] waits: a signal
+/// handler's exception stops the job at its next chunk of steps, and is raised once it has.
+fn wait<T: Send>(py: Python<'_>, pending: &mut Pending<T>) -> PyResult<T> {
+    loop {
+        let p = &mut *pending;
+        if let Some(v) = py.detach(move || p.wait(POLL)).map_err(to_py)? {
+            return Ok(v);
+        }
+        if let Err(e) = py.check_signals() {
+            pending.stop();
+            let p = &mut *pending;
+            py.detach(move || while let Ok(None) = p.wait(POLL) {});
+            return Err(e);
+        }
     }
 }
 
@@ -68,7 +158,7 @@ fn optional_steps(steps: Option<i64>) -> PyResult<Option<usize>> {
 
 fn optional_count(what: &str, n: Option<i64>) -> PyResult<Option<usize>> {
     match n {
-        Some(k) if k < 0 => Err(PyValueError::new_err(format!("{what} must be at least 1, got {k}"))),
+        Some(k) if k < 1 => Err(PyValueError::new_err(format!("{what} must be at least 1, got {k}"))),
         Some(k) => Ok(Some(k as usize)),
         None => Ok(None),
     }
@@ -448,10 +538,12 @@ fn run<'py>(
         )));
     }
     let spec = &system.get().system;
-    let result = py
-        .detach(|| engine::run(spec, method, h, steps, t_end, every, state.as_ref().map(|s| s.0.as_slice())))
-        .map_err(to_py)?;
-    run_dict(py, result)
+    let state = state.as_ref().map(|s| s.0.as_slice());
+    match interruptible(py, |stop| simulation::run(spec, method, h, steps, t_end, every, state, stop))? {
+        Ok(Some(result)) => run_dict(py, result),
+        Ok(None) => Err(PyKeyboardInterrupt::new_err("the run was interrupted")),
+        Err(e) => Err(run_err(e)),
+    }
 }
 
 fn ensemble_dict<'py>(py: Python<'py>, e: Ensemble) -> PyResult<Bound<'py, PyDict>> {
@@ -465,15 +557,17 @@ fn ensemble_dict<'py>(py: Python<'py>, e: Ensemble) -> PyResult<Bound<'py, PyDic
     d.set_item("labels", &e.labels)?;
     d.set_item("quantities", quantities(py, &e.quantities)?)?;
     d.set_item("wall_seconds", e.wall_seconds)?;
+    d.set_item("threads", e.threads)?;
     d.set_item("states", matrix(py, e.states, m, n)?)?;
     d.set_item("errors", matrix(py, e.errors, m, k)?)?;
     d.set_item("max_errors", e.max_errors.map(|v| matrix(py, v, m, k)).transpose()?)?;
     Ok(d)
 }
 
-/// An ensemble over the rows of `states` (see `geomint.ensemble`).
+/// An ensemble over the rows of `states` (see `geomint.ensemble`); the rows are members
+/// `first_member, first_member + 1, ...` in the errors (a chunk of a Dask ensemble).
 #[pyfunction]
-#[pyo3(signature = (system, method, h, steps, states, every=None, threads=None))]
+#[pyo3(signature = (system, method, h, steps, states, every=None, threads=None, first_member=0))]
 #[allow(clippy::too_many_arguments)]
 fn ensemble<'py>(
     py: Python<'py>,
@@ -484,16 +578,17 @@ fn ensemble<'py>(
     states: PyReadonlyArrayDyn<'py, f64>,
     every: Option<i64>,
     threads: Option<i64>,
+    first_member: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let steps = optional_steps(steps)?;
     let every = optional_count("every", every)?;
     let threads = optional_count("threads", threads)?;
     let (values, shape) = values(&states);
     let spec = &system.get().system;
-    let result = py
-        .detach(|| engine::ensemble(spec, method, h, steps, &values, &shape, every, threads))
-        .map_err(ensemble_err)?;
-    ensemble_dict(py, result)
+    let result = interruptible(py, |stop| {
+        engine::ensemble(spec, method, h, steps, &values, &shape, every, threads, Some(stop))
+    })?;
+    ensemble_dict(py, result.map_err(|e| ensemble_err(e, first_member))?)
 }
 
 /// Checks the settings of an ensemble over states of shape `shape` without running it
@@ -512,7 +607,8 @@ fn check_ensemble(
     let steps = optional_steps(steps)?;
     let every = optional_count("every", every)?;
     let threads = optional_count("threads", threads)?;
-    engine::check_ensemble(&system.get().system, method, h, steps, &shape, every, threads).map_err(ensemble_err)?;
+    engine::check_ensemble(&system.get().system, method, h, steps, &shape, every, threads)
+        .map_err(|e| ensemble_err(e, 0))?;
     Ok(())
 }
 
@@ -536,9 +632,170 @@ fn perturbed_states<'py>(
     matrix(py, states, members, sys.problem().state_labels().len())
 }
 
+// -----------------------------------------------------------------------------------------------
+
+/// A run that continues (see `geomint.Simulation`): the workbench's checkpointed run loop held
+/// in memory on a thread of its own.
+#[pyclass(module = "geomint", name = "Simulation", frozen)]
+struct PySimulation {
+    sim: Simulation,
+}
+
+fn outcome(o: Result<Outcome, RunError>) -> PyResult<()> {
+    match o {
+        Ok(Outcome::Completed) => Ok(()),
+        Ok(Outcome::Interrupted) => Err(PyKeyboardInterrupt::new_err("the simulation was interrupted")),
+        Ok(Outcome::Failed(e)) => Err(to_py(e)),
+        Err(e) => Err(run_err(e)),
+    }
+}
+
+impl PySimulation {
+    /// Runs `job` on the session and waits for it ([`wait`]).
+    fn call<T: Send + 'static>(
+        &self,
+        py: Python<'_>,
+        job: impl FnOnce(&mut geomint::workbench::checkpoint::Session, &AtomicBool) -> T + Send + 'static,
+    ) -> PyResult<T> {
+        wait(py, &mut self.sim.submit(job))?.ok_or_else(|| PyRuntimeError::new_err("the simulation's thread has ended"))
+    }
+}
+
+#[pymethods]
+impl PySimulation {
+    #[new]
+    #[pyo3(signature = (system, method=None, h=None, every=1, state=None))]
+    fn new(
+        py: Python<'_>,
+        system: &Bound<'_, PySystem>,
+        method: Option<&str>,
+        h: Option<f64>,
+        every: i64,
+        state: Option<PyReadonlyArrayDyn<'_, f64>>,
+    ) -> PyResult<Self> {
+        let every = optional_count("every", Some(every))?.unwrap_or(1);
+        let state = state.as_ref().map(values);
+        if let Some((_, shape)) = &state
+            && shape.len() != 1
+        {
+            return Err(PyValueError::new_err(format!(
+                "state must be a 1-D array, got shape {}",
+                engine::py_shape(shape)
+            )));
+        }
+        let sys = &system.get().system;
+        let start = Start::new(sys, method, h, every, state.as_ref().map(|s| s.0.as_slice())).map_err(to_py)?;
+        let starting = Simulation::start(start, sys.origin().clone()).map_err(to_py)?;
+        Self::started(py, starting)
+    }
+
+    /// The simulation of the checkpoint in the directory `path`, as `geomint resume` reads it.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
+        Self::started(py, Simulation::load(&path).map_err(to_py)?)
+    }
+
+    /// Steps `n` more steps.
+    fn step(&self, py: Python<'_>, n: i64) -> PyResult<()> {
+        let n = usize::try_from(n).map_err(|_| PyValueError::new_err(format!("n must be at least 0, got {n}")))?;
+        outcome(self.call(py, move |s, stop| {
+            let target = s.step().saturating_add(n);
+            simulation::advance(s, target, stop)
+        })?)
+    }
+
+    /// Steps to the step nearest `t` (`round(t / h)` steps in all).
+    fn integrate(&self, py: Python<'_>, t: f64) -> PyResult<()> {
+        let h = self.sim.about().h;
+        if !(t.is_finite() && t >= 0.0) {
+            return Err(PyValueError::new_err(format!("t must be finite and at least 0, got {t}")));
+        }
+        let target = (t / h).round();
+        if target >= usize::MAX as f64 {
+            return Err(PyValueError::new_err(format!("t = {t} is {target:e} steps of h = {h}; too many")));
+        }
+        let target = target as usize;
+        outcome(self.call(py, move |s, stop| simulation::advance(s, target, stop))?)
+    }
+
+    /// Writes the simulation as a checkpoint of the CLI in the directory `path` (created if
+    /// missing): `geomint resume PATH` and `Simulation.load(PATH)` continue it bit for bit.
+    fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+        let origin = self.sim.origin().cloned();
+        self.call(py, move |s, _| simulation::save(s, origin.as_ref(), &path))?.map_err(to_py)
+    }
+
+    /// The samples so far and the current step, as `run` returns them.
+    fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.call(py, |s, _| s.result())?;
+        run_dict(py, r)
+    }
+
+    /// Steps taken.
+    #[getter]
+    fn steps(&self, py: Python<'_>) -> PyResult<usize> {
+        self.call(py, |s, _| s.step())
+    }
+    /// The time `steps · h`.
+    #[getter]
+    fn t(&self, py: Python<'_>) -> PyResult<f64> {
+        self.call(py, |s, _| s.time())
+    }
+    /// The current state, in the coordinates of `labels`.
+    #[getter]
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        Ok(PyArray1::from_vec(py, self.call(py, |s, _| s.state().1)?))
+    }
+    /// The problem's name.
+    #[getter]
+    fn problem(&self) -> String {
+        self.sim.about().problem.clone()
+    }
+    /// The method.
+    #[getter]
+    fn method(&self) -> String {
+        self.sim.about().method.clone()
+    }
+    /// The step size.
+    #[getter]
+    fn h(&self) -> f64 {
+        self.sim.about().h
+    }
+    /// The sampling interval.
+    #[getter]
+    fn every(&self) -> usize {
+        self.sim.about().every
+    }
+    /// The labels of the state coordinates.
+    #[getter]
+    fn labels(&self) -> Vec<String> {
+        self.sim.about().labels.clone()
+    }
+    /// The monitored quantities, `[(name, kind, dim, formula), ...]`.
+    #[getter]
+    fn quantities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        quantities(py, &self.sim.about().quantities)
+    }
+    fn __repr__(&self) -> String {
+        let a = self.sim.about();
+        format!("<geomint.Simulation {} / {}, h = {:?}, every {}>", a.problem, a.method, a.h, a.every)
+    }
+}
+
+impl PySimulation {
+    fn started(py: Python<'_>, mut starting: simulation::Starting) -> PyResult<Self> {
+        let about = wait(py, &mut starting.ready)?.map_err(to_py)?;
+        Ok(Self { sim: starting.finish(about) })
+    }
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // the numpy API is loaded now, not at the first call (where a pending Ctrl-C would make
+    // loading it fail inside the numpy crate)
+    let _ = PyArray1::<f64>::from_vec(m.py(), Vec::new());
     m.add_class::<PySystem>()?;
+    m.add_class::<PySimulation>()?;
     m.add("IntegrationError", m.py().get_type::<IntegrationError>())?;
     m.add_function(wrap_pyfunction!(problems, m)?)?;
     m.add_function(wrap_pyfunction!(methods, m)?)?;
@@ -555,5 +812,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(ensemble, m)?)?;
     m.add_function(wrap_pyfunction!(check_ensemble, m)?)?;
+    m.add("MAX_THREADS", geomint_engine::max_threads())?;
     Ok(())
 }

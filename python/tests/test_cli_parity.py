@@ -76,11 +76,12 @@ def test_kepler_run_equals_the_cli_bit_for_bit(run_cli, args, kwargs):
     ],
 )
 def test_bad_input_raises_value_error_with_the_cli_message(run_cli, args, call):
+    """The CLI's message, in Python's parameter names (``t_end`` for ``t-end``)."""
     cli = run_cli(*args)
     assert cli.returncode == 2, cli.stdout
     with pytest.raises(ValueError) as info:
         call()
-    assert str(info.value) == cli.error
+    assert str(info.value) == cli.error.replace("t-end", "t_end")
 
 
 def test_wrong_state_shape_raises_value_error():

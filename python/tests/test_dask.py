@@ -66,8 +66,17 @@ def test_dask_ensemble_checks_the_input_before_submitting(client):
         geomint.dask.ensemble(client, "keplr", None, 0.01, 10, np.zeros((8, 4)))
     with pytest.raises(ValueError, match="chunk_size must be a positive integer"):
         geomint.dask.ensemble(client, "kepler", None, 0.01, 10, kepler_states(4), chunk_size=0)
-    # a failing member fails the whole call, with the member's index within its chunk's message
+    # a failing member fails the whole call, naming the member by its index in the whole
+    # ensemble, as the local ensemble does
     bad = kepler_states(10)
     bad[7] = [0.0, 0.0, 0.0, 1.0]
-    with pytest.raises(geomint.IntegrationError, match="integration failed at step 1"):
+    with pytest.raises(geomint.IntegrationError, match="member 7: integration failed at step 1"):
         geomint.dask.ensemble(client, "kepler", "stormer-verlet", 0.01, 10, bad, chunk_size=5)
+    # an invalid state: the same message as the local call
+    bad = kepler_states(10)
+    bad[5, 1] = np.inf
+    with pytest.raises(ValueError) as remote:
+        geomint.dask.ensemble(client, "kepler", "stormer-verlet", 0.01, 10, bad, chunk_size=4)
+    with pytest.raises(ValueError) as local:
+        geomint.ensemble("kepler", "stormer-verlet", 0.01, 10, bad)
+    assert str(remote.value) == str(local.value) and str(local.value).startswith("member 5: "), str(remote.value)

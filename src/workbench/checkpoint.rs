@@ -426,6 +426,8 @@ struct Book {
     /// be resumed; the flag stays for the library's callers that want outputs only).
     keep: bool,
     resumed: bool,
+    /// A run held in memory ([`Session::detach`]): no periodic checkpoints in `dir`.
+    detached: bool,
 }
 
 /// The sample of the simulation's current state; the same numbers as the samples of
@@ -479,6 +481,7 @@ impl Session {
             wall: 0.0,
             log: SampleLog::new(dir),
             resumed: false,
+            detached: false,
             config,
         };
         Ok(Self { sim, book })
@@ -622,6 +625,7 @@ impl Session {
             log,
             keep: true,
             resumed: true,
+            detached: false,
             config,
         };
         Ok(Self { sim, book })
@@ -696,6 +700,7 @@ impl Session {
     /// good step); an I/O error of a checkpoint is an error.
     pub fn advance(&mut self, stop: &AtomicBool, progress: &mut dyn FnMut(usize)) -> Result<Outcome, WorkbenchError> {
         let cadence = match self.book.config.checkpoint_every {
+            _ if self.book.detached => Cadence::Never,
             Some(n) => Cadence::Steps(n),
             None => Cadence::Wall { interval: AUTO_INTERVAL, stride: AUTO_STRIDE },
         };
@@ -717,6 +722,44 @@ impl Session {
             return Ok(None);
         }
         self.book.checkpoint_bytes(self.sim.as_ref(), status).map(Some)
+    }
+
+    /// Holds the run in memory: [`Session::advance`] writes no periodic checkpoint (nor anything
+    /// else) in the session's directory; [`Session::save_to`] writes one where asked. For a
+    /// library's simulation that lives in a program's memory (Python's `geomint.Simulation`).
+    pub fn detach(&mut self) {
+        self.book.detached = true;
+    }
+
+    /// Writes the run so far as a whole checkpoint in `dir` (created if missing), with `status`:
+    /// the sample file written anew, then `checkpoint.json`, each to a temporary name, synced and
+    /// renamed (a crash in between leaves a checkpoint that [`Session::open`] refuses or one
+    /// that continues the same run, never a wrong one). `system` replaces the run's system file
+    /// (problems `nbody` and `system`), e.g. by a copy written in `dir`. The session's own
+    /// directory and sample file are not touched. [`Session::open`] on `dir` (and `geomint resume
+    /// DIR`) continues the run bit for bit.
+    pub fn save_to(&mut self, dir: &Path, system: Option<String>, status: &str) -> Result<(), WorkbenchError> {
+        let io = |p: &Path| {
+            let path = p.display().to_string();
+            move |e| WorkbenchError::Io { path, source: e }
+        };
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let partial = dir.join(format!("{SAMPLES_FILE}.partial"));
+        let mut log = SampleLog::new(dir);
+        log.path = partial.clone();
+        log.append(&self.book.samples)?;
+        log.file = None;
+        let mut config = self.book.config.clone();
+        config.out = Some(dir.display().to_string());
+        config.system = system.or(config.system);
+        let bytes = self.book.payload_bytes(self.sim.as_ref(), status, &log, &config)?;
+        let samples = dir.join(SAMPLES_FILE);
+        std::fs::rename(&partial, &samples).map_err(io(&samples))?;
+        let (tmp, fin) = (dir.join(format!("{FILE}.partial")), dir.join(FILE));
+        output::write_synced(&tmp, &bytes)?;
+        std::fs::rename(&tmp, &fin).map_err(io(&fin))?;
+        output::sync_dir(dir);
+        Ok(())
     }
 
     /// After a failed commit of the final outputs: removes a sample file that this session
@@ -806,7 +849,17 @@ impl Book {
     /// Appends the new samples and returns the checkpoint's text.
     fn checkpoint_bytes(&mut self, sim: &dyn Simulation, status: &str) -> Result<Vec<u8>, WorkbenchError> {
         self.log.append(&self.samples)?;
-        let c = &self.config;
+        self.payload_bytes(sim, status, &self.log, &self.config)
+    }
+
+    /// The checkpoint's text for the samples recorded in `log` and the configuration `c`.
+    fn payload_bytes(
+        &self,
+        sim: &dyn Simulation,
+        status: &str,
+        log: &SampleLog,
+        c: &RunConfig,
+    ) -> Result<Vec<u8>, WorkbenchError> {
         let payload = Payload {
             problem: self.problem.name().to_string(),
             method: self.method.clone(),
@@ -822,10 +875,10 @@ impl Book {
             coordinates: words(&sim.state()),
             samples: SamplesInfo {
                 file: SAMPLES_FILE.into(),
-                count: self.log.persisted,
+                count: log.persisted,
                 words: sample_words(self.samples[0].state.len(), self.samples[0].values.len(), self.quantities.len()),
-                bytes: self.log.bytes,
-                fnv1a64: hex(self.log.hash.finish()),
+                bytes: log.bytes,
+                fnv1a64: hex(log.hash.finish()),
             },
             max_errors: words(&max_errors(&self.samples, self.quantities.len())),
             wall_seconds: self.wall,
@@ -1069,6 +1122,54 @@ mod tests {
         words[19] = 0.5;
         assert!(sim.restore(&words, 3).is_err());
         assert_eq!(sim.steps(), 0);
+    }
+
+    /// A detached session writes nothing in its directory, however long it runs; saved with
+    /// [`Session::save_to`] at an interruption, it is opened and continued to the end bit for bit
+    /// equal to the run that went through.
+    #[test]
+    fn a_detached_session_saved_anywhere_continues_bit_for_bit() {
+        let root = std::env::temp_dir().join(format!("geomint-save-to-{}", std::process::id()));
+        let (home, saved) = (root.join("home"), root.join("saved"));
+        let config = |steps| RunConfig {
+            problem: Some("kepler".into()),
+            method: Some("stormer-verlet".into()),
+            h: Some(0.01),
+            steps: Some(steps),
+            every: Some(7),
+            checkpoint_every: Some(1),
+            ..RunConfig::default()
+        };
+        let session = |steps| {
+            let mut s = Session::new(catalogue::problem("kepler", &[]).unwrap(), config(steps), &home).unwrap();
+            s.detach();
+            s
+        };
+        let stop = AtomicBool::new(false);
+        let mut whole = session(100);
+        assert!(matches!(whole.advance(&stop, &mut |_| {}).unwrap(), Outcome::Completed));
+        assert!(!home.exists(), "a detached session wrote in its directory");
+
+        let mut part = session(100);
+        part.set_target(40).unwrap();
+        assert!(matches!(part.advance(&stop, &mut |_| {}).unwrap(), Outcome::Completed));
+        part.save_to(&saved, None, "interrupted").unwrap();
+        assert!(!home.exists());
+        let mut back = Session::open(&saved, &stop, &mut |_| {}).unwrap();
+        assert_eq!((back.step(), bits(&back.state().1)), (40, bits(&part.state().1)));
+        back.detach();
+        back.set_target(100).unwrap();
+        assert!(matches!(back.advance(&stop, &mut |_| {}).unwrap(), Outcome::Completed));
+        let (a, b) = (whole.result(), back.result());
+        assert_eq!(a.samples.len(), b.samples.len());
+        for (x, y) in a.samples.iter().zip(&b.samples) {
+            assert_eq!((x.step, bits(&x.state), bits(&x.errors)), (y.step, bits(&y.state), bits(&y.errors)));
+        }
+        // saved again over itself, and opened once more
+        back.save_to(&saved, None, "completed").unwrap();
+        let again = Session::open(&saved, &stop, &mut |_| {}).unwrap();
+        assert_eq!((again.step(), bits(&again.state().1)), (100, bits(&whole.state().1)));
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

@@ -366,7 +366,14 @@ fn errors_of(quantities: &[Quantity], v: &[f64], v0: &[f64]) -> Vec<f64> {
 
 /// One member: `steps` steps of `method` from the problem's initial state, the errors measured
 /// every `every` steps (or at the end only).
-fn member(problem: &dyn Problem, method: &str, h: f64, steps: usize, every: Option<usize>) -> Member {
+fn member(
+    problem: &dyn Problem,
+    method: &str,
+    h: f64,
+    steps: usize,
+    every: Option<usize>,
+    stop: Option<&AtomicBool>,
+) -> Member {
     let quantities = problem.quantities();
     let initial = problem.initial_state().unwrap_or_default();
     let mut sim = match problem::start(problem, method, h) {
@@ -395,7 +402,7 @@ fn member(problem: &dyn Problem, method: &str, h: f64, steps: usize, every: Opti
         }
     };
     // a sample every `every` steps, at the last step, and at the last good step of a failed member
-    let failure = match drive_sampled(sim.as_mut(), steps, every.unwrap_or(usize::MAX), None, |s| widen(&mut max, s)) {
+    let failure = match drive_sampled(sim.as_mut(), steps, every.unwrap_or(usize::MAX), stop, |s| widen(&mut max, s)) {
         Ok((_, ended)) => failure(ended),
         Err(e) => Some(e),
     };
@@ -422,7 +429,25 @@ pub fn ensemble(
     states: &[Vec<f64>],
     threads: Option<usize>,
 ) -> Result<Ensemble, EnsembleError> {
-    RunSpec::new(h, Some(steps), None, every.unwrap_or(1))?;
+    ensemble_until(problem, method, h, steps, every, states, threads, None)
+}
+
+/// [`ensemble()`], reading `stop` between chunks of steps of every member: once it is set, the
+/// members stop after a whole step, those not begun do not start, and the ensemble is an input
+/// error (`interrupted`) instead of a result.
+#[allow(clippy::too_many_arguments)]
+pub fn ensemble_until(
+    problem: &dyn Problem,
+    method: &str,
+    h: f64,
+    steps: usize,
+    every: Option<usize>,
+    states: &[Vec<f64>],
+    threads: Option<usize>,
+    stop: Option<&AtomicBool>,
+) -> Result<Ensemble, EnsembleError> {
+    // the settings of a run; without sampling, one sampled at its start and end only
+    RunSpec::new(h, Some(steps), None, every.unwrap_or(steps.max(1)))?;
     problem::check_method(problem, method)?;
     if threads == Some(0) {
         return Err(WorkbenchError::Input("threads must be at least 1, got 0".into()).into());
@@ -434,7 +459,7 @@ pub fn ensemble(
         .collect::<Result<Vec<_>, _>>()?;
     use rayon::prelude::*;
     let work = || -> (Vec<Member>, usize) {
-        let members = problems.par_iter().map(|p| member(p.as_ref(), method, h, steps, every)).collect();
+        let members = problems.par_iter().map(|p| member(p.as_ref(), method, h, steps, every, stop)).collect();
         (members, rayon::current_num_threads())
     };
     let t0 = Instant::now();
@@ -442,6 +467,9 @@ pub fn ensemble(
         None => work(),
         Some(k) => integrators::driver::with_threads(k, work).map_err(|e| WorkbenchError::Input(e.to_string()))?,
     };
+    if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+        return Err(WorkbenchError::Input("the ensemble was interrupted".into()).into());
+    }
     Ok(Ensemble {
         problem: problem.name().into(),
         method: method.into(),
@@ -859,6 +887,31 @@ mod tests {
         assert_eq!(err.member, Some(1));
         assert_eq!(err.to_string(), "member 1: state coordinate q2 of 'kepler' must be finite, got inf");
         assert!(ensemble(kepler.as_ref(), "stormer-verlet", 0.01, 10, None, &bad[..1], Some(0)).is_err());
+    }
+
+    /// An ensemble reads its stop flag: set from another thread 50 ms into a run of hours, it
+    /// ends the ensemble within a second as an interruption; unset, the result is the ensemble's.
+    /// More threads than the machine has are capped at its parallelism.
+    #[test]
+    fn an_ensemble_stops_when_asked_and_caps_its_threads() {
+        let kepler = problem("kepler");
+        let states = vec![kepler.initial_state().unwrap(); 4];
+        let stop = AtomicBool::new(false);
+        let t0 = Instant::now();
+        let err = std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(Duration::from_millis(50));
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            });
+            ensemble_until(kepler.as_ref(), "rk4", 0.01, MAX_STEPS, None, &states, Some(2), Some(&stop)).unwrap_err()
+        });
+        assert!(t0.elapsed() < Duration::from_secs(1), "stopped after {:?}", t0.elapsed());
+        assert_eq!((err.member, err.to_string()), (None, "the ensemble was interrupted".to_string()));
+        let go = AtomicBool::new(false);
+        let a = ensemble(kepler.as_ref(), "rk4", 0.01, 50, None, &states, Some(1)).unwrap();
+        let b = ensemble_until(kepler.as_ref(), "rk4", 0.01, 50, None, &states, Some(10_000), Some(&go)).unwrap();
+        assert_eq!(b.threads, integrators::driver::max_threads());
+        assert_eq!(bits(&a.members[3].state), bits(&b.members[3].state));
     }
 
     /// The same seed gives the same members, another seed others; the sizes are checked.

@@ -35,12 +35,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let system = System::catalogue("kepler", &[])?;
     // one untimed call first (thread pool, page faults), as the script does for Python
-    ensemble(&system, Some(&method), Some(h), Some(steps), &states, &[members, 4], None, threads)?;
+    ensemble(&system, Some(&method), Some(h), Some(steps), &states, &[members, 4], None, threads, None)?;
     let mut seconds = Vec::with_capacity(repeat);
     let mut checksum = 0.0;
     for _ in 0..repeat {
         let t0 = Instant::now();
-        let out = ensemble(&system, Some(&method), Some(h), Some(steps), &states, &[members, 4], None, threads)?;
+        let out = ensemble(&system, Some(&method), Some(h), Some(steps), &states, &[members, 4], None, threads, None)?;
         seconds.push(t0.elapsed().as_secs_f64());
         checksum = out.states.iter().sum::<f64>();
     }

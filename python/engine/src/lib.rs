@@ -8,10 +8,14 @@
 //!   from data (an N-body system, a rigid body, a heavy top, a Hamiltonian of formulas), as the
 //!   workbench's [`Problem`].
 //!   A given initial state is the workbench's [`Problem::with_state`], checked there.
-//! * [`run()`]: one run, the workbench's [`experiment::run`] with the settings resolved as
-//!   `geomint run` resolves them ([`RunSpec::resolve`]).
+//! * [`plan`]: the settings of a run resolved as `geomint run` resolves them
+//!   ([`RunSpec::resolve`]).
+//! * [`simulation`]: runs through the workbench's checkpointed run loop (the `Session` of
+//!   `geomint run` and `geomint resume`): one run to its end ([`simulation::run`]), and runs that
+//!   continue, are interrupted, saved and loaded ([`simulation::Simulation`]).
 //! * [`ensemble()`]: many initial states in parallel, the workbench's
-//!   [`experiment::ensemble`], as arrays. Member `i` equals [`run()`] from row `i`, bit for bit.
+//!   [`experiment::ensemble_until`], as arrays. Member `i` equals [`simulation::run`] from row
+//!   `i`, bit for bit.
 //! * [`perturbed_states`]: the initial states of `geomint ensemble`.
 //!
 //! Input errors are [`WorkbenchError::Input`]; where the CLI accepts the same input, the text is
@@ -19,10 +23,13 @@
 //! checked here.
 
 use geomint::workbench::catalogue::{self, lie, nbody::Bodies, system::SystemSpec};
-use geomint::workbench::experiment::{self, RunResult, RunSpec};
+use geomint::workbench::experiment::{self, RunSpec};
 use geomint::workbench::problem::{self, Family, Problem, Quantity};
 use geomint::workbench::{WorkbenchError, methods};
 use nalgebra::{Matrix3, Vector3};
+use std::sync::atomic::AtomicBool;
+
+pub mod simulation;
 
 pub use geomint::workbench::experiment::EnsembleError;
 pub use geomint::workbench::problem::label_list;
@@ -206,23 +213,6 @@ pub fn plan(
     Ok(Plan { method, spec })
 }
 
-/// One run: [`plan`], then [`experiment::run`] from the system's initial state or `state`.
-pub fn run(
-    system: &System,
-    method: Option<&str>,
-    h: Option<f64>,
-    steps: Option<usize>,
-    t_end: Option<f64>,
-    every: Option<usize>,
-    state: Option<&[f64]>,
-) -> Result<RunResult, WorkbenchError> {
-    let plan = plan(system, method, h, steps, t_end, every)?;
-    match state {
-        None => experiment::run(system.problem(), &plan.method, plan.spec, &mut |_| {}),
-        Some(s) => experiment::run(system.problem().with_state(s)?.as_ref(), &plan.method, plan.spec, &mut |_| {}),
-    }
-}
-
 /// The outcome of [`ensemble()`] as arrays, row-major, one row per member.
 #[derive(Debug, Clone)]
 pub struct Ensemble {
@@ -248,6 +238,8 @@ pub struct Ensemble {
     pub errors: Vec<f64>,
     /// With `every`: the largest error over the samples, `M × k`.
     pub max_errors: Option<Vec<f64>>,
+    /// The threads the members ran on.
+    pub threads: usize,
     /// Wall time of the whole ensemble, seconds.
     pub wall_seconds: f64,
 }
@@ -263,7 +255,7 @@ pub fn check_ensemble(
     every: Option<usize>,
     threads: Option<usize>,
 ) -> Result<Plan, EnsembleError> {
-    let plan = plan(system, method, h, steps, None, Some(every.unwrap_or(1)))?;
+    let plan = plan(system, method, h, steps, None, every)?;
     let labels = system.problem().state_labels();
     let n = labels.len();
     if shape.len() != 2 || shape[1] != n {
@@ -284,7 +276,8 @@ pub fn check_ensemble(
 /// `steps` steps of `h` from every row of `states` (`shape = [M, n]`, row-major) in parallel:
 /// [`experiment::ensemble`] on rayon's pool (or a pool of `threads` threads). `every` samples
 /// the errors every `every` steps for `max_errors`. The first failing member (by index) is the
-/// error, naming the member.
+/// error, naming the member. Once `stop` is set the members stop at their next chunk of steps
+/// and the ensemble is an error ([`experiment::ensemble_until`]).
 #[allow(clippy::too_many_arguments)]
 pub fn ensemble(
     system: &System,
@@ -295,6 +288,7 @@ pub fn ensemble(
     shape: &[usize],
     every: Option<usize>,
     threads: Option<usize>,
+    stop: Option<&AtomicBool>,
 ) -> Result<Ensemble, EnsembleError> {
     let plan = check_ensemble(system, method, h, steps, shape, every, threads)?;
     let n = shape[1];
@@ -302,7 +296,8 @@ pub fn ensemble(
         return Err(input(format!("states hold {} values, not {} × {n}", states.len(), shape[0])).into());
     }
     let rows: Vec<Vec<f64>> = states.chunks(n.max(1)).map(<[f64]>::to_vec).collect();
-    let e = experiment::ensemble(system.problem(), &plan.method, plan.spec.h, plan.spec.steps, every, &rows, threads)?;
+    let (p, h, steps) = (system.problem(), plan.spec.h, plan.spec.steps);
+    let e = experiment::ensemble_until(p, &plan.method, h, steps, every, &rows, threads, stop)?;
     let k = e.quantities.len();
     let mut out = Ensemble {
         problem: e.problem,
@@ -316,6 +311,7 @@ pub fn ensemble(
         states: Vec::with_capacity(rows.len() * n),
         errors: Vec::with_capacity(rows.len() * k),
         max_errors: every.map(|_| Vec::with_capacity(rows.len() * k)),
+        threads: e.threads,
         wall_seconds: e.wall_seconds,
     };
     for (i, m) in e.members.into_iter().enumerate() {
@@ -347,6 +343,12 @@ pub fn perturbed_states(
         None => p.initial_state()?,
     };
     Ok(experiment::perturbed_states(p, &base, members, eps, seed)?.concat())
+}
+
+/// The most threads an ensemble runs on: the machine's parallelism
+/// (`integrators::driver::max_threads`); a larger `threads` is capped to it.
+pub fn max_threads() -> usize {
+    geomint::integrators::driver::max_threads()
 }
 
 /// One line per catalogue problem, as `geomint list` prints it: summary, family, default step

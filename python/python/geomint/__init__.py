@@ -9,8 +9,10 @@ parallel on all cores, and (``geomint.dask``) on the workers of a Dask cluster.
 >>> r.states.shape, r.max_error("energy") < 1e-3
 ((1001, 4), True)
 
-Bad input raises ``ValueError`` with the message the CLI prints (after ``error: ``); a failed
-integration raises :class:`IntegrationError`.
+Bad input raises ``ValueError`` with the message the CLI prints (after ``error: ``), naming
+Python's parameters; a failed integration raises :class:`IntegrationError`; samples that would
+not fit in memory raise ``MemoryError`` before any step. Ctrl-C raises ``KeyboardInterrupt``
+within a fraction of a second in every call (the signals are checked while the steps run).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ __all__ = [
     "IntegrationError",
     "Quantity",
     "RunResult",
+    "Simulation",
     "System",
     "ensemble",
     "hamiltonian",
@@ -69,6 +72,37 @@ def _f64(x: ArrayLike) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=np.float64)
 
 
+def _number(name: str, x: Any) -> Optional[float]:
+    """``x`` as a float (``None`` stays), else ``TypeError`` naming the parameter."""
+    if x is None:
+        return None
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(x).__name__}")
+    return float(x)
+
+
+def _integer(name: str, x: Any) -> Optional[int]:
+    """``x`` as an int (``None`` stays), else ``TypeError`` naming the parameter; an integer
+    beyond 64 bits is a ``ValueError``."""
+    if x is None:
+        return None
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(x).__name__}")
+    if not -(2**63) <= int(x) < 2**63:
+        raise ValueError(f"{name} = {int(x)} is out of range")
+    return int(x)
+
+
+def _settings(h: Any, steps: Any, every: Any, t_end: Any = None, threads: Any = None) -> tuple:
+    return (
+        _number("h", h),
+        _integer("steps", steps),
+        _integer("every", every),
+        _number("t_end", t_end),
+        _integer("threads", threads),
+    )
+
+
 def _params(params: Optional[Mapping[str, float]]) -> Optional[List[tuple]]:
     if params is None:
         return None
@@ -77,7 +111,7 @@ def _params(params: Optional[Mapping[str, float]]) -> Optional[List[tuple]]:
         try:
             out.append((str(k), float(v)))
         except (TypeError, ValueError):
-            raise ValueError(f"--param {k}: '{v}' is not a number") from None
+            raise ValueError(f"params[{k!r}]: {v!r} is not a number") from None
     return out
 
 
@@ -294,9 +328,19 @@ def run(
     manifold or constraints (a matrix that is not a rotation, a pendulum bob off the unit
     sphere, ...) raises ``ValueError``.
     """
+    h, steps, every, t_end, _ = _settings(h, steps, every, t_end)
     system = _system(problem, params)
     st = None if state is None else _f64(state)
-    d = _native.run(system, method, h, steps, t_end, every, st)
+    return _run_result(_native.run(system, _method(method), h, steps, t_end, every, st))
+
+
+def _method(method: Any) -> Optional[str]:
+    if method is not None and not isinstance(method, str):
+        raise TypeError(f"method must be a method's name (str) or None, got {type(method).__name__}")
+    return method
+
+
+def _run_result(d: Dict[str, Any]) -> RunResult:
     qs = _quantities(d["quantities"])
     return RunResult(
         problem=d["problem"],
@@ -324,7 +368,8 @@ class EnsembleResult:
     """An ensemble: the final state of every member, (M, n), and the errors of the quantities
     at the final state, ``errors[name]`` of shape (M,) (``max_errors`` over the samples every
     ``every`` steps, when ``every`` was given). ``wall_seconds``: the whole ensemble's time
-    (for a Dask ensemble, from submitting to gathering)."""
+    (for a Dask ensemble, from submitting to gathering); ``threads``: the threads it ran on
+    (each chunk's, for a Dask ensemble), at most the machine's parallelism."""
 
     problem: str
     method: str
@@ -337,6 +382,7 @@ class EnsembleResult:
     error_array: np.ndarray
     max_error_array: Optional[np.ndarray]
     wall_seconds: float
+    threads: int = 1
 
     @property
     def members(self) -> int:
@@ -376,6 +422,7 @@ def _ensemble_result(parts: Sequence[Dict[str, Any]], wall_seconds: Optional[flo
         error_array=errors,
         max_error_array=max_errors,
         wall_seconds=d["wall_seconds"] if wall_seconds is None else wall_seconds,
+        threads=int(d["threads"]),
     )
 
 
@@ -391,13 +438,15 @@ def ensemble(
     threads: Optional[int] = None,
 ) -> EnsembleResult:
     """Integrates ``problem`` from every row of ``states`` (an (M, n) array) for ``steps`` steps
-    of ``h``, in parallel on all cores (or ``threads`` threads), with the GIL released.
+    of ``h``, in parallel on all cores (or ``threads`` threads, at most the machine's
+    parallelism: more are capped), with the GIL released.
 
     Member ``i`` equals ``run(problem, method, h, steps, state=states[i])``'s final state and
     final errors, bit for bit. A failing member raises with its index in the message.
     """
+    h, steps, every, _, threads = _settings(h, steps, every, None, threads)
     system = _system(problem, params)
-    d = _native.ensemble(system, method, h, steps, _f64(states), every, threads)
+    d = _native.ensemble(system, _method(method), h, steps, _f64(states), every, threads)
     return _ensemble_result([d])
 
 
@@ -417,4 +466,128 @@ def perturbed_states(
     its constraints, so every row is a valid ``state``. The same seed gives the same rows."""
     system = _system(problem, params)
     st = None if state is None else _f64(state)
-    return _native.perturbed_states(system, int(members), float(eps), int(seed), st)
+    members, seed, eps = _integer("members", members), _integer("seed", seed), _number("eps", eps)
+    if seed < 0:
+        raise ValueError(f"seed must be at least 0, got {seed}")
+    return _native.perturbed_states(system, members, eps, seed, st)
+
+
+# -- a simulation that continues ------------------------------------------------------------------
+
+
+class Simulation:
+    """A run that continues: ``Simulation(problem, method, h)``, then :meth:`step` and
+    :meth:`integrate` as often as you like, each going on from where the last stopped.
+
+    The steps are those of ``geomint run`` and ``geomint resume`` (the workbench's checkpointed
+    run loop), so a simulation stepped to ``n`` steps in any number of calls is
+    ``run(problem, method, h, n, every=every)``, bit for bit. It samples every ``every`` steps
+    (default 1; a simulation keeps at most 2 000 000 samples); :meth:`result` gives the samples
+    and their diagnostics so far as a :class:`RunResult`. :meth:`save` writes the CLI's
+    checkpoint in a directory: ``Simulation.load(path)`` and ``geomint resume PATH`` continue it
+    bit for bit, and ``Simulation.load`` reads what ``geomint run --out PATH`` wrote.
+
+    Ctrl-C during :meth:`step` or :meth:`integrate` raises ``KeyboardInterrupt`` within a
+    fraction of a second; the simulation then stands at the last whole chunk of steps (a few
+    hundred at most), ready to go on. A failed step raises :class:`IntegrationError` and leaves
+    the simulation at the last good step.
+    """
+
+    def __init__(
+        self,
+        problem: ProblemLike,
+        method: Optional[str] = None,
+        h: Optional[float] = None,
+        *,
+        every: int = 1,
+        state: Optional[ArrayLike] = None,
+        params: Optional[Mapping[str, float]] = None,
+        _native_sim: Any = None,
+    ) -> None:
+        if _native_sim is not None:
+            self._sim = _native_sim
+            return
+        h, _, every, _, _ = _settings(h, None, every)
+        system = _system(problem, params)
+        st = None if state is None else _f64(state)
+        self._sim = _native.Simulation(system, _method(method), h, every, st)
+
+    @classmethod
+    def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Simulation":
+        """The simulation of the checkpoint in the directory ``path`` (written by :meth:`save`,
+        ``geomint run --out PATH`` or ``geomint resume``), with every check of
+        ``geomint resume``: a damaged or foreign checkpoint raises ``ValueError``."""
+        return cls(None, _native_sim=_native.Simulation.load(os.fspath(path)))
+
+    def step(self, n: int = 1) -> "Simulation":
+        """Takes ``n`` more steps; returns the simulation."""
+        self._sim.step(_integer("n", n))
+        return self
+
+    def integrate(self, t: float) -> "Simulation":
+        """Steps on to the time ``t`` (to ``round(t / h)`` steps in all, as ``t_end`` of
+        :func:`run`); returns the simulation."""
+        self._sim.integrate(_number("t", t))
+        return self
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Writes the CLI's checkpoint (``checkpoint.json`` and its samples) in the directory
+        ``path``, created if missing. An N-body system or a system of formulas is written there
+        too (``bodies.csv``, ``system.toml``), and the checkpoint names it. A rigid body or heavy
+        top built from data cannot be saved (``ValueError``): the checkpoint names catalogue
+        problems, N-body systems and systems of formulas only."""
+        self._sim.save(os.fspath(path))
+
+    def result(self) -> RunResult:
+        """The samples so far (every ``every`` steps, and the current step) with their errors,
+        as :func:`run` returns them."""
+        return _run_result(self._sim.result())
+
+    @property
+    def t(self) -> float:
+        """The time, ``steps * h``."""
+        return self._sim.t
+
+    @property
+    def steps(self) -> int:
+        """The steps taken."""
+        return self._sim.steps
+
+    @property
+    def state(self) -> np.ndarray:
+        """The current state, in the coordinates of :attr:`labels`."""
+        return self._sim.state
+
+    @property
+    def problem(self) -> str:
+        """The problem's name."""
+        return self._sim.problem
+
+    @property
+    def method(self) -> str:
+        """The method."""
+        return self._sim.method
+
+    @property
+    def h(self) -> float:
+        """The step size."""
+        return self._sim.h
+
+    @property
+    def every(self) -> int:
+        """The sampling interval."""
+        return self._sim.every
+
+    @property
+    def labels(self) -> List[str]:
+        """The labels of the state coordinates."""
+        return self._sim.labels
+
+    @property
+    def quantities(self) -> List[Quantity]:
+        """The monitored quantities."""
+        return _quantities(self._sim.quantities)
+
+    def __repr__(self) -> str:
+        return f"<geomint.Simulation {self.problem} / {self.method}, h = {self.h!r}, every {self.every}, t = {self.t!r}>"
+

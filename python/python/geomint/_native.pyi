@@ -8,6 +8,9 @@ import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
 
+MAX_THREADS: int
+"""The most threads an ensemble runs on (the machine's parallelism); more are capped."""
+
 class IntegrationError(RuntimeError):
     """A step of the integration failed; the message is the one the CLI prints."""
 
@@ -81,6 +84,7 @@ def ensemble(
     states: _F64,
     every: Optional[int] = None,
     threads: Optional[int] = None,
+    first_member: int = 0,
 ) -> Dict[str, Any]: ...
 def check_ensemble(
     system: System,
@@ -91,3 +95,39 @@ def check_ensemble(
     every: Optional[int] = None,
     threads: Optional[int] = None,
 ) -> None: ...
+
+class Simulation:
+    """A run that continues, on the workbench's checkpointed run loop (see ``geomint.Simulation``)."""
+
+    def __init__(
+        self,
+        system: System,
+        method: Optional[str] = None,
+        h: Optional[float] = None,
+        every: int = 1,
+        state: Optional[_F64] = None,
+    ) -> None: ...
+    @staticmethod
+    def load(path: str) -> "Simulation": ...
+    def step(self, n: int) -> None: ...
+    def integrate(self, t: float) -> None: ...
+    def save(self, path: str) -> None: ...
+    def result(self) -> Dict[str, Any]: ...
+    @property
+    def steps(self) -> int: ...
+    @property
+    def t(self) -> float: ...
+    @property
+    def state(self) -> _F64: ...
+    @property
+    def problem(self) -> str: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def h(self) -> float: ...
+    @property
+    def every(self) -> int: ...
+    @property
+    def labels(self) -> List[str]: ...
+    @property
+    def quantities(self) -> List[Tuple[str, str, int, str]]: ...

@@ -29,6 +29,7 @@ __all__ = ["ensemble"]
 
 def _run_chunk(
     states: np.ndarray,
+    first_member: int,
     system: geomint.System,
     method: Optional[str],
     h: Optional[float],
@@ -36,8 +37,10 @@ def _run_chunk(
     every: Optional[int],
     threads: Optional[int],
 ) -> Dict[str, Any]:
-    """One chunk, on a worker: the native ensemble's arrays."""
-    return _native.ensemble(system, method, h, steps, np.ascontiguousarray(states, dtype=np.float64), every, threads)
+    """One chunk, on a worker: the native ensemble's arrays (errors name the member by its
+    index in the whole ensemble)."""
+    arr = np.ascontiguousarray(states, dtype=np.float64)
+    return _native.ensemble(system, method, h, steps, arr, every, threads, first_member)
 
 
 def _total_threads(client: Any) -> int:
@@ -67,9 +70,12 @@ def ensemble(
     threads per chunk (default 1: Dask's worker threads are the parallelism; ``None`` lets each
     chunk use all cores of its worker, for workers started with one thread each) and gathered
     in order. The settings are checked here first, with the messages of
-    :func:`geomint.ensemble`, before anything is sent. ``wall_seconds`` of the result is the
-    time from scattering to gathering.
+    :func:`geomint.ensemble`, before anything is sent; a failing member raises with its index
+    in the whole ensemble, as locally. ``wall_seconds`` of the result is the time from
+    scattering to gathering.
     """
+    h, steps, every, _, threads = geomint._settings(h, steps, every, None, threads)
+    method = geomint._method(method)
     system = geomint._system(problem, params)
     arr = np.ascontiguousarray(states, dtype=np.float64)
     _native.check_ensemble(system, method, h, steps, list(arr.shape), every, threads)
@@ -80,7 +86,8 @@ def ensemble(
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     if m == 0:
         return geomint.ensemble(system, method, h, steps, arr, every=every, threads=threads)
-    chunks = [arr[i : i + chunk_size] for i in range(0, m, chunk_size)]
+    starts = list(range(0, m, chunk_size))
+    chunks = [arr[i : i + chunk_size] for i in starts]
     t0 = time.perf_counter()
     # unique keys per call: re-scattering equal chunks under their hash races with the release of
     # the previous call's (a "lost dependencies" cancellation)
@@ -88,6 +95,7 @@ def ensemble(
     futures = client.map(
         _run_chunk,
         data,
+        starts,
         system=system,
         method=method,
         h=h,
