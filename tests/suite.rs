@@ -7,6 +7,7 @@
 mod cli;
 mod cli_long_runs;
 mod cli_systems;
+mod constrained_composition;
 mod cross_crate;
 mod fuzz_inputs;
 mod groupoid_integrator;
