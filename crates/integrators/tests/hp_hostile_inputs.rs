@@ -22,7 +22,7 @@ fn truncated_dtau_inv_refuses_nan_and_overflow() {
             if q >= 2 {
                 assert!(matches!(r, Err(GeomError::OutsideDomain { .. })), "{chart:?} q = {q}: {r:?}");
             } else {
-                assert!(r.unwrap().iter().all(|v| v.is_finite()), "{chart:?} q = {q}");
+                assert!(r.unwrap().iter().all(|v: &f64| v.is_finite()), "{chart:?} q = {q}");
             }
             // an ordinary argument is unchanged by the checks
             assert!(truncated_dtau_inv(&So3, chart, &Vector3::new(0.1, -0.2, 0.3), q).is_ok());
