@@ -142,9 +142,10 @@ pub fn exp<S: Scalar>(x: &Vector3<S>) -> Matrix3<S> {
 #[inline(always)]
 fn exp_checked<S: Scalar>(x: &Vector3<S>) -> Result<Matrix3<S>> {
     let t = x.norm_squared();
-    check_square_norm(x, t.re(), "exp on SO(3)")?;
     let (a, b, _) = rodrigues_coefficients(t);
-    Ok(Matrix3::identity() + hat(x) * a + hat_sq(x) * b)
+    let m = Matrix3::identity() + hat(x) * a + hat_sq(x) * b;
+    check_square_norm(x, t.re(), "exp on SO(3)")?;
+    Ok(m)
 }
 
 /// `Ok(())` if `t = |x|²` (real part, already computed by the caller) is finite: then `x` is
@@ -352,13 +353,30 @@ pub fn cayley<S: Scalar>(x: &Vector3<S>) -> Matrix3<S> {
 }
 
 /// [`cayley`], checked: `k = 4/(4 + |x|²)` lies in `(0, 1]` for every finite `x` whose `|x|²`
-/// does not overflow, and is `0` (overflow) or NaN otherwise, so one comparison on `k` is the
-/// whole check ([`check_square_norm`] for the error).
+/// does not overflow, and is `0` (∞ in `x` or overflow: [`GeomError::OutsideDomain`]) or NaN
+/// (NaN in `x`: [`GeomError::NonFinite`]) otherwise, so one comparison on `k` is the whole check.
 #[inline(always)]
 fn cayley_checked<S: Scalar>(x: &Vector3<S>) -> Result<Matrix3<S>> {
     let t = x.norm_squared();
     let k = S::from(4.0) / (S::from(4.0) + t);
-    if k.re() > 0.0 { Ok(cayley_with(x, k)) } else { Err(square_norm_error(x, "Cayley map on SO(3)")) }
+    // the matrix first, then the test: the comparison then sits off the formula's critical path
+    let m = cayley_with(x, k);
+    if k.re() > 0.0 { Ok(m) } else { Err(cayley_error(k.re())) }
+}
+
+/// The error of [`cayley_checked`] from `k` alone (so that the step keeps no copy of `x` for
+/// it): `k` NaN — a NaN in `x`; `k = 0` — `|x|²` infinite (an infinite entry, or `|x| ≳ 1.3e154`).
+#[cold]
+#[inline(never)]
+fn cayley_error(k: f64) -> GeomError {
+    if k.is_nan() {
+        GeomError::NonFinite { what: "so(3) element" }
+    } else {
+        GeomError::OutsideDomain {
+            map: "Cayley map on SO(3)",
+            reason: "|x|² is infinite (∞ in x, or |x| beyond 1.3e154)",
+        }
+    }
 }
 
 /// `I + (x̂ + x̂²/2) k`.
