@@ -48,7 +48,9 @@ pub trait Retraction: Debug + Send + Sync {
     fn distance(&self, a: &Self::Point, b: &Self::Point) -> f64;
 }
 
-/// `R_x(v) = x + v` on `R^N`; `R_x^{-1}(y) = y - x`, Euclidean distance.
+/// `R_x(v) = x + v` on `R^N`; `R_x^{-1}(y) = y - x`, Euclidean distance. Both return
+/// [`GeomError::NonFinite`] for NaN or ∞ in an input, or a result that overflows (one pass
+/// over the result: NaN and ∞ in the inputs show there).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EuclideanRetraction<const N: usize>;
 
@@ -59,10 +61,14 @@ impl<const N: usize> Retraction for EuclideanRetraction<N> {
         format!("R^{N} translation")
     }
     fn retract(&self, x: &SVector<f64, N>, v: &SVector<f64, N>) -> Result<SVector<f64, N>, GeomError> {
-        Ok(x + v)
+        let y = x + v;
+        geom_core::error::check_finite(y.iter(), "R^N retraction")?;
+        Ok(y)
     }
     fn inverse_retract(&self, x: &SVector<f64, N>, y: &SVector<f64, N>) -> Result<SVector<f64, N>, GeomError> {
-        Ok(y - x)
+        let v = y - x;
+        geom_core::error::check_finite(v.iter(), "inverse R^N retraction")?;
+        Ok(v)
     }
     fn distance(&self, a: &SVector<f64, N>, b: &SVector<f64, N>) -> f64 {
         (a - b).norm()
@@ -364,7 +370,10 @@ where
     fn name(&self) -> String {
         format!("{} theta-map (theta = {})", self.retraction.name(), self.theta)
     }
+    /// [`GeomError::NonFinite`] for NaN or ∞ in `v` (whatever the retraction would make of
+    /// it), then the errors of the retraction.
     fn apply(&self, x: &R::Point, v: &SVector<f64, K>) -> Result<(R::Point, R::Point), GeomError> {
+        geom_core::error::check_finite(v.iter(), "discretization-map velocity")?;
         Ok((self.retraction.retract(x, &(v * -self.theta))?, self.retraction.retract(x, &(v * (1.0 - self.theta)))?))
     }
     fn inverse(&self, q0: &R::Point, q1: &R::Point) -> Result<(R::Point, SVector<f64, K>), GeomError> {

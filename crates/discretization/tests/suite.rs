@@ -7,6 +7,7 @@
 mod common;
 mod composition;
 mod composition_order10;
+mod hostile_inputs;
 mod lagrangian;
 mod lie_cotangent_lift;
 mod lie_poisson;

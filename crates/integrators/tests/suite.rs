@@ -16,6 +16,7 @@ mod hp_common;
 mod hp_composition_orders;
 mod hp_errors;
 mod hp_heavy_top;
+mod hp_hostile_inputs;
 mod hp_prk_rn;
 mod hp_reversible;
 mod hp_rigid_body;

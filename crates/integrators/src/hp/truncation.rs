@@ -87,19 +87,48 @@ pub(crate) fn check_truncation(chart: Option<Chart>, q: u32) -> Result<()> {
 /// `Σ_{m ≤ q} (B_m/m!) ad_x^m` for exp, `I`, `I - ½ ad_x`, `dcay^{-1}_x` for Cayley at
 /// `q = 0`, `1`, `≥ 2`. `q` is capped at [`MAX_TRUNCATION`] for exp.
 ///
+/// Errors: [`GeomError::NonFinite`] for NaN or ∞ in `x` (real parts, whatever `q`: at `q = 0`
+/// the polynomial is `I` for every `x`, but a NaN argument is still refused), and
+/// [`GeomError::OutsideDomain`] when the polynomial overflows `f64` at a finite `x` (e.g.
+/// `|x| = 1e200` with `q ≥ 2`: the entries grow like `|x|^q`). The step itself evaluates the
+/// unchecked polynomial at the Newton iterates, which Newton keeps finite, and a residual that
+/// overflows ends the solve in [`GeomError::NonFinite`].
+///
 /// ```
 /// use geom_core::lie::{Chart, LieGroup, So3};
 /// use integrators::hp::truncated_dtau_inv;
 /// use nalgebra::Vector3;
 /// let x = Vector3::new(0.1, -0.2, 0.05);
 /// // the Cayley truncation is exact from q = 2 on; the exponential one converges to dexp⁻¹
-/// assert_eq!(truncated_dtau_inv(&So3, Chart::Cayley, &x, 2), LieGroup::<f64, 3>::dcay_inv(&So3, &x));
+/// assert_eq!(truncated_dtau_inv(&So3, Chart::Cayley, &x, 2)?, LieGroup::<f64, 3>::dcay_inv(&So3, &x));
 /// let exact = LieGroup::<f64, 3>::dexp_inv(&So3, &x)?;
-/// assert!((truncated_dtau_inv(&So3, Chart::Exp, &x, 20) - exact).norm() < 1e-15);
-/// assert!((truncated_dtau_inv(&So3, Chart::Exp, &x, 1) - exact).norm() > 1e-3);
+/// assert!((truncated_dtau_inv(&So3, Chart::Exp, &x, 20)? - exact).norm() < 1e-15);
+/// assert!((truncated_dtau_inv(&So3, Chart::Exp, &x, 1)? - exact).norm() > 1e-3);
+/// assert!(truncated_dtau_inv(&So3, Chart::Exp, &Vector3::new(f64::NAN, 0.0, 0.0), 0).is_err());
+/// assert!(truncated_dtau_inv(&So3, Chart::Exp, &Vector3::new(1e200, 0.0, 1.0), 2).is_err());
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
 pub fn truncated_dtau_inv<T: Scalar, G: LieGroup<T, D> + ?Sized, const D: usize>(
+    group: &G,
+    chart: Chart,
+    x: &SVector<T, D>,
+    q: u32,
+) -> Result<SMatrix<T, D, D>> {
+    if !x.iter().all(|v| v.re().is_finite()) {
+        return Err(GeomError::NonFinite { what: "truncated dτ⁻¹ argument" });
+    }
+    let d = truncated_series(group, chart, x, q);
+    if d.iter().all(|v| v.re().is_finite()) {
+        Ok(d)
+    } else {
+        Err(GeomError::OutsideDomain { map: "truncated dτ⁻¹", reason: "the polynomial overflows f64 at this |x|" })
+    }
+}
+
+/// The polynomial of [`truncated_dtau_inv`], unchecked (the stage equations evaluate it at
+/// Newton iterates, which Newton keeps finite; an overflow shows as a non-finite residual).
+#[inline]
+pub(crate) fn truncated_series<T: Scalar, G: LieGroup<T, D> + ?Sized, const D: usize>(
     group: &G,
     chart: Chart,
     x: &SVector<T, D>,
@@ -131,6 +160,11 @@ pub fn truncated_dtau_inv<T: Scalar, G: LieGroup<T, D> + ?Sized, const D: usize>
 /// `∇_x ⟨ν, D_q(x) ξ⟩` for fixed `ν ∈ g*`, `ξ ∈ g` (the term of the stage equations that the
 /// `x`-dependence of the truncated `dτ^{-1}` adds; module documentation).
 ///
+/// Not a `Result`, by design: NaN or ∞ in `x`, `ν`, `ξ`, or an overflow, gives non-finite
+/// entries. Its one caller in a step (the stage equations) evaluates it at Newton iterates,
+/// which Newton keeps finite, and Newton rejects a non-finite residual
+/// ([`GeomError::NonFinite`], the state untouched).
+///
 /// * exp: `d/dε ad_{x+εδ}^m ξ = Σ_{r<m} ad_x^r ad_δ ad_x^{m-1-r} ξ` and
 ///   `⟨ν, ad_x^r [δ, u]⟩ = -⟨ad_u* (ad_x*)^r ν, δ⟩`, so
 ///   `∇_x = -Σ_{m=1}^q (B_m/m!) Σ_{r=0}^{m-1} ad*_{ad_x^{m-1-r} ξ} (ad*_x)^r ν`;
@@ -145,7 +179,7 @@ pub fn truncated_dtau_inv<T: Scalar, G: LieGroup<T, D> + ?Sized, const D: usize>
 /// use integrators::hp::{truncated_dtau_inv, truncated_dtau_inv_gradient};
 /// use nalgebra::Vector3;
 /// let (x, xi, nu) = (Vector3::new(0.3, -0.2, 0.1), Vector3::new(1.0, 2.0, -0.5), Vector3::new(0.4, 0.1, 0.9));
-/// let f = |x: &Vector3<f64>| nu.dot(&(truncated_dtau_inv(&So3, Chart::Exp, x, 4) * xi));
+/// let f = |x: &Vector3<f64>| nu.dot(&(truncated_dtau_inv(&So3, Chart::Exp, x, 4).unwrap() * xi));
 /// let g = truncated_dtau_inv_gradient(&So3, Chart::Exp, &x, 4, &nu, &xi);
 /// let e = 1e-6;
 /// for a in 0..3 {
@@ -245,7 +279,7 @@ where
         }
         let htheta = theta * hs;
         let x = -htheta;
-        let dq_inv = invert(&truncated_dtau_inv(group, chart, &x, q), "truncated dτ⁻¹")?;
+        let dq_inv = invert(&truncated_series(group, chart, &x, q), "truncated dτ⁻¹")?;
         let xi = dq_inv * v[i];
         let (gi, t) = if co.zero_row[i] {
             (gk.clone(), None)
