@@ -34,7 +34,7 @@ fn truncated_dtau_inv_refuses_nan_and_overflow() {
 fn a_step_with_an_overflowing_state_is_refused_and_leaves_the_state_untouched() {
     let (top, s0) = heavy_top();
     for chart in [Chart::Exp, Chart::Cayley] {
-        let sv = hp::stormer_verlet(So3, top, chart).unwrap();
+        let sv = hp::stormer_verlet(So3, chart, top).unwrap();
         let mut s = s0;
         s.mu = Vector3::new(1e300, 0.0, 0.0);
         let copy = s;
