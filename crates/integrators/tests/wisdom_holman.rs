@@ -312,7 +312,7 @@ fn saba_coefficients_are_gauss_and_meet_their_conditions() {
         ),
     ];
     // g_n of SABAC_n (Laskar & Robutel 2001, Table 2)
-    let g = [1.0 / 12.0, (2.0 - s3) / 24.0, (54.0 - 13.0 * s15) / 648.0, 0.003396775048208601331532157783492144];
+    let g = [1.0 / 12.0, (2.0 - s3) / 24.0, (54.0 - 13.0 * s15) / 648.0, 0.003_396_775_048_208_601];
     for (n, (c, d)) in (1..=4).zip(published) {
         let scheme = saba(n).unwrap();
         for (i, ci) in c.iter().enumerate() {

@@ -169,8 +169,8 @@ impl<const D: usize, const B: usize> PlanetarySystem<D, B> {
     #[inline]
     pub fn kick(&self, s: &mut JacobiState<D, B>, t: f64) {
         let a = self.interaction_acceleration(s);
-        for i in 1..B {
-            s.v[i] += a[i] * t;
+        for (v, a) in s.v.iter_mut().zip(&a).skip(1) {
+            *v += a * t;
         }
     }
 
@@ -200,8 +200,8 @@ impl<const D: usize, const B: usize> PlanetarySystem<D, B> {
             let inv3 = 1.0 / (r2 * r2.sqrt());
             y[i] += (qi * (3.0 * qi.dot(&w[i]) / r2) - w[i]) * (self.g_eta[i] * inv3);
         }
-        for i in 1..B {
-            s.v[i] += y[i] * (2.0 * t);
+        for (v, y) in s.v.iter_mut().zip(&y).skip(1) {
+            *v += y * (2.0 * t);
         }
     }
 }
