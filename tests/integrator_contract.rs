@@ -39,7 +39,7 @@ use integrators::lgvi::Lgvi;
 use integrators::magnus::{AlgebraCurve, LinearMagnus, Magnus, MagnusOrder, MatrixCurve};
 use integrators::models::FreeRigidBody;
 use integrators::rkmk::{GroupState, LieVectorField, Rkmk};
-use integrators::splitting::{Harmonic, Kick, Splitting, blanes_moan_s6};
+use integrators::splitting::{Harmonic, Kick, Splitting, WisdomHolman, blanes_moan_s6};
 use integrators::tableau;
 use integrators::variational::VariationalIntegrator;
 use integrators::verlet_composition::VerletComposition;
@@ -215,6 +215,31 @@ fn every_integrator_on_t_star_rn_keeps_the_contract() {
     // adaptive: its error is set by the tolerances, not by h
     let dop = Dop853Flow::new(Dop853::hamiltonian(AutoDiff(HenonHeiles)), 1e-12, 1e-12).unwrap();
     phase(&dop, false, &Contract { measure_order: false, ..contract() });
+}
+
+/// The Wisdom–Holman family on a star and two planets of masses 0.05 and 0.025 in the plane.
+#[test]
+fn the_wisdom_holman_family_keeps_the_contract() {
+    let model = geom_core::pairwise::gravity::<6, 2, 3>(1.0, [1.0, 0.05, 0.025]).unwrap();
+    let x0 = PhaseState::new(
+        SVector::from([0.0, 0.0, 1.0, 0.1, -1.5, 0.3]),
+        SVector::from([-0.0015, -0.029, 0.0, 0.05, 0.0015, -0.021]),
+    );
+    let check = |m: &WisdomHolman<6, 2, 3>| {
+        // SABAC4 is of order 4: measured from h = 0.3 over T = 9
+        let c = if m.order() == 4 { Contract { order_h: 0.3, order_time: 9.0, ..contract() } } else { contract() };
+        let report = check_integrator(m, &x0, &c).unwrap_or_else(|e| panic!("{e}"));
+        println!(
+            "{}: order {:.2}, reversibility {:?}",
+            report.name, report.measured_order, report.reversibility_defect
+        );
+        let defect = check_symplectic(m, &x0, 0.1).unwrap();
+        assert!(defect < 1e-8, "{}: |MᵀJM − J| = {defect:e}", m.name());
+    };
+    check(&WisdomHolman::whfast(&model).unwrap());
+    check(&WisdomHolman::whfast(&model).unwrap().with_corrector(17).unwrap());
+    check(&WisdomHolman::saba(&model, 4).unwrap());
+    check(&WisdomHolman::sabac(&model, 4).unwrap());
 }
 
 #[test]

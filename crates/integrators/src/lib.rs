@@ -11,6 +11,8 @@
 //!   read from a file); [`variational`]: the integrator of a discrete Lagrangian;
 //! * [`splitting`]: splitting methods `H = A + B` composed of exact sub-flows (harmonic
 //!   oscillator, Kepler drift by universal variables, kicks), with validated coefficient sets;
+//!   the Wisdom–Holman method of planetary systems in Jacobi coordinates, its symplectic
+//!   correctors, SABA_n and SABAC_n ([`splitting::WisdomHolman`]);
 //! * [`energy_preserving`]: the averaged vector field, Gonzalez's and Itoh–Abe's discrete
 //!   gradients and the symmetric projection onto invariants on `T*R^n` (not symplectic);
 //! * [`hp`]: Hamilton–Pontryagin RKMK integrators on any Lie group; [`rkmk`]: plain RKMK;

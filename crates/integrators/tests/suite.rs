@@ -40,3 +40,4 @@ mod splitting_models;
 mod splitting_orders;
 mod splitting_schemes;
 mod user_chart;
+mod wisdom_holman;

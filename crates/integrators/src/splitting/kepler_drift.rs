@@ -25,8 +25,9 @@
 //! `n = 5`, `s ← s − 5F / (F' + √|16 F'² − 20 F F''|)` (Conway, *An improved algorithm due to
 //! Laguerre for the solution of Kepler's equation*, Celest. Mech. 39, 1986), kept inside the
 //! bracket (a step that leaves it is replaced by bisection, or by doubling while the bracket
-//! is unbounded), from the root of Barker's (parabolic) equation where the orbit is
-//! parabola-like, else the starting value of the eccentric anomaly `E = M + 0.85 e sgn(sin M)`
+//! is unbounded), from `s = t/r_0 − η_0 t²/(2 r_0³)` on a short stretch of orbit (a step of a
+//! planetary integration), else from the root of Barker's (parabolic) equation where the orbit
+//! is parabola-like, else the starting value of the eccentric anomaly `E = M + 0.85 e sgn(sin M)`
 //! (Danby 1988, §6.6) on an ellipse and `H = asinh(M/e)` on a hyperbola. It stops when the
 //! residual `|F|` is below its own round-off `2ε (|r_0 G_1| + |η_0 G_2| + |μ G_3| + |t|)`,
 //! the Laguerre step below `4ε|s|` or the bracket below `4ε max|s|`; a Laguerre step is taken
@@ -220,13 +221,20 @@ impl KeplerDrift {
     }
 }
 
-/// The starting value of `s`. First the root `s_p` of the parabolic (`β = 0`) equation
-/// `μ s³/6 + η_0 s²/2 + r_0 s = t` (Barker's equation, by Cardano: with `s = y − η_0/μ` it is
+/// The starting value of `s`. On a short stretch of orbit, `(t/r_0)² max(μ/r_0, |β|) ≤ 10⁻²`
+/// (a small fraction of a radian of the orbit: the steps of a planetary integration), the
+/// Taylor expansion `s = t/r_0 − η_0 t²/(2 r_0³) + O(t³)` of `ds/dt = 1/r`. Else the root `s_p`
+/// of the parabolic (`β = 0`) equation `μ s³/6 + η_0 s²/2 + r_0 s = t` (Barker's equation, by
+/// Cardano: with `s = y − η_0/μ` it is
 /// `μ y³/6 + (L²/2μ) y + η_0³/(3μ²) − r_0 η_0/μ − t = 0`, increasing in `y`), kept when
 /// `|β| s_p² ≤ 1/2` (the stretch of orbit is parabola-like); else the eccentric anomaly
 /// `E_1 = M_1 + 0.85 e sgn(sin M_1)` on an ellipse, the hyperbolic anomaly `H_1 = asinh(M_1/e)`
 /// on a hyperbola (`M_1 = M_0 + n t`, `s = (E_1 − E_0)/√β` or `(H_1 − H_0)/√−β`).
 fn starting_value(mu: f64, r0: f64, eta: f64, beta: f64, zeta: f64, ecc: f64, t: f64) -> f64 {
+    let x = t / r0;
+    if x * x * (mu / r0).max(beta.abs()) <= 1e-2 {
+        return x * (1.0 - 0.5 * x * eta / r0);
+    }
     let k = eta / mu;
     let half_latus = (r0 - 0.5 * eta * k).max(0.0); // L²/(2μ) at β = 0
     // y³ + 3a y + 2b = 0

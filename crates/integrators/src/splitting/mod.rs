@@ -23,25 +23,40 @@
 //! * [`Splitting`] is the method, a [`geom_core::step::OneStep`];
 //! * shipped exact flows on `T*R^N`: [`Harmonic`] (the oscillator's rotation), [`KeplerDrift`]
 //!   (the two-body problem by universal variables, with [`stumpff`]), [`Kick`] (`p ← p − t∇V`),
-//!   [`Drift`] (`q ← q + t∇T`).
+//!   [`Drift`] (`q ← q + t∇T`);
+//! * planetary systems: [`JacobiMasses`] (Jacobi coordinates), [`PlanetarySystem`] (the
+//!   Wisdom–Holman splitting `H = H_K + H_I`: Kepler drifts and interaction kicks),
+//!   [`WisdomHolman`] (the Wisdom–Holman map, SABA_n and SABAC_n of Laskar & Robutel
+//!   ([`saba()`], [`perturbed_order_defects`]), the symplectic correctors of Wisdom, Holman &
+//!   Touma ([`SymplecticCorrector`])).
 
 mod composed_flow;
 mod exact_flow;
 mod harmonic;
+mod jacobi;
 mod kepler_drift;
 mod kick_drift;
 mod order_conditions;
+mod planetary;
+mod saba;
 mod schemes;
 mod stumpff;
+mod symplectic_corrector;
+mod wisdom_holman;
 
 pub use composed_flow::Splitting;
 pub use exact_flow::{ExactFlow, Parts, StepFlow, SubFlows};
 pub use harmonic::Harmonic;
+pub use jacobi::JacobiMasses;
 pub use kepler_drift::{KeplerDrift, KeplerSolve, MAX_ITERATIONS};
 pub use kick_drift::{Drift, Kick};
-pub use order_conditions::order_defects;
+pub use order_conditions::{bba_coefficient, order_defects, perturbed_order_defects};
+pub use planetary::{JacobiState, PlanetarySystem};
+pub use saba::{SABA_MAX, saba, sabac_corrector};
 pub use schemes::{
     ORDER_TOLERANCE, SchemeError, SplittingScheme, all_schemes, blanes_moan_s6, blanes_moan_s10, lie_trotter,
     mclachlan4, strang, suzuki_fractal4, triple_jump4, triple_jump6, yoshida6,
 };
 pub use stumpff::stumpff;
+pub use symplectic_corrector::{CORRECTOR_A1, CORRECTOR_ORDERS, SymplecticCorrector, kick_moments};
+pub use wisdom_holman::WisdomHolman;

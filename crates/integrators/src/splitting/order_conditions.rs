@@ -30,6 +30,21 @@ pub fn order_defects(parts: usize, stages: &[(usize, f64)], degree: usize) -> Ve
     if parts == 0 {
         return vec![0.0; degree];
     }
+    let (x, offsets) = word_coefficients(parts, stages, degree);
+    let mut factorial = 1.0;
+    (1..=degree)
+        .map(|n| {
+            factorial *= n as f64;
+            x[offsets[n]..offsets[n + 1]].iter().map(|v| (v - 1.0 / factorial).abs()).fold(0.0, f64::max)
+        })
+        .collect()
+}
+
+/// The coefficients `coef_w` of every word `w` of length `≤ degree` in
+/// `exp(c_1 X_{k_1}) ⋯ exp(c_s X_{k_s})` over `parts ≥ 1` letters, and the offsets: the words of
+/// length `n` are at `offsets[n] .. offsets[n + 1]`, a word `k_1 k_2 … k_n` (letters in the
+/// order applied) at `offsets[n] + (…(k_1 K + k_2) K + …) + k_n`.
+fn word_coefficients(parts: usize, stages: &[(usize, f64)], degree: usize) -> (Vec<f64>, Vec<usize>) {
     // offsets[n] = index of the first word of length n; words of length n are base-K numbers
     let mut offsets = vec![0usize; degree + 2];
     let mut count = 1usize;
@@ -62,11 +77,53 @@ pub fn order_defects(parts: usize, stages: &[(usize, f64)], degree: usize) -> Ve
         }
         std::mem::swap(&mut x, &mut y);
     }
+    (x, offsets)
+}
+
+/// The order conditions of a method for a **perturbed** problem `H = A + εB` (two pieces,
+/// `A = 0`, `B = 1`): `max_{|w| = n, w has one B} |coef_w(ψ) − 1/n!|` for `n = 1, …, degree`
+/// (index `n − 1`). These are the conditions at first order in `ε`: a method meeting them up to
+/// `degree = s` and the general conditions up to order `p` has the local error
+/// `O(ε h^{s+1} + ε² h^{p+1})` (McLachlan, *Composition methods in the presence of small
+/// parameters*, BIT 35, 1995; Laskar & Robutel, *High order symplectic integrators for
+/// perturbed Hamiltonian systems*, Celest. Mech. Dyn. Astron. 80, 2001). For the stages
+/// `A_{α_0} B_{β_1} A_{α_1} … B_{β_m} A_{α_m}` they are the moments of a quadrature rule,
+/// `Σ_j β_j τ_j^k = 1/(k + 1)` with `τ_j = α_0 + … + α_{j−1}`, for `k = 0, …, degree − 1`.
+///
+/// ```
+/// use integrators::splitting::perturbed_order_defects;
+/// // Strang (A B A) is the midpoint rule: exact for k = 0, 1 only
+/// let d = perturbed_order_defects(&[(0, 0.5), (1, 1.0), (0, 0.5)], 3);
+/// assert!(d[0] < 1e-16 && d[1] < 1e-16 && d[2] > 1e-3);
+/// ```
+pub fn perturbed_order_defects(stages: &[(usize, f64)], degree: usize) -> Vec<f64> {
+    let (x, offsets) = word_coefficients(2, stages, degree);
     let mut factorial = 1.0;
     (1..=degree)
         .map(|n| {
             factorial *= n as f64;
-            x[offsets[n]..offsets[n + 1]].iter().map(|v| (v - 1.0 / factorial).abs()).fold(0.0, f64::max)
+            (offsets[n]..offsets[n + 1])
+                .filter(|&i| (i - offsets[n]).count_ones() == 1)
+                .map(|i| (x[i] - 1.0 / factorial).abs())
+                .fold(0.0, f64::max)
         })
         .collect()
+}
+
+/// The coefficient `β` of `[B, [B, A]]` in `log(exp(c_1 X_{k_1}) ⋯ exp(c_s X_{k_s}))` on two
+/// letters (`A = 0`, `B = 1`), read from the word `BBA` of `log P = Y − Y²/2 + Y³/3`,
+/// `Y = P − 1` (the degree-3 Lie elements are `[A, [A, B]] = AAB − 2ABA + BAA` and
+/// `[B, [B, A]] = BBA − 2BAB + ABB`, and only the second contains `BBA`). For `H = A + εB` it
+/// is the coefficient of the `ε² h³` term of the modified Hamiltonian that the corrector of
+/// SABAC_n cancels ([`super::sabac_corrector`]).
+pub fn bba_coefficient(stages: &[(usize, f64)]) -> f64 {
+    let (x, offsets) = word_coefficients(2, stages, 3);
+    // the word k_1 … k_n has the index offsets[n] + Σ k_i 2^{n − i}
+    let coef = |w: &[usize]| x[offsets[w.len()] + w.iter().fold(0, |acc, &k| 2 * acc + k)];
+    let w = [1, 1, 0];
+    let mut log = coef(&w);
+    for cut in 1..3 {
+        log -= 0.5 * coef(&w[..cut]) * coef(&w[cut..]);
+    }
+    log + coef(&w[..1]) * coef(&w[1..2]) * coef(&w[2..]) / 3.0
 }

@@ -122,7 +122,7 @@ pub struct SplittingScheme {
 }
 
 /// Drops zero coefficients and adds up neighbouring stages of the same piece.
-fn merged(stages: impl IntoIterator<Item = (usize, f64)>) -> Vec<(usize, f64)> {
+pub(crate) fn merged(stages: impl IntoIterator<Item = (usize, f64)>) -> Vec<(usize, f64)> {
     let mut out: Vec<(usize, f64)> = Vec::new();
     for (k, c) in stages {
         if c == 0.0 {
