@@ -57,13 +57,18 @@ pub type GradientFn = unsafe extern "C" fn(c_int, *const f64, *mut f64, *mut c_v
 /// `double energy(int n, const double *x, void *user_data)`.
 pub type EnergyFn = unsafe extern "C" fn(c_int, *const f64, *mut c_void) -> f64;
 
+/// A host function writing a gradient: `f(x, out)`.
+pub type HostGradient = Arc<dyn Fn(&[f64], &mut [f64]) + Send + Sync>;
+/// A host function giving a value: `f(x)`.
+pub type HostEnergy = Arc<dyn Fn(&[f64]) -> f64 + Send + Sync>;
+
 /// A gradient callback: `out = ∇f(x)`.
 #[derive(Clone)]
 pub enum Gradient {
     /// A compiled function and its user data.
     Compiled(Compiled<GradientFn>),
     /// A function of the host (it reports its own errors, e.g. by writing `NaN`).
-    Host(Arc<dyn Fn(&[f64], &mut [f64]) + Send + Sync>),
+    Host(HostGradient),
 }
 
 /// An energy callback: `f(x)`.
@@ -72,7 +77,7 @@ pub enum Energy {
     /// A compiled function and its user data.
     Compiled(Compiled<EnergyFn>),
     /// A function of the host.
-    Host(Arc<dyn Fn(&[f64]) -> f64 + Send + Sync>),
+    Host(HostEnergy),
 }
 
 /// A compiled function `f` with the `user_data` pointer passed to it.
@@ -188,7 +193,7 @@ impl<const N: usize> CanonicalSystem<N> for CallbackSystem<N> {
     type H = CallbackHamiltonian<N>;
     const NAME: &'static str = NAME;
     fn summary(&self) -> &'static str {
-        "H = T(p) + V(q) given by the callbacks grad_T(p), grad_V(q)"
+        "H = T(p) + V(q) given by callbacks: grad_q = ∇V(q), grad_p = ∇T(p)"
     }
     fn hamiltonian(&self) -> CallbackHamiltonian<N> {
         self.hamiltonian.clone()

@@ -272,8 +272,8 @@ def Hamiltonian(
       default) is passed to every call. A compiled callback must be thread-safe (an ensemble
       calls it from several threads) and must not call Python;
     * **a plain Python function**, for prototyping: ``grad_q(q) -> array of n floats`` (``q`` a
-      fresh float64 array), ``V(q) -> float``; called with the GIL held, about 1–2 µs per call
-      on top of the function's own time (Störmer–Verlet calls two gradients a step). An
+      fresh float64 array), ``V(q) -> float``; called with the GIL held, about 0.3 µs per call
+      on top of the function's own time (Störmer–Verlet calls each gradient once a step). An
       exception raised by it propagates as itself from :func:`run` (and from ensembles and
       simulations), with a note (PEP 678) naming the callback, the step and the time; the run
       stops at the last good step. Ctrl-C works: the signals are checked at every call.
