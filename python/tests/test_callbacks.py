@@ -243,3 +243,33 @@ def test_solve_hamiltonian_takes_any_method_of_the_system():
     assert sol.method == "kahan-li8" and sol.y.shape == (4, 21)
     with pytest.raises(ValueError, match="needs the Hessian"):
         geomint.solve_hamiltonian(s, (0.0, 1.0), method="gauss3")
+
+
+def test_compiled_callbacks_in_a_parallel_ensemble_and_a_failing_simulation():
+    s = compiled()
+    states = geomint.perturbed_states(s, 16, 1e-3, seed=3)
+    e = geomint.ensemble(s, "yoshida6", 0.01, 300, states, threads=2)
+    for i in [0, 7, 15]:
+        r = geomint.run(s, "yoshida6", h=0.01, steps=300, state=states[i])
+        np.testing.assert_array_equal(e.states[i], r.final_state)
+    # a Python callback failing inside a simulation: raised as itself, the simulation stays at
+    # the last good step and goes on once the function works again
+    broken = [False]
+
+    def grad(q):
+        if broken[0]:
+            raise Boom("broken")
+        return py_grad_v(q)
+
+    sim = geomint.Simulation(geomint.Hamiltonian(grad, lambda p: p, q0=Q0, p0=P0), "stormer-verlet", 0.01)
+    sim.step(50)
+    before = sim.state.copy()
+    broken[0] = True
+    with pytest.raises(Boom) as info:
+        sim.step(10)
+    assert "at step 51" in info.value.__notes__[0]
+    assert sim.steps == 50
+    np.testing.assert_array_equal(sim.state, before)
+    broken[0] = False
+    sim.step(10)
+    assert sim.steps == 60
