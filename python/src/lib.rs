@@ -15,6 +15,9 @@
 //! waits for the worker to stop and raises the exception. A [`PySimulation`] keeps its state at
 //! the last whole chunk.
 
+mod callbacks;
+
+use callbacks::{HostErrors, raise_stored};
 use geomint::workbench::WorkbenchError;
 use geomint::workbench::catalogue::nbody::Bodies;
 use geomint::workbench::catalogue::system::SystemSpec;
@@ -28,7 +31,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeE
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 pyo3::create_exception!(
@@ -192,12 +195,19 @@ fn matrix<'py>(py: Python<'py>, v: Vec<f64>, rows: usize, cols: usize) -> PyResu
 struct PySystem {
     system: System,
     /// The constructor and its arguments, for pickling: the same inputs rebuild the same bits.
-    reduce: (&'static str, Py<PyTuple>),
+    /// `None` for a system of callbacks, which cannot be pickled.
+    reduce: Option<(&'static str, Py<PyTuple>)>,
+    /// For a system of callbacks: the Python objects that must outlive it (the functions, the
+    /// objects that own compiled code and user data) and the errors of its Python callbacks.
+    callbacks: Option<(Py<PyAny>, Arc<HostErrors>)>,
 }
 
 impl PySystem {
     fn new(system: System, reduce: (&'static str, Py<PyTuple>)) -> PyResult<Self> {
-        Ok(Self { system, reduce })
+        Ok(Self { system, reduce: Some(reduce), callbacks: None })
+    }
+    fn host(&self) -> Option<&Arc<HostErrors>> {
+        self.callbacks.as_ref().map(|c| &c.1)
     }
     fn problem(&self) -> &dyn Problem {
         self.system.problem()
@@ -268,12 +278,20 @@ impl PySystem {
                 format!("<geomint.System nbody: {} bodies in R^{}, G = {:?}>", b.masses().len(), b.dim(), b.g())
             }
             Origin::Body => format!("<geomint.System {}: {}>", self.problem().name(), self.problem().summary()),
-            Origin::Formula(_) => format!("<geomint.System {}: {}>", self.problem().name(), self.problem().summary()),
+            Origin::Formula(_) | Origin::Callback => {
+                format!("<geomint.System {}: {}>", self.problem().name(), self.problem().summary())
+            }
         }
     }
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let Some(reduce) = &self.reduce else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "a system of callbacks cannot be pickled (its functions live in this process); write it as formulas \
+                 (geomint.hamiltonian) to send it to other processes",
+            ));
+        };
         let module = py.import("geomint._native")?;
-        Ok((module.getattr(self.reduce.0)?, self.reduce.1.bind(py).clone()))
+        Ok((module.getattr(reduce.0)?, reduce.1.bind(py).clone()))
     }
 }
 
@@ -412,6 +430,35 @@ fn formula_system(py: Python<'_>, spec: SystemSpec, origin: &str) -> PyResult<Py
     PySystem::new(system, ("_system_from_toml", args.unbind()))
 }
 
+/// A separable Hamiltonian `H = T(p) + V(q)` on `T*R^n` (`n` = 1 to 4) given by callbacks
+/// (see `geomint.Hamiltonian`): each of `grad_T`, `grad_V`, `T`, `V` is a Python callable or
+/// a tuple `(address, user_data)` of a compiled function; `keep` holds the Python objects that
+/// must live as long as the system.
+#[pyfunction]
+#[pyo3(signature = (grad_T, grad_V, q0, p0, T=None, V=None, h=None, t_end=None, keep=None))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+fn _callback_hamiltonian(
+    py: Python<'_>,
+    grad_T: &Bound<'_, PyAny>,
+    grad_V: &Bound<'_, PyAny>,
+    q0: Vec<f64>,
+    p0: Vec<f64>,
+    T: Option<&Bound<'_, PyAny>>,
+    V: Option<&Bound<'_, PyAny>>,
+    h: Option<f64>,
+    t_end: Option<f64>,
+    keep: Option<Py<PyAny>>,
+) -> PyResult<PySystem> {
+    let energy = match (T, V) {
+        (Some(t), Some(v)) => Some((t, v)),
+        (None, None) => None,
+        _ => return Err(PyValueError::new_err("give both T and V (for the energy) or neither")),
+    };
+    let (spec, errors) = callbacks::spec(grad_T, grad_V, energy, q0, p0, h, t_end)?;
+    let system = System::callback(&spec).map_err(to_py)?;
+    Ok(PySystem { system, reduce: None, callbacks: Some((keep.unwrap_or_else(|| py.None()), errors)) })
+}
+
 /// The Hamiltonian system of the TOML file `path` (the format of `geomint run --system
 /// FILE.toml`; see [`hamiltonian`]).
 #[pyfunction]
@@ -537,9 +584,23 @@ fn run<'py>(
             engine::py_shape(shape)
         )));
     }
-    let spec = &system.get().system;
+    let sys = system.get();
+    let spec = &sys.system;
     let state = state.as_ref().map(|s| s.0.as_slice());
-    match interruptible(py, |stop| simulation::run(spec, method, h, steps, t_end, every, state, stop))? {
+    let job = |stop: &AtomicBool| simulation::run(spec, method, h, steps, t_end, every, state, stop);
+    let outcome = match sys.host() {
+        // Python callbacks: the steps run here, with the GIL held (the callbacks check signals)
+        Some(host) if host.python => job(&AtomicBool::new(false)),
+        _ => interruptible(py, job)?,
+    };
+    let failure = match &outcome {
+        Err(RunError::Workbench(e)) => Some(e),
+        _ => None,
+    };
+    if let Some(e) = raise_stored(py, sys.host(), failure) {
+        return Err(e);
+    }
+    match outcome {
         Ok(Some(result)) => run_dict(py, result),
         Ok(None) => Err(PyKeyboardInterrupt::new_err("the run was interrupted")),
         Err(e) => Err(run_err(e)),
@@ -584,10 +645,14 @@ fn ensemble<'py>(
     let every = optional_count("every", every)?;
     let threads = optional_count("threads", threads)?;
     let (values, shape) = values(&states);
-    let spec = &system.get().system;
+    let sys = system.get();
+    let spec = &sys.system;
     let result = interruptible(py, |stop| {
         engine::ensemble(spec, method, h, steps, &values, &shape, every, threads, Some(stop))
     })?;
+    if let Some(e) = raise_stored(py, sys.host(), result.as_ref().err().map(|e| &e.source)) {
+        return Err(e);
+    }
     ensemble_dict(py, result.map_err(|e| ensemble_err(e, first_member))?)
 }
 
@@ -639,9 +704,18 @@ fn perturbed_states<'py>(
 #[pyclass(module = "geomint", name = "Simulation", frozen)]
 struct PySimulation {
     sim: Simulation,
+    /// The errors of the system's Python callbacks, if any.
+    host: Option<Arc<HostErrors>>,
 }
 
-fn outcome(o: Result<Outcome, RunError>) -> PyResult<()> {
+fn outcome(py: Python<'_>, host: Option<&Arc<HostErrors>>, o: Result<Outcome, RunError>) -> PyResult<()> {
+    let failure = match &o {
+        Ok(Outcome::Failed(e)) | Err(RunError::Workbench(e)) => Some(e),
+        _ => None,
+    };
+    if let Some(e) = raise_stored(py, host, failure) {
+        return Err(e);
+    }
     match o {
         Ok(Outcome::Completed) => Ok(()),
         Ok(Outcome::Interrupted) => Err(PyKeyboardInterrupt::new_err("the simulation was interrupted")),
@@ -686,22 +760,23 @@ impl PySimulation {
         let sys = &system.get().system;
         let start = Start::new(sys, method, h, every, state.as_ref().map(|s| s.0.as_slice())).map_err(to_py)?;
         let starting = Simulation::start(start, sys.origin().clone()).map_err(to_py)?;
-        Self::started(py, starting)
+        Self::started(py, starting, system.get().host().cloned())
     }
 
     /// The simulation of the checkpoint in the directory `path`, as `geomint resume` reads it.
     #[staticmethod]
     fn load(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
-        Self::started(py, Simulation::load(&path).map_err(to_py)?)
+        Self::started(py, Simulation::load(&path).map_err(to_py)?, None)
     }
 
     /// Steps `n` more steps.
     fn step(&self, py: Python<'_>, n: i64) -> PyResult<()> {
         let n = usize::try_from(n).map_err(|_| PyValueError::new_err(format!("n must be at least 0, got {n}")))?;
-        outcome(self.call(py, move |s, stop| {
+        let o = self.call(py, move |s, stop| {
             let target = s.step().saturating_add(n);
             simulation::advance(s, target, stop)
-        })?)
+        })?;
+        outcome(py, self.host.as_ref(), o)
     }
 
     /// Steps to the step nearest `t` (`round(t / h)` steps in all).
@@ -715,7 +790,8 @@ impl PySimulation {
             return Err(PyValueError::new_err(format!("t = {t} is {target:e} steps of h = {h}; too many")));
         }
         let target = target as usize;
-        outcome(self.call(py, move |s, stop| simulation::advance(s, target, stop))?)
+        let o = self.call(py, move |s, stop| simulation::advance(s, target, stop))?;
+        outcome(py, self.host.as_ref(), o)
     }
 
     /// Writes the simulation as a checkpoint of the CLI in the directory `path` (created if
@@ -783,9 +859,12 @@ impl PySimulation {
 }
 
 impl PySimulation {
-    fn started(py: Python<'_>, mut starting: simulation::Starting) -> PyResult<Self> {
-        let about = wait(py, &mut starting.ready)?.map_err(to_py)?;
-        Ok(Self { sim: starting.finish(about) })
+    fn started(py: Python<'_>, mut starting: simulation::Starting, host: Option<Arc<HostErrors>>) -> PyResult<Self> {
+        let about = wait(py, &mut starting.ready)?;
+        if let Some(e) = raise_stored(py, host.as_ref(), about.as_ref().err()) {
+            return Err(e);
+        }
+        Ok(Self { sim: starting.finish(about.map_err(to_py)?), host })
     }
 }
 
@@ -805,6 +884,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nbody_file, m)?)?;
     m.add_function(wrap_pyfunction!(hamiltonian, m)?)?;
     m.add_function(wrap_pyfunction!(system_file, m)?)?;
+    m.add_function(wrap_pyfunction!(_callback_hamiltonian, m)?)?;
     m.add_function(wrap_pyfunction!(_system_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(perturbed_states, m)?)?;
     m.add_function(wrap_pyfunction!(rigid_body, m)?)?;

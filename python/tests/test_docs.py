@@ -38,6 +38,8 @@ def test_snippet_runs_as_a_script(info, code, tmp_path):
     assert info == "", f"unknown fence ```python {info}"
     if "matplotlib" in code and importlib.util.find_spec("matplotlib") is None:
         pytest.skip("matplotlib is not installed")
+    if "import numba" in code and importlib.util.find_spec("numba") is None:
+        pytest.skip("numba is not installed")
     (tmp_path / "examples").symlink_to(REPO / "examples")
     script = tmp_path / "snippet.py"
     script.write_text(code)

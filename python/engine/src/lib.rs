@@ -8,6 +8,8 @@
 //!   from data (an N-body system, a rigid body, a heavy top, a Hamiltonian of formulas), as the
 //!   workbench's [`Problem`].
 //!   A given initial state is the workbench's [`Problem::with_state`], checked there.
+//! * [`callback`]: a separable Hamiltonian given by its gradients as callbacks (compiled
+//!   functions, or the host's), a workbench [`Problem`] on which the explicit methods run.
 //! * [`plan`]: the settings of a run resolved as `geomint run` resolves them
 //!   ([`RunSpec::resolve`]).
 //! * [`simulation`]: runs through the workbench's checkpointed run loop (the `Session` of
@@ -29,6 +31,7 @@ use geomint::workbench::{WorkbenchError, methods};
 use nalgebra::{Matrix3, Vector3};
 use std::sync::atomic::AtomicBool;
 
+pub mod callback;
 pub mod simulation;
 
 pub use geomint::workbench::experiment::EnsembleError;
@@ -56,6 +59,8 @@ pub enum Origin {
     Body,
     /// A Hamiltonian system written as formulas (the workbench's problem `system`).
     Formula(SystemSpec),
+    /// A separable Hamiltonian given by callbacks ([`callback`]).
+    Callback,
 }
 
 /// A system to integrate: the workbench problem, from its own initial state, and its origin.
@@ -137,6 +142,11 @@ impl System {
         Ok(Self { origin: Origin::Formula(spec), problem })
     }
 
+    /// A separable Hamiltonian given by callbacks: [`callback::CallbackSpec::problem`].
+    pub fn callback(spec: &callback::CallbackSpec) -> Result<Self, WorkbenchError> {
+        Ok(Self { origin: Origin::Callback, problem: spec.problem()? })
+    }
+
     /// The workbench problem, from the system's own initial state.
     pub fn problem(&self) -> &dyn Problem {
         self.problem.as_ref()
@@ -208,6 +218,9 @@ pub fn plan(
 ) -> Result<Plan, WorkbenchError> {
     let p = system.problem();
     let method = method.map_or_else(|| p.methods()[0].to_string(), str::to_string);
+    if *system.origin() == Origin::Callback {
+        callback::check_method(&method)?;
+    }
     problem::check_method(p, &method)?;
     let spec = RunSpec::resolve(p, h, steps, t_end, every)?;
     Ok(Plan { method, spec })

@@ -364,6 +364,10 @@ fn system_file(origin: Option<&Origin>, current: Option<&str>, dir: &Path) -> Re
              problems, N-body systems and systems of formulas only (start from the catalogue's 'rigid-body' or \
              'heavy-top' with state= to save one)",
         )),
+        Some(Origin::Callback) => Err(input(
+            "a system of callbacks cannot be saved: the CLI's checkpoint names catalogue problems, N-body systems \
+             and systems of formulas only (write the system as formulas, geomint.hamiltonian, to save it)",
+        )),
         None => match current {
             None => Ok(None),
             Some(file) => {

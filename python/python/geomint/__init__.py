@@ -21,13 +21,17 @@ from dataclasses import dataclass
 import os
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Union
 
+import math
+
 import numpy as np
 
-from . import _native
+from . import _callbacks, _native
 from ._native import IntegrationError, System
 
 __all__ = [
     "EnsembleResult",
+    "Hamiltonian",
+    "HamiltonianSolution",
     "IntegrationError",
     "Quantity",
     "RunResult",
@@ -44,6 +48,7 @@ __all__ = [
     "problems",
     "rigid_body",
     "run",
+    "solve_hamiltonian",
     "system_file",
 ]
 
@@ -237,6 +242,69 @@ def hamiltonian(
     )
 
 
+def Hamiltonian(
+    grad_q: Any,
+    grad_p: Any,
+    *,
+    q0: ArrayLike,
+    p0: ArrayLike,
+    V: Any = None,
+    T: Any = None,
+    user_data: Any = None,
+    h: Optional[float] = None,
+    t_end: Optional[float] = None,
+) -> System:
+    """Your own separable Hamiltonian ``H(q, p) = T(p) + V(q)`` on T*R^n (n = 1 to 4), given by
+    its gradients as callbacks: ``grad_q(q) = ∂H/∂q = ∇V(q)`` and ``grad_p(p) = ∂H/∂p = ∇T(p)``
+    (so ``−grad_q`` is the force), from the initial state ``q0``, ``p0``. Give the energies ``V(q)``
+    and ``T(p)`` too and the energy ``H`` is monitored; without them it is NaN.
+
+    Each callback is either
+
+    * **compiled**, called from Rust with the GIL released at the cost of a C function call: a
+      ``scipy.LowLevelCallable``, a ``numba.cfunc``, a ctypes function pointer, or an integer
+      address, with the signatures (the ``LowLevelCallable`` convention)::
+
+          void grad(int n, const double *x, double *out, void *user_data);  // out = ∇V(x) or ∇T(x)
+          double energy(int n, const double *x, void *user_data);           // V(x) or T(x)
+
+      ``user_data`` (an int, a ctypes pointer or a PyCapsule; a ``LowLevelCallable``'s own by
+      default) is passed to every call. A compiled callback must be thread-safe (an ensemble
+      calls it from several threads) and must not call Python;
+    * **a plain Python function**, for prototyping: ``grad_q(q) -> array of n floats`` (``q`` a
+      fresh float64 array), ``V(q) -> float``; called with the GIL held, about 0.3 µs per call
+      on top of the function's own time (Störmer–Verlet calls each gradient once a step). An
+      exception raised by it propagates as itself from :func:`run` (and from ensembles and
+      simulations), with a note (PEP 678) naming the callback, the step and the time; the run
+      stops at the last good step. Ctrl-C works: the signals are checked at every call.
+
+    The methods are those that need no more than the gradients: the splittings and their
+    compositions (``stormer-verlet``, ``yoshida6``, ...), ``rk4``, ``explicit-euler``, ``dop853``.
+    The implicit methods solve their stages by Newton's method, which needs the Hessian of ``H``;
+    they refuse with a ``ValueError`` saying so. A system of callbacks cannot be pickled (no
+    Dask) nor saved by :meth:`Simulation.save` (write it with :func:`hamiltonian` for that).
+
+    >>> import numba
+    >>> @numba.cfunc("void(intc, CPointer(float64), CPointer(float64), voidptr)")
+    ... def grad_v(n, q, out, _):
+    ...     r3 = (q[0] ** 2 + q[1] ** 2) ** 1.5
+    ...     out[0], out[1] = q[0] / r3, q[1] / r3
+    >>> kepler = geomint.Hamiltonian(grad_v, lambda p: p, q0=[0.4, 0.0], p0=[0.0, 2.0])
+    """
+    gv, gt, v, t, keep = _callbacks.callbacks(grad_q, grad_p, V, T, user_data)
+    return _native._callback_hamiltonian(
+        gt,
+        gv,
+        [float(x) for x in np.asarray(q0, dtype=float).ravel()],
+        [float(x) for x in np.asarray(p0, dtype=float).ravel()],
+        T=t,
+        V=v,
+        h=_number("h", h),
+        t_end=_number("t_end", t_end),
+        keep=keep,
+    )
+
+
 def system_file(path: Union[str, "os.PathLike[str]"]) -> System:
     """The Hamiltonian system of a TOML file of formulas (``geomint run --system FILE.toml``;
     the keys of :func:`hamiltonian`)."""
@@ -357,6 +425,113 @@ def _run_result(d: Dict[str, Any]) -> RunResult:
         errors=_split(d["errors"], qs, by_dim=False),
         solution_error=d["solution_error"],
         wall_seconds=d["wall_seconds"],
+    )
+
+
+# -- a solve_ivp-shaped entry point ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HamiltonianSolution:
+    """The solution of :func:`solve_hamiltonian`, shaped as scipy's ``solve_ivp`` result: times
+    ``t`` (S,), states ``y`` (n, S) (one column per time, scipy's orientation), and the errors of
+    the monitored quantities at those times, ``errors[name]`` (S,) (relative to the value at
+    ``t_span[0]``, absolute where that is 0). ``h`` is the step used, ``steps`` their number."""
+
+    t: np.ndarray
+    y: np.ndarray
+    errors: Dict[str, np.ndarray]
+    method: str
+    h: float
+    steps: int
+    labels: List[str]
+    success: bool = True
+    status: int = 0
+    message: str = "The solver successfully reached the end of the integration interval."
+
+
+def _errors(values: Dict[str, np.ndarray], qs: Sequence[Quantity]) -> Dict[str, np.ndarray]:
+    """The workbench's errors of the rows of ``values`` against the first row."""
+    out = {}
+    for q in qs:
+        v = np.asarray(values[q.name], dtype=float).reshape(len(values[q.name]), -1)
+        if q.kind == "constraint":
+            out[q.name] = np.linalg.norm(v, axis=1)
+            continue
+        d = np.linalg.norm(v - v[0], axis=1)
+        s = np.linalg.norm(v[0])
+        out[q.name] = d / s if s > 0 else d
+    return out
+
+
+def solve_hamiltonian(
+    H: ProblemLike,
+    t_span: Sequence[float],
+    y0: Optional[ArrayLike] = None,
+    method: Optional[str] = "yoshida6",
+    h: Optional[float] = None,
+    t_eval: Optional[ArrayLike] = None,
+    *,
+    params: Optional[Mapping[str, float]] = None,
+) -> HamiltonianSolution:
+    """Integrates the Hamiltonian system ``H`` (a :class:`System` of :func:`hamiltonian`,
+    :func:`Hamiltonian`, :func:`nbody`, or a catalogue name) from ``y0`` (the state, as in
+    ``H.labels``; default its initial state) over ``t_span = (t0, t1)``, for people coming from
+    ``scipy.integrate.solve_ivp``. ``method`` is any geomint method that applies to the system
+    (``H.methods``). The step is fixed: the largest ``h' ≤ h`` (default: the system's step) that
+    divides ``t1 − t0``, so that the last step ends at ``t1``.
+
+    Without ``t_eval`` the solution is given at every step. With ``t_eval`` (sorted, within
+    ``t_span``), at those times: the steps run up to the last grid time ``t_k ≤ t``, and one step
+    of the method of size ``t − t_k`` reaches ``t`` (no interpolation; the run itself goes on from
+    the grid).
+
+    >>> kepler = geomint.problem("kepler")
+    >>> sol = geomint.solve_hamiltonian(kepler, (0.0, 10.0), kepler.initial_state, h=0.01)
+    >>> sol.y.shape, sol.errors["energy"].max() < 1e-9
+    ((4, 1001), True)
+    """
+    system = _system(H, params)
+    if len(t_span) != 2:
+        raise ValueError(f"t_span must be (t0, t1), got {len(t_span)} values")
+    t0, t1 = _number("t_span[0]", t_span[0]), _number("t_span[1]", t_span[1])
+    if not (math.isfinite(t0) and math.isfinite(t1) and t1 > t0):
+        raise ValueError(f"t_span must be finite with t1 > t0, got ({t0}, {t1})")
+    h0 = system.defaults[0] if h is None else _number("h", h)
+    if not (math.isfinite(h0) and h0 > 0):
+        raise ValueError(f"h must be finite and positive, got {h0}")
+    steps = max(1, math.ceil((t1 - t0) / h0 * (1 - 1e-12)))
+    step = (t1 - t0) / steps
+    state = system.initial_state if y0 is None else _f64(y0)
+    method = _method(method)
+    if t_eval is None:
+        r = run(system, method, step, steps, state=state, every=1)
+        return HamiltonianSolution(
+            t=t0 + r.t, y=r.states.T.copy(), errors=r.errors, method=r.method, h=step, steps=steps, labels=r.labels
+        )
+    te = np.asarray(t_eval, dtype=float).ravel()
+    if te.size and (np.any(np.diff(te) < 0) or te[0] < t0 or te[-1] > t1 or not np.all(np.isfinite(te))):
+        raise ValueError(f"t_eval must be sorted and within t_span = ({t0}, {t1})")
+    sim = Simulation(system, method, step, every=steps + 1, state=state)
+    states, values = [], {}
+    for t in te:
+        k = min(steps, int(math.floor((t - t0) / step + 1e-9)))
+        if k > sim.steps:
+            sim.step(k - sim.steps)
+        rest = (t - t0) - k * step
+        yk = sim.state
+        last = rest > 1e-12 * step
+        r = run(system, method, rest if last else step, 1, state=yk, every=1)
+        states.append(r.states[-1] if last else yk)
+        for name, v in r.values.items():
+            values.setdefault(name, []).append(v[-1] if last else v[0])
+    first = run(system, method, step, 1, state=state, every=1)
+    qs = first.quantities
+    rows = {name: np.asarray([first.values[name][0]] + values.get(name, [])) for name in first.values}
+    errors = {name: e[1:] for name, e in _errors(rows, qs).items()}
+    y = np.asarray(states, dtype=float).reshape(len(te), -1).T
+    return HamiltonianSolution(
+        t=te, y=y, errors=errors, method=sim.method, h=step, steps=steps, labels=list(first.labels)
     )
 
 

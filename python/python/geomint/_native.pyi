@@ -60,6 +60,17 @@ def hamiltonian(
 ) -> System: ...
 def system_file(path: str) -> System: ...
 def _system_from_toml(text: str) -> System: ...
+def _callback_hamiltonian(
+    grad_T: Any,
+    grad_V: Any,
+    q0: List[float],
+    p0: List[float],
+    T: Any = None,
+    V: Any = None,
+    h: Optional[float] = None,
+    t_end: Optional[float] = None,
+    keep: Any = None,
+) -> System: ...
 def perturbed_states(
     system: System, members: int, eps: float, seed: int = 0, state: Optional[_F64] = None
 ) -> _F64: ...
