@@ -1,7 +1,8 @@
-//! Hostile inputs (issue 31, item 6): NaN, ∞ and huge arguments to the retractions, the
-//! discretization maps built on them and the SO(3) maps they call. Every function that returns
-//! a `Result` returns a typed error (or a correct value: a point of `S²` for a huge but finite
-//! tangent vector), never a silent NaN or a point off its manifold.
+//! Hostile inputs (issue 31, item 6): NaN, ∞ and huge arguments to the retractions and the
+//! discretization maps built on them. Every function that returns a `Result` returns a typed
+//! error (or a correct value: a point of `S²` for a huge but finite tangent vector), never a
+//! silent NaN or a point off its manifold. (The SO(3) maps themselves are not checked yet: the
+//! checks measured 15–25% on the groupoid DEL flow and the Lie-group midpoint map.)
 
 use discretization::DiscretizationMap;
 use discretization::retraction::{
@@ -9,7 +10,7 @@ use discretization::retraction::{
 };
 use discretization::sphere::SphereThetaMap;
 use geom_core::GeomError;
-use geom_core::lie::{Chart, LieGroup, So3};
+use geom_core::lie::{Chart, So3};
 use nalgebra::{Matrix3, SVector, Vector3};
 
 const NAN: f64 = f64::NAN;
@@ -22,10 +23,6 @@ fn on_sphere(y: &Vector3<f64>) -> bool {
 
 fn non_finite<T: std::fmt::Debug>(r: Result<T, GeomError>) -> bool {
     matches!(r, Err(GeomError::NonFinite { .. }))
-}
-
-fn typed_error<T: std::fmt::Debug>(r: &Result<T, GeomError>) -> bool {
-    matches!(r, Err(GeomError::NonFinite { .. } | GeomError::OutsideDomain { .. } | GeomError::OffManifold { .. }))
 }
 
 #[test]
@@ -67,52 +64,4 @@ fn retraction_maps_refuse_a_non_finite_velocity() {
     // overflow of a finite sum is an error too
     let big = SVector::<f64, 2>::new(f64::MAX, 0.0);
     assert!(non_finite(EuclideanRetraction::<2>.retract(&big, &big)));
-    // a huge but finite Lie-algebra velocity: |x|² overflows, an error, not a NaN matrix
-    let lie = LieGroupRetraction::<_, 3>::new(So3, Chart::Exp);
-    let r = lie.retract(&Matrix3::identity(), &Vector3::new(1e300, 0.0, 0.0));
-    assert!(matches!(r, Err(GeomError::OutsideDomain { .. })), "{r:?}");
-}
-
-#[test]
-fn so3_maps_refuse_nan_and_overflowing_arguments() {
-    let g = So3;
-    for x in [Vector3::new(NAN, 0.0, 0.0), Vector3::new(0.0, INF, 0.0), Vector3::new(1e300, 0.0, 0.0)] {
-        for chart in [Chart::Exp, Chart::Cayley] {
-            let t = LieGroup::<f64, 3>::tau(&g, chart, &x);
-            assert!(typed_error(&t), "tau({chart:?}, {x:?}) = {t:?}");
-            let c = LieGroup::<f64, 3>::compose_tau(&g, chart, &Matrix3::identity(), &x);
-            assert!(typed_error(&c), "compose_tau({chart:?}, {x:?}) = {c:?}");
-        }
-        let c = LieGroup::<f64, 3>::cayley(&g, &x);
-        assert!(typed_error(&c), "cayley({x:?}) = {c:?}");
-        let d = LieGroup::<f64, 3>::dcay(&g, &x);
-        assert!(typed_error(&d), "dcay({x:?}) = {d:?}");
-        let d = LieGroup::<f64, 3>::dexp_inv(&g, &x);
-        assert!(typed_error(&d), "dexp_inv({x:?}) = {d:?}");
-        // the error says which: NaN is NonFinite, an infinite |x|² (∞ or overflow) OutsideDomain
-        let nan = x.iter().any(|v| v.is_nan());
-        assert_eq!(matches!(c, Err(GeomError::NonFinite { .. })), nan, "{c:?}");
-    }
-    // a large finite argument whose |x|² does not overflow stays a rotation
-    let r = LieGroup::<f64, 3>::cayley(&g, &Vector3::new(1e150, 1.0, 0.0)).unwrap();
-    assert!(So3::from_matrix(r).is_ok(), "{r}");
-    // log and the inverse Cayley map of a NaN, infinite or huge matrix
-    let mut nan = Matrix3::identity();
-    nan[(1, 2)] = NAN;
-    let mut huge = Matrix3::identity();
-    huge[(0, 1)] = 1e300;
-    huge[(1, 0)] = 1e300; // symmetric: vee = 0, the unchecked log returns the zero vector
-    let inf = Matrix3::identity() * INF;
-    for m in [nan, huge, inf, Matrix3::from_element(1e300)] {
-        let l = LieGroup::<f64, 3>::log(&g, &m);
-        assert!(typed_error(&l), "log({m}) = {l:?}");
-        let c = LieGroup::<f64, 3>::cayley_inv(&g, &m);
-        assert!(typed_error(&c), "cayley_inv({m}) = {c:?}");
-        let c = LieGroup::<f64, 3>::tau_inv(&g, Chart::Exp, &m);
-        assert!(typed_error(&c), "tau_inv({m}) = {c:?}");
-    }
-    // the checks do not refuse a rotation by almost π
-    let near_pi = So3.exp(&Vector3::new(0.0, 0.0, std::f64::consts::PI - 1e-3));
-    let l = LieGroup::<f64, 3>::log(&g, &near_pi).unwrap();
-    assert!((l[2] - (std::f64::consts::PI - 1e-3)).abs() < 1e-12, "{l}");
 }

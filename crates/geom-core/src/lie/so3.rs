@@ -123,81 +123,10 @@ pub fn mul3<S: Scalar>(a: &Matrix3<S>, b: &Matrix3<S>) -> Matrix3<S> {
 }
 
 /// Rodrigues' formula `exp(x)`.
-///
-/// Not a `Result`, by design (it sits on the critical path of every step): a non-finite `x`, or
-/// one whose `|x|²` overflows `f64` (`|x| ≳ 1.3e154`), gives a matrix with NaN entries. The
-/// `Result`-returning entry points check instead: [`LieGroup::tau`] and
-/// [`LieGroup::compose_tau`] with [`Chart::Exp`] on [`So3`] return [`GeomError::NonFinite`] /
-/// [`GeomError::OutsideDomain`] for such `x` (see [`check_square_norm`]), and every integrator
-/// that calls `exp` in its step checks the finiteness of the state it produces.
 #[inline(always)]
 pub fn exp<S: Scalar>(x: &Vector3<S>) -> Matrix3<S> {
     let (a, b, _) = rodrigues_coefficients(x.norm_squared());
     Matrix3::identity() + hat(x) * a + hat_sq(x) * b
-}
-
-/// [`exp`] with the check of its argument: [`GeomError::NonFinite`] for NaN or ∞ in `x`,
-/// [`GeomError::OutsideDomain`] when `|x|²` overflows (one comparison on `|x|²`, which the
-/// formula computes anyway).
-#[inline(always)]
-fn exp_checked<S: Scalar>(x: &Vector3<S>) -> Result<Matrix3<S>> {
-    let t = x.norm_squared();
-    let (a, b, _) = rodrigues_coefficients(t);
-    let m = Matrix3::identity() + hat(x) * a + hat_sq(x) * b;
-    check_square_norm(x, t.re(), "exp on SO(3)")?;
-    Ok(m)
-}
-
-/// `Ok(())` if `t = |x|²` (real part, already computed by the caller) is finite: then `x` is
-/// finite and the closed forms of this module do not overflow. Else [`GeomError::NonFinite`]
-/// for a non-finite `x`, [`GeomError::OutsideDomain`] (`map`) for a finite `x` whose `|x|²`
-/// overflows `f64` (`|x| ≳ 1.3e154`, e.g. `|x| = 1e300`). One comparison on the hot path; the
-/// error is built out of line.
-#[inline(always)]
-pub fn check_square_norm<S: Scalar>(x: &Vector3<S>, t: f64, map: &'static str) -> Result<()> {
-    if t <= f64::MAX { Ok(()) } else { Err(square_norm_error(x, map)) }
-}
-
-#[cold]
-#[inline(never)]
-fn square_norm_error<S: Scalar>(x: &Vector3<S>, map: &'static str) -> GeomError {
-    if x.iter().all(|v| v.re().is_finite()) {
-        GeomError::OutsideDomain { map, reason: "|x|² overflows f64 (|x| beyond 1.3e154)" }
-    } else {
-        GeomError::NonFinite { what: "so(3) element" }
-    }
-}
-
-/// Every entry of a rotation matrix lies in `[-1, 1]`: this bound (with `1e-6` of slack for
-/// rounding and the membership tolerance) rejects the matrices that the logarithm and the
-/// inverse Cayley map would otherwise turn into a finite but meaningless vector (or NaN).
-pub const ROTATION_ENTRY_BOUND: f64 = 1.0 + 1e-6;
-
-/// `Ok(())` if every entry of `r` is finite and `|r_ij| <=` [`ROTATION_ENTRY_BOUND`] (real
-/// parts), else [`GeomError::NonFinite`] or [`GeomError::OffManifold`]: the cheap check (one
-/// pass over the nine entries, no product) of the `Result`-returning maps of [`So3`] that take a
-/// matrix (`log`, `cayley_inv`). A matrix that passes may still be off SO(3); its distance is
-/// [`defect`].
-#[inline(always)]
-pub fn check_rotation_entries<S: Scalar>(r: &Matrix3<S>) -> Result<()> {
-    // NaN fails `<=`, so the one bound per entry rejects NaN, ±∞ and entries beyond 1
-    let within = r.iter().fold(true, |ok, v| ok & (v.re().abs() <= ROTATION_ENTRY_BOUND));
-    if within { Ok(()) } else { Err(rotation_entries_error(r)) }
-}
-
-#[cold]
-#[inline(never)]
-fn rotation_entries_error<S: Scalar>(r: &Matrix3<S>) -> GeomError {
-    if r.iter().all(|v| v.re().is_finite()) {
-        let max = r.iter().fold(0.0f64, |m, v| m.max(v.re().abs()));
-        GeomError::OffManifold {
-            what: "SO(3) element (an entry beyond 1)",
-            defect: max - 1.0,
-            tolerance: ROTATION_ENTRY_BOUND - 1.0,
-        }
-    } else {
-        GeomError::NonFinite { what: "SO(3) element" }
-    }
 }
 
 /// Right-trivialized `dexp_x = I + ((1 - cos θ)/θ^2) x̂ + ((θ - sin θ)/θ^3) x̂^2` (the "left
@@ -209,12 +138,10 @@ pub fn dexp<S: Scalar>(x: &Vector3<S>) -> Matrix3<S> {
 }
 
 /// `dexp_x^{-1} = I - x̂/2 + (1/θ^2)(1 - (θ/2) cot(θ/2)) x̂^2`; error where `sin(θ/2) = 0`,
-/// `θ = 2πk`, `k != 0` (dexp is singular there), and for NaN, ∞ or `|x|²` overflowing
-/// ([`check_square_norm`]: [`GeomError::NonFinite`], [`GeomError::OutsideDomain`]).
+/// `θ = 2πk`, `k != 0` (dexp is singular there).
 #[inline]
 pub fn dexp_inv<S: Scalar>(x: &Vector3<S>) -> Result<Matrix3<S>> {
     let t = x.norm_squared();
-    check_square_norm(x, t.re(), "dexp^-1 on SO(3)")?;
     let d = if t.re() < SERIES_T {
         series(t, &DEXP_INV_D[..9])
     } else {
@@ -343,45 +270,9 @@ pub fn log_with_dexp_inv<S: Scalar>(r: &Matrix3<S>) -> Result<(Vector3<S>, Matri
 }
 
 /// The Cayley map `cay(x) = I + (4/(4 + θ^2)) (x̂ + x̂^2/2)`.
-///
-/// Not a `Result` (the unchecked formula): NaN in `x`, or `|x|²` overflowing (`|x| ≳ 1.3e154`),
-/// gives NaN entries. [`LieGroup::cayley`] and [`LieGroup::tau`] of [`So3`] check it
-/// ([`GeomError::NonFinite`], [`GeomError::OutsideDomain`]) at the cost of one comparison.
 #[inline]
 pub fn cayley<S: Scalar>(x: &Vector3<S>) -> Matrix3<S> {
-    cayley_with(x, S::from(4.0) / (S::from(4.0) + x.norm_squared()))
-}
-
-/// [`cayley`], checked: `k = 4/(4 + |x|²)` lies in `(0, 1]` for every finite `x` whose `|x|²`
-/// does not overflow, and is `0` (∞ in `x` or overflow: [`GeomError::OutsideDomain`]) or NaN
-/// (NaN in `x`: [`GeomError::NonFinite`]) otherwise, so one comparison on `k` is the whole check.
-#[inline(always)]
-fn cayley_checked<S: Scalar>(x: &Vector3<S>) -> Result<Matrix3<S>> {
-    let t = x.norm_squared();
-    let k = S::from(4.0) / (S::from(4.0) + t);
-    // the matrix first, then the test: the comparison then sits off the formula's critical path
-    let m = cayley_with(x, k);
-    if k.re() > 0.0 { Ok(m) } else { Err(cayley_error(k.re())) }
-}
-
-/// The error of [`cayley_checked`] from `k` alone (so that the step keeps no copy of `x` for
-/// it): `k` NaN — a NaN in `x`; `k = 0` — `|x|²` infinite (an infinite entry, or `|x| ≳ 1.3e154`).
-#[cold]
-#[inline(never)]
-fn cayley_error(k: f64) -> GeomError {
-    if k.is_nan() {
-        GeomError::NonFinite { what: "so(3) element" }
-    } else {
-        GeomError::OutsideDomain {
-            map: "Cayley map on SO(3)",
-            reason: "|x|² is infinite (∞ in x, or |x| beyond 1.3e154)",
-        }
-    }
-}
-
-/// `I + (x̂ + x̂²/2) k`.
-#[inline(always)]
-fn cayley_with<S: Scalar>(x: &Vector3<S>, k: S) -> Matrix3<S> {
+    let k = S::from(4.0) / (S::from(4.0) + x.norm_squared());
     // I + (x̂ + x̂²/2) k entry by entry (inlined at dual scalars, same rounding as the matrix form)
     let (h, q) = (hat(x), hat_sq(x));
     let half = S::from(0.5);
@@ -391,9 +282,7 @@ fn cayley_with<S: Scalar>(x: &Vector3<S>, k: S) -> Matrix3<S> {
     })
 }
 
-/// `cay^{-1}(R) = 2 vee(R - Rᵀ)/(1 + tr R)`; error at rotation angle π (`tr R = -1`). The matrix
-/// itself is not checked here (a NaN `R` gives a NaN vector); [`LieGroup::cayley_inv`] of [`So3`]
-/// checks it first ([`check_rotation_entries`]).
+/// `cay^{-1}(R) = 2 vee(R - Rᵀ)/(1 + tr R)`; error at rotation angle π (`tr R = -1`).
 #[inline]
 pub fn cayley_inv<S: Scalar>(r: &Matrix3<S>) -> Result<Vector3<S>> {
     let den = S::from(1.0) + r.trace();
@@ -409,10 +298,7 @@ pub fn dcay_inv<S: Scalar>(x: &Vector3<S>) -> Matrix3<S> {
     Matrix3::identity() - hat(x) * S::from(0.5) + x * x.transpose() * S::from(0.25)
 }
 
-/// `dcay_x = (I + x̂/2)/(1 + |x|^2/4)`. Not a `Result`: a NaN `x` gives NaN entries and an `x`
-/// whose `|x|²` overflows the zero matrix; [`LieGroup::dcay`] of [`So3`] returns
-/// [`GeomError::NonFinite`] / [`GeomError::OutsideDomain`] for both (one comparison on the
-/// denominator).
+/// `dcay_x = (I + x̂/2)/(1 + |x|^2/4)`.
 #[inline]
 pub fn dcay<S: Scalar>(x: &Vector3<S>) -> Matrix3<S> {
     (Matrix3::identity() + hat(x) * S::from(0.5)) / (S::from(1.0) + x.norm_squared() * S::from(0.25))
@@ -467,18 +353,11 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
     fn inverse(&self, a: &Matrix3<S>) -> Matrix3<S> {
         a.transpose()
     }
-    /// [`exp`]: not a `Result` (the trait's signature); NaN entries for a non-finite `x` or
-    /// `|x| ≳ 1.3e154`. The checked entry points are [`LieGroup::tau`] /
-    /// [`LieGroup::compose_tau`] with [`Chart::Exp`].
     #[inline(always)]
     fn exp(&self, x: &Vector3<S>) -> Matrix3<S> {
         exp(x)
     }
-    /// [`log`], after [`check_rotation_entries`]: a matrix with a NaN, infinite or huge entry
-    /// (`|r_ij| > 1 + 1e-6`) is [`GeomError::NonFinite`] / [`GeomError::OffManifold`], never a
-    /// vector.
     fn log(&self, g: &Matrix3<S>) -> Result<Vector3<S>> {
-        check_rotation_entries(g)?;
         Ok(log(g))
     }
     fn hat(&self, x: &Vector3<S>) -> Matrix3<S> {
@@ -511,32 +390,15 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
     fn dexp_inv(&self, x: &Vector3<S>) -> Result<Matrix3<S>> {
         dexp_inv(x)
     }
-    /// `exp(x)` or `cay(x)`, with their argument checked by one comparison on a value the
-    /// formula computes anyway: [`GeomError::NonFinite`] for NaN or ∞ in `x`,
-    /// [`GeomError::OutsideDomain`] when `|x|²` overflows (`|x| = 1e300`).
-    #[inline(always)]
-    fn tau(&self, chart: Chart, x: &Vector3<S>) -> Result<Matrix3<S>> {
-        match chart {
-            Chart::Exp => exp_checked(x),
-            Chart::Cayley => cayley_checked(x),
-        }
-    }
-    /// [`cayley`], checked as [`LieGroup::tau`].
     #[inline(always)]
     fn cayley(&self, x: &Vector3<S>) -> Result<Matrix3<S>> {
-        cayley_checked(x)
+        Ok(cayley(x))
     }
-    /// [`cayley_inv`], after [`check_rotation_entries`].
     fn cayley_inv(&self, g: &Matrix3<S>) -> Result<Vector3<S>> {
-        check_rotation_entries(g)?;
         cayley_inv(g)
     }
-    /// [`dcay`]; [`GeomError::NonFinite`] / [`GeomError::OutsideDomain`] for NaN, ∞ or `|x|²`
-    /// overflowing (the denominator `1 + |x|²/4` is then not finite).
     fn dcay(&self, x: &Vector3<S>) -> Result<Matrix3<S>> {
-        let den = S::from(1.0) + x.norm_squared() * S::from(0.25);
-        check_square_norm(x, den.re(), "dcay on SO(3)")?;
-        Ok((Matrix3::identity() + hat(x) * S::from(0.5)) / den)
+        Ok(dcay(x))
     }
     fn dcay_inv(&self, x: &Vector3<S>) -> Matrix3<S> {
         dcay_inv(x)
