@@ -151,9 +151,10 @@ impl Drop for TempDir {
     }
 }
 
-#[test]
-fn damaged_checkpoints_never_panic() {
-    let tmp = TempDir(std::env::temp_dir().join(format!("geomint-fuzz-checkpoint-{}", std::process::id())));
+/// A short checkpointed `geomint run` of Kepler in a fresh temporary directory (removed when the
+/// returned guard drops), and the run's directory.
+fn checkpointed_run(tag: &str) -> (TempDir, PathBuf) {
+    let tmp = TempDir(std::env::temp_dir().join(format!("geomint-fuzz-{tag}-{}", std::process::id())));
     let _ = std::fs::remove_dir_all(&tmp.0);
     let run = tmp.0.join("run");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_geomint"))
@@ -162,6 +163,12 @@ fn damaged_checkpoints_never_panic() {
         .output()
         .expect("run geomint");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (tmp, run)
+}
+
+#[test]
+fn damaged_checkpoints_never_panic() {
+    let (_tmp, run) = checkpointed_run("checkpoint");
     let json = std::fs::read_to_string(run.join("checkpoint.json")).expect("checkpoint.json");
     let stop = AtomicBool::new(false);
     // fewer cases: each opens a directory and may replay a run
@@ -226,15 +233,7 @@ fn formulas_never_panic() {
 
 #[test]
 fn damaged_sample_files_never_panic() {
-    let tmp = TempDir(std::env::temp_dir().join(format!("geomint-fuzz-samples-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&tmp.0);
-    let run = tmp.0.join("run");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_geomint"))
-        .args(["run", "kepler", "--steps", "60", "--every", "7", "--checkpoint-every", "20", "--quiet", "--out"])
-        .arg(&run)
-        .output()
-        .expect("run geomint");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (_tmp, run) = checkpointed_run("samples");
     let samples = std::fs::read(run.join(SAMPLES_FILE)).expect("the sample file");
     let stop = AtomicBool::new(false);
     let n = (cases() / 10).max(50);
