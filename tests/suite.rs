@@ -9,6 +9,7 @@ mod cli_long_runs;
 mod cli_systems;
 mod constrained_composition;
 mod cross_crate;
+mod formula_three_body;
 mod fuzz_inputs;
 mod groupoid_integrator;
 mod integrator_contract;

@@ -35,7 +35,7 @@ use crate::workbench::catalogue::canonical::{Canonical, CanonicalSystem};
 use crate::workbench::problem::{Kind, Problem, Quantity};
 use discretization::PhaseState;
 use geom_core::formula::{FormulaFunction, FormulaHamiltonian};
-use geom_core::function::{AutoDiff, Hessian, PhaseSpaceDerivatives, Separable};
+use geom_core::function::{Derivatives, Hessian, PhaseSpaceDerivatives, Separable};
 use nalgebra::SVector;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -131,14 +131,15 @@ fn intern(s: &str) -> &'static str {
     k
 }
 
-/// The derivatives of a formula Hamiltonian: automatic differentiation of `H(q, p)`, or of the
-/// declared separable parts `T(p) + V(q)` (then the methods take their explicit forms).
+/// The derivatives of a formula Hamiltonian: the compiled symbolic derivatives of `H(q, p)`, or
+/// of the declared separable parts `T(p) + V(q)` (then the methods take their explicit forms);
+/// equal to automatic differentiation of the formulas to round-off (`geom_core::formula`).
 #[derive(Debug, Clone)]
 pub enum FormulaDerivatives<const N: usize> {
     /// A general `H(q, p)`.
-    General(AutoDiff<FormulaHamiltonian<N>>),
+    General(FormulaHamiltonian<N>),
     /// `H = T(p) + V(q)`, declared separable.
-    Separable(Separable<FormulaFunction<N>, FormulaFunction<N>>),
+    Separable(Separable<Derivatives<FormulaFunction<N>>, Derivatives<FormulaFunction<N>>>),
 }
 
 macro_rules! both {
@@ -264,15 +265,15 @@ fn build<const N: usize>(
     let q: Vec<&str> = file.q.iter().map(String::as_str).collect();
     let p: Vec<&str> = file.p.iter().map(String::as_str).collect();
     let hamiltonian = match (&file.hamiltonian, &file.kinetic, &file.potential) {
-        (Some(h), None, None) => FormulaDerivatives::General(AutoDiff(
+        (Some(h), None, None) => FormulaDerivatives::General(
             FormulaHamiltonian::parse(h, &q, &p, &params).map_err(|e| fail(format!("H: {e}")))?,
-        )),
+        ),
         (None, Some(t), Some(v)) => {
             let t = FormulaFunction::parse(t, &p, &params)
                 .map_err(|e| fail(format!("T: {e} (T(p) is a function of the momenta only)")))?;
             let v = FormulaFunction::parse(v, &q, &params)
                 .map_err(|e| fail(format!("V: {e} (V(q) is a function of the coordinates only)")))?;
-            FormulaDerivatives::Separable(Separable::new(t, v))
+            FormulaDerivatives::Separable(Separable::from_derivatives(t, v))
         }
         _ => return Err(fail("give either H, or both T and V (a separable H = T(p) + V(q))".into())),
     };
