@@ -285,6 +285,7 @@ impl<G: AdLieGroup<D>, F: AdLieFunction<G, D>, const D: usize> LieFunctionDeriva
         if v.is_finite() { Ok(v) } else { Err(GeomError::NonFinite { what: "function value on G" }) }
     }
 
+    #[inline]
     fn gradient(
         &self,
         group: &G,
@@ -319,6 +320,7 @@ impl<G: AdLieGroup<D>, F: AdLieFunction<G, D>, const D: usize> LieFunctionDeriva
         Ok(LieGradient { g: dg, y: dy })
     }
 
+    #[inline]
     fn gradient_and_hessian(
         &self,
         group: &G,

@@ -132,6 +132,7 @@ fn chart_term_at<G: LieGroup<S, D>, C: GroupChart<S, G, D>, S: Scalar, const D: 
 /// AD through the chart's `dτ^{-1}` alone (a user's chart included), not through `τ`, `Ad*` and
 /// `dτ`. For the midpoint the two `C` terms are one,
 /// `¼ C(ξ/2, ν + μ_k)`. Checked against AD through the whole of `K` in the tests below.
+#[inline]
 pub(crate) fn chart_term_and_jacobian<G, C, const D: usize>(
     group: &G,
     chart: &C,
@@ -206,6 +207,7 @@ where
     Ok(-dtau.tr_mul(&d))
 }
 
+#[inline]
 fn check_state<G: LieGroup<f64, D>, const D: usize>(
     group: &G,
     state: &LieStateOf<G, D>,
@@ -216,6 +218,7 @@ fn check_state<G: LieGroup<f64, D>, const D: usize>(
     LieGroup::<f64, D>::check_element(group, &state.g, geom_core::lie::MEMBERSHIP_TOLERANCE)
 }
 
+#[inline]
 fn finite_state<G: LieGroup<f64, D>, const D: usize>(
     group: &G,
     state: LieStateOf<G, D>,
@@ -299,6 +302,7 @@ where
     /// One step from `state`, returning the new state (the state is not touched). Errors:
     /// [`GeomError::InvalidStep`], [`GeomError::NonFinite`], [`GeomError::OffManifold`] for a
     /// configuration off `G`, the Newton errors, and those of the map (e.g. Cayley at angle π).
+    #[inline]
     pub fn advance(&self, state: &LieStateOf<G, D>, h: f64) -> Result<LieStateOf<G, D>, GeomError> {
         let group = self.map.group();
         check_state(group, state, h)?;
@@ -344,6 +348,7 @@ where
     /// contraction) and full Newton take the exact `J` at the iterate. The root, and so the
     /// step, does not depend on the Newton matrix (to the tolerances; the final correction of
     /// the preset removes the last contraction's residual).
+    #[inline]
     fn theta_step<C: AdGroupChart<G, D>>(
         &self,
         theta: f64,
@@ -410,7 +415,10 @@ where
         let grad = ham.gradient(group, &g, &mu)?;
         let nu = LieGroup::<f64, D>::coadjoint(group, &tau1, &mk) - grad.g * h;
         let tau2 = if theta == 0.5 { tau1 } else { GroupChart::<f64, G, D>::tau(chart, group, &(xi * (1.0 - theta)))? };
-        Ok(LieState::new(LieGroup::<f64, D>::compose(group, &g, &tau2), LieGroup::<f64, D>::coadjoint(group, &tau2, &nu)))
+        Ok(LieState::new(
+            LieGroup::<f64, D>::compose(group, &g, &tau2),
+            LieGroup::<f64, D>::coadjoint(group, &tau2, &nu),
+        ))
     }
 
     fn general_step(&self, state: &LieStateOf<G, D>, h: f64) -> Result<LieStateOf<G, D>, GeomError> {
