@@ -20,11 +20,14 @@
 //! [`LieFunction`] is the model (one generic `eval`); [`LieAutoDiff`] differentiates it with
 //! `Dual64` (gradients, `2D` one-direction passes; `DualSVec64<D>` above
 //! `DIRECTIONAL_GRADIENT_MAX`) and `HyperDual64` (Hessian blocks and gradient, `2D² + D(D + 1)/2`
-//! one-direction passes, `geom_core::hyper_dual`). A hand-written model implements
-//! [`LieFunctionDerivatives`] directly.
+//! one-direction passes, `geom_core::hyper_dual`). The translated elements of those passes are
+//! the group's jets where it gives them ([`LieGroupFamily::translation_jet`],
+//! [`LieGroupFamily::translation_jet_dual`]: `g + ε g x̂`, no chart and no group product at dual
+//! scalars; matrix groups, `R^n`, products), else the curves of `translated`. A hand-written
+//! model implements [`LieFunctionDerivatives`] directly.
 
 use geom_core::hyper_dual::seeded;
-use geom_core::lie::{LieGroup, LieGroupFamily};
+use geom_core::lie::{LieGroup, LieGroupFamily, Side};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{SMatrix, SVector};
 use num_dual::{Dual64, DualSVec64, HyperDual64, HyperDualSVec64};
@@ -219,6 +222,59 @@ where
     f.eval(group, &gs, &ys)
 }
 
+/// The unit vector `e_i` of `R^D`.
+#[inline(always)]
+fn unit<const D: usize>(i: usize) -> SVector<f64, D> {
+    SVector::from_fn(|k, _| if k == i { 1.0 } else { 0.0 })
+}
+
+/// `g exp(ε e_i)` to first order at `Dual64`, `g + ε g ê_i`: the group's closed-form jet
+/// ([`LieGroupFamily::translation_jet`]), else the curve `g cay(ε e_i)` ([`translated`]), the
+/// same jet.
+#[inline(always)]
+fn left_jet<G: AdLieGroup<D>, const D: usize>(
+    group: &G,
+    g: &<G as LieGroup<f64, D>>::Element,
+    i: usize,
+) -> <G as LieGroupFamily<D>>::ElementAt<Dual64> {
+    group.translation_jet(&group.lift_at::<f64>(g), &unit(i), Side::Left).unwrap_or_else(|| {
+        let e = SVector::<Dual64, D>::from_fn(|k, _| Dual64::new(0.0, if k == i { 1.0 } else { 0.0 }));
+        translated::<G, Dual64, D>(group, g, [Some(&e), None])
+    })
+}
+
+/// `g exp(ε₁ e_i)` to first order at `HyperDual64`, `g + ε₁ g ê_i` (the jet of [`left_jet`]
+/// with its `ε` as `ε₁`).
+#[inline(always)]
+fn left_jet_eps1<G: AdLieGroup<D>, const D: usize>(
+    group: &G,
+    g: &<G as LieGroup<f64, D>>::Element,
+    i: usize,
+) -> <G as LieGroupFamily<D>>::ElementAt<HyperDual64> {
+    group.map_scalar(&left_jet(group, g, i), &|v: Dual64| HyperDual64::new(v.re, v.eps, 0.0, 0.0))
+}
+
+/// The part of `g exp(ε₁ e_j) exp(ε₂ e_i)` bilinear in `(ε₁, ε₂)` at `HyperDual64`,
+/// `g + ε₁ g ê_j + ε₂ g ê_i + ε₁ε₂ g ê_j ê_i` (the terms in `ε₁²` and `ε₂²` vanish): the group's
+/// jets ([`LieGroupFamily::translation_jet_dual`] of [`left_jet`]), else the curve
+/// `g cay(ε₁ e_j) cay(ε₂ e_i)` ([`translated`]), which agrees with it to this order.
+#[inline(always)]
+fn second_jet<G: AdLieGroup<D>, const D: usize>(
+    group: &G,
+    g: &<G as LieGroup<f64, D>>::Element,
+    j: usize,
+    i: usize,
+) -> <G as LieGroupFamily<D>>::ElementAt<HyperDual64> {
+    group
+        .translation_jet(&group.lift_at::<f64>(g), &unit(j), Side::Left)
+        .and_then(|gj| group.translation_jet_dual(&gj, &unit(i), Side::Left))
+        .unwrap_or_else(|| {
+            let zero = SVector::<f64, D>::zeros();
+            let (a, b) = (seeded(&zero, Some(j), None), seeded(&zero, None, Some(i)));
+            translated::<G, HyperDual64, D>(group, g, [Some(&a), Some(&b)])
+        })
+}
+
 fn finite<const D: usize>(v: &SVector<f64, D>, what: &'static str) -> Result<(), GeomError> {
     geom_core::error::check_finite(v.iter(), what)
 }
@@ -229,6 +285,7 @@ impl<G: AdLieGroup<D>, F: AdLieFunction<G, D>, const D: usize> LieFunctionDeriva
         if v.is_finite() { Ok(v) } else { Err(GeomError::NonFinite { what: "function value on G" }) }
     }
 
+    #[inline]
     fn gradient(
         &self,
         group: &G,
@@ -239,10 +296,12 @@ impl<G: AdLieGroup<D>, F: AdLieFunction<G, D>, const D: usize> LieFunctionDeriva
         let (dg, dy) = if D <= geom_core::function::DIRECTIONAL_GRADIENT_MAX {
             // 2D one-direction passes: cheaper than a vector dual below this size
             let (mut dg, mut dy) = (zero, zero);
+            // the translated elements as jets `g + ε g ê_i` ([`left_jet`]), the lifted one once
+            let (ys, gs) = (y.map(Dual64::from), lift::<G, Dual64, D>(group, g));
             for i in 0..D {
                 let e = SVector::<Dual64, D>::from_fn(|k, _| Dual64::new(0.0, if k == i { 1.0 } else { 0.0 }));
-                dg[i] = eval_perturbed(&self.0, group, g, y, Some(&e), None, None).eps;
-                dy[i] = eval_perturbed(&self.0, group, g, y, None, None, Some(&e)).eps;
+                dg[i] = LieFunction::<Dual64, G, D>::eval(&self.0, group, &left_jet(group, g, i), &ys).eps;
+                dy[i] = LieFunction::<Dual64, G, D>::eval(&self.0, group, &gs, &(ys + e)).eps;
             }
             (dg, dy)
         } else {
@@ -261,6 +320,7 @@ impl<G: AdLieGroup<D>, F: AdLieFunction<G, D>, const D: usize> LieFunctionDeriva
         Ok(LieGradient { g: dg, y: dy })
     }
 
+    #[inline]
     fn gradient_and_hessian(
         &self,
         group: &G,
@@ -279,12 +339,15 @@ impl<G: AdLieGroup<D>, F: AdLieFunction<G, D>, const D: usize> LieFunctionDeriva
             if block == 2 && j < i {
                 continue;
             }
-            let (a, b, c) = match block {
-                0 => (Some(seeded(&zero, Some(j), None)), Some(seeded(&zero, None, Some(i))), None),
-                1 => (None, Some(seeded(&zero, Some(i), None)), Some(seeded(&zero, None, Some(j)))),
-                _ => (None, None, Some(seeded(&zero, Some(i), Some(j)))),
+            // the translated elements as jets (no chart, no group product at dual scalars) where
+            // the group gives them: block 0 `g + ε₁ g ê_j + ε₂ g ê_i + ε₁ε₂ g ê_j ê_i` (the
+            // ε-bilinear part of `g exp(a) exp(b)`), block 1 `g + ε₁ g ê_i`
+            let (gs, ys) = match block {
+                0 => (second_jet(group, g, j, i), y.map(HyperDual64::from)),
+                1 => (left_jet_eps1(group, g, i), seeded(y, None, Some(j))),
+                _ => (lift::<G, HyperDual64, D>(group, g), seeded(y, Some(i), Some(j))),
             };
-            let r: HyperDual64 = eval_perturbed(&self.0, group, g, y, a.as_ref(), b.as_ref(), c.as_ref());
+            let r: HyperDual64 = LieFunction::<HyperDual64, G, D>::eval(&self.0, group, &gs, &ys);
             match block {
                 0 => {
                     gg[(i, j)] = r.eps1eps2;

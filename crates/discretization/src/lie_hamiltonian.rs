@@ -66,12 +66,12 @@
 //! give order 2, the others order 1.
 
 use crate::lie_chart::{AdGroupChart, ErasedChart, InlineChart, ThetaChart};
-use crate::lie_function::LieFunctionDerivatives;
+use crate::lie_function::{LieFunctionDerivatives, LieGradient, LieHessian};
 use crate::lie_map::LieGroupMap;
 use geom_core::function::ad_jacobian_of;
 use geom_core::lie::{Chart, GroupChart, LieGroup};
 use geom_core::linalg::Lu;
-use geom_core::newton::{NewtonOptions, newton_blocks};
+use geom_core::newton::{JacobianUpdate, NewtonOptions, newton_blocks};
 use geom_core::step::{LieState, LieStateOf};
 use geom_core::step::{OneStep, check_step};
 use geom_core::{GeomError, Scalar};
@@ -91,9 +91,23 @@ pub(crate) fn chart_term<G: LieGroup<S, D>, C: GroupChart<S, G, D>, S: Scalar, c
     mu_k: &SVector<f64, D>,
     f: &SVector<f64, D>,
 ) -> Result<SVector<S, D>, GeomError> {
+    chart_term_at(group, chart, theta, xi, &chart.tau(group, &(xi * S::from(theta)))?, mu_k, f)
+}
+
+/// [`chart_term`] with `τ(θξ)` given (`tau1`), for a caller that needs it too.
+#[inline]
+fn chart_term_at<G: LieGroup<S, D>, C: GroupChart<S, G, D>, S: Scalar, const D: usize>(
+    group: &G,
+    chart: &C,
+    theta: f64,
+    xi: &SVector<S, D>,
+    tau1: &G::Element,
+    mu_k: &SVector<f64, D>,
+    f: &SVector<f64, D>,
+) -> Result<SVector<S, D>, GeomError> {
     let (x1, x2) = (xi * S::from(theta), xi * S::from(1.0 - theta));
     let mu = mu_k.map(S::from);
-    let nu = group.coadjoint(&chart.tau(group, &x1)?, &mu) + f.map(S::from);
+    let nu = group.coadjoint(tau1, &mu) + f.map(S::from);
     if theta == 0.5 {
         return Ok(chart.dtau(group, &x1)?.tr_mul(&(nu + mu)) * S::from(0.5));
     }
@@ -118,6 +132,7 @@ pub(crate) fn chart_term<G: LieGroup<S, D>, C: GroupChart<S, G, D>, S: Scalar, c
 /// AD through the chart's `dτ^{-1}` alone (a user's chart included), not through `τ`, `Ad*` and
 /// `dτ`. For the midpoint the two `C` terms are one,
 /// `¼ C(ξ/2, ν + μ_k)`. Checked against AD through the whole of `K` in the tests below.
+#[inline]
 pub(crate) fn chart_term_and_jacobian<G, C, const D: usize>(
     group: &G,
     chart: &C,
@@ -192,6 +207,7 @@ where
     Ok(-dtau.tr_mul(&d))
 }
 
+#[inline]
 fn check_state<G: LieGroup<f64, D>, const D: usize>(
     group: &G,
     state: &LieStateOf<G, D>,
@@ -202,6 +218,7 @@ fn check_state<G: LieGroup<f64, D>, const D: usize>(
     LieGroup::<f64, D>::check_element(group, &state.g, geom_core::lie::MEMBERSHIP_TOLERANCE)
 }
 
+#[inline]
 fn finite_state<G: LieGroup<f64, D>, const D: usize>(
     group: &G,
     state: LieStateOf<G, D>,
@@ -285,6 +302,7 @@ where
     /// One step from `state`, returning the new state (the state is not touched). Errors:
     /// [`GeomError::InvalidStep`], [`GeomError::NonFinite`], [`GeomError::OffManifold`] for a
     /// configuration off `G`, the Newton errors, and those of the map (e.g. Cayley at angle π).
+    #[inline]
     pub fn advance(&self, state: &LieStateOf<G, D>, h: f64) -> Result<LieStateOf<G, D>, GeomError> {
         let group = self.map.group();
         check_state(group, state, h)?;
@@ -312,6 +330,25 @@ where
 
     /// The reduced θ-map system of the chart `chart` (module documentation), compiled once per
     /// chart type: [`InlineChart`] for the shipped charts, [`ErasedChart`] for a user's.
+    ///
+    /// Newton on `(ξ, μ)` from `(h ∂H/∂μ, μ_k - (1-θ) h D_g H)` at `(g_k, μ_k)`, with the exact
+    /// Jacobian
+    ///
+    /// ```text
+    ///   J = [[I - h gyᵀ T,            -h yy        ],
+    ///        [∂K/∂ξ - h D_2ᵀ gg T,    -h D_2ᵀ gy - I]],   T = θ dτ_{-θξ},  D_2 = (1-θ) dτ_{(1-θ)ξ},
+    /// ```
+    /// (`g^{-1} δg = T δξ` along `g = g_k τ(θξ)`; `∂K/∂ξ` in closed form,
+    /// `chart_term_and_jacobian`). With simplified Newton (the default
+    /// [`NewtonOptions::lie_group`]) the first Newton matrix takes `H`'s Hessian blocks at the
+    /// start `(g_k, μ_k)` — the one AD Hessian of the step, whose gradient also gives the warm
+    /// start — and the chart blocks at the warm start: it differs from `J` at the root by
+    /// `O(h²)` (the blocks of `H` enter multiplied by `h`, at points `O(h)` apart), so the
+    /// iteration contracts as fast as from the exact `J` at the warm start. A refresh (slow
+    /// contraction) and full Newton take the exact `J` at the iterate. The root, and so the
+    /// step, does not depend on the Newton matrix (to the tolerances; the final correction of
+    /// the preset removes the last contraction's residual).
+    #[inline]
     fn theta_step<C: AdGroupChart<G, D>>(
         &self,
         theta: f64,
@@ -322,29 +359,48 @@ where
         let group = self.map.group();
         let ham = &self.hamiltonian;
         let (gk, mk) = (&state.g, state.mu);
-        let grad0 = ham.gradient(group, gk, &mk)?;
-        let guess = [grad0.y * h, mk - grad0.g * ((1.0 - theta) * h)];
         let id = SMatrix::<f64, D, D>::identity();
+        // K(ξ) and J at ξ for the gradient and Hessian blocks of H given
+        let system = |xi: &SVector<f64, D>, grad: &LieGradient<D>, hess: &LieHessian<D>| {
+            let (k, dk) = chart_term_and_jacobian(group, chart, theta, xi, &mk, &(grad.g * -h))?;
+            // g = g_k τ(θξ): g^{-1} δg = θ dτ_{-θξ} δξ
+            let t = GroupChart::<f64, G, D>::dtau(chart, group, &(xi * -theta))? * theta;
+            let d2 = GroupChart::<f64, G, D>::dtau(chart, group, &(xi * (1.0 - theta)))? * (1.0 - theta);
+            let j = [
+                [id - hess.gy.tr_mul(&t) * h, hess.yy * -h],
+                [dk - d2.tr_mul(&(hess.gg * t)) * h, d2.tr_mul(&hess.gy) * -h - id],
+            ];
+            Ok::<_, GeomError>((k, j))
+        };
+        let (guess, mut start_jacobian) = match self.newton.jacobian {
+            JacobianUpdate::Frozen => {
+                let (grad0, hess0) = ham.gradient_and_hessian(group, gk, &mk)?;
+                let guess = [grad0.y * h, mk - grad0.g * ((1.0 - theta) * h)];
+                (guess, Some(system(&guess[0], &grad0, &hess0)?.1))
+            }
+            JacobianUpdate::EveryIteration => {
+                let grad0 = ham.gradient(group, gk, &mk)?;
+                ([grad0.y * h, mk - grad0.g * ((1.0 - theta) * h)], None)
+            }
+        };
         let ([xi, mu], _) = newton_blocks::<D, 2>(
             |z, jac| {
                 let (xi, mu) = (z[0], z[1]);
-                let g = GroupChart::<f64, G, D>::compose_tau(chart, group, gk, &(xi * theta))?;
+                let tau1 = GroupChart::<f64, G, D>::tau(chart, group, &(xi * theta))?;
+                let g = LieGroup::<f64, D>::compose(group, gk, &tau1);
                 match jac {
-                    None => {
-                        let grad = ham.gradient(group, &g, &mu)?;
-                        let k = chart_term::<G, C, f64, D>(group, chart, theta, &xi, &mk, &(grad.g * -h))?;
+                    Some(j) if start_jacobian.is_none() => {
+                        let (grad, hess) = ham.gradient_and_hessian(group, &g, &mu)?;
+                        let (k, jm) = system(&xi, &grad, &hess)?;
+                        *j = jm;
                         Ok([xi - grad.y * h, k - mu])
                     }
-                    Some(j) => {
-                        let (grad, hess) = ham.gradient_and_hessian(group, &g, &mu)?;
-                        let (k, dk) = chart_term_and_jacobian(group, chart, theta, &xi, &mk, &(grad.g * -h))?;
-                        // g = g_k τ(θξ): g^{-1} δg = θ dτ_{-θξ} δξ
-                        let t = GroupChart::<f64, G, D>::dtau(chart, group, &(xi * -theta))? * theta;
-                        let d2 = GroupChart::<f64, G, D>::dtau(chart, group, &(xi * (1.0 - theta)))? * (1.0 - theta);
-                        *j = [
-                            [id - hess.gy.tr_mul(&t) * h, hess.yy * -h],
-                            [dk - d2.tr_mul(&(hess.gg * t)) * h, d2.tr_mul(&hess.gy) * -h - id],
-                        ];
+                    jac => {
+                        if let (Some(j), Some(j0)) = (jac, start_jacobian.take()) {
+                            *j = j0;
+                        }
+                        let grad = ham.gradient(group, &g, &mu)?;
+                        let k = chart_term_at::<G, C, f64, D>(group, chart, theta, &xi, &tau1, &mk, &(grad.g * -h))?;
                         Ok([xi - grad.y * h, k - mu])
                     }
                 }
@@ -352,14 +408,16 @@ where
             &guess,
             &self.newton,
         )?;
-        let g = GroupChart::<f64, G, D>::compose_tau(chart, group, gk, &(xi * theta))?;
+        // the new state: g = g_k τ(θξ), ν = Ad*_{τ(θξ)} μ_k - h D_g H(g, μ),
+        // g_{k+1} = g τ((1-θ)ξ), μ_{k+1} = Ad*_{τ((1-θ)ξ)} ν (τ once for the midpoint)
+        let tau1 = GroupChart::<f64, G, D>::tau(chart, group, &(xi * theta))?;
+        let g = LieGroup::<f64, D>::compose(group, gk, &tau1);
         let grad = ham.gradient(group, &g, &mu)?;
-        let b = xi * (1.0 - theta);
-        let nu = LieGroup::<f64, D>::coadjoint(group, &GroupChart::<f64, G, D>::tau(chart, group, &(xi * theta))?, &mk)
-            - grad.g * h;
+        let nu = LieGroup::<f64, D>::coadjoint(group, &tau1, &mk) - grad.g * h;
+        let tau2 = if theta == 0.5 { tau1 } else { GroupChart::<f64, G, D>::tau(chart, group, &(xi * (1.0 - theta)))? };
         Ok(LieState::new(
-            GroupChart::<f64, G, D>::compose_tau(chart, group, &g, &b)?,
-            LieGroup::<f64, D>::coadjoint(group, &GroupChart::<f64, G, D>::tau(chart, group, &b)?, &nu),
+            LieGroup::<f64, D>::compose(group, &g, &tau2),
+            LieGroup::<f64, D>::coadjoint(group, &tau2, &nu),
         ))
     }
 

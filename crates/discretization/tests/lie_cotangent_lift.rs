@@ -15,6 +15,7 @@ use discretization::{
 };
 use geom_core::function::ScalarFunction;
 use geom_core::lie::{Chart, LieGroup, So3};
+use geom_core::newton::{JacobianUpdate, NewtonOptions};
 use geom_core::{GeomError, Scalar};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 
@@ -363,4 +364,94 @@ fn a_map_undefined_at_the_velocity_is_a_typed_error_and_the_state_is_untouched()
     assert_eq!(s, s0);
     // a small step is inside
     integ.step(&mut s, 0.01).unwrap();
+}
+
+/// The default θ-step (simplified Newton whose matrix takes `H`'s AD Hessian at the start of the
+/// step, one per step, and a final correction) solves the same equations as the exact Newton
+/// matrix at every iterate (the former formula) and as the general four-block system of the same
+/// map (`HandMidpoint`: its blocks through `lie_jacobian` / `covector_derivative`): the same
+/// trajectory to round-off over 1000 steps, both charts. Negative control: the θ = 0.3 map of the
+/// same chart is a different method, far away.
+#[test]
+fn the_default_theta_step_is_the_exact_newton_and_general_path_trajectory() {
+    let top = LieAutoDiff(HeavyTop { weight: 1.0 });
+    let exact = NewtonOptions::lie_group().with_jacobian(JacobianUpdate::EveryIteration);
+    let (h, steps) = (0.01, 1000);
+    for chart in [Chart::Exp, Chart::Cayley] {
+        let map = LieGroupThetaMap::midpoint(So3, chart);
+        let fast = LieCotangentLiftIntegrator::new(map, top);
+        let a = run(&fast, initial(), h, steps, |_| {});
+        for (label, b) in [
+            (
+                "exact Newton matrix",
+                run(&LieCotangentLiftIntegrator::new(map, top).with_newton(exact), initial(), h, steps, |_| {}),
+            ),
+            (
+                "general path",
+                run(&LieCotangentLiftIntegrator::new(HandMidpoint(map), top), initial(), h, steps, |_| {}),
+            ),
+        ] {
+            let d = (a.g - b.g).amax().max((a.mu - b.mu).amax());
+            assert!(d < 1e-12, "{chart:?}, {label}: {d:e}");
+        }
+        let other = LieCotangentLiftIntegrator::new(LieGroupThetaMap::new(So3, 0.3, chart).unwrap(), top);
+        let c = run(&other, initial(), h, steps, |_| {});
+        assert!((a.mu - c.mu).amax() > 1e-6, "{chart:?}: θ = 0.3 must differ");
+    }
+}
+
+/// Issue 31 item 6 at the step boundary: NaN or `1e300` in the configuration, the momentum or the
+/// step size of a Lie-group step (SO(3) exp and Cayley charts, Hamiltonian and Lagrangian routes)
+/// is a typed error (never a panic, never a NaN state), and the state keeps its bits.
+#[test]
+fn nan_and_huge_inputs_are_typed_errors_at_the_step_boundary() {
+    let s0 = initial();
+    let mut bad_states = vec![
+        LieState::new(s0.g, Vector3::new(f64::NAN, 1.0, 0.0)),
+        LieState::new(s0.g, Vector3::new(1e300, 1.0, 0.0)),
+        LieState::new(s0.g, Vector3::new(f64::INFINITY, 1.0, 0.0)),
+    ];
+    for (i, j) in [(0, 0), (1, 2), (2, 1)] {
+        for v in [f64::NAN, 1e300] {
+            let mut g = s0.g;
+            g[(i, j)] = v;
+            bad_states.push(LieState::new(g, s0.mu));
+        }
+    }
+    for chart in [Chart::Exp, Chart::Cayley] {
+        let ham = LieCotangentLiftIntegrator::new(
+            LieGroupThetaMap::midpoint(So3, chart),
+            LieAutoDiff(HeavyTop { weight: 1.0 }),
+        );
+        let lag =
+            LieLagrangianIntegrator::new(So3, 0.5, chart, LieAutoDiff(HeavyTopLagrangian { weight: 1.0 })).unwrap();
+        let methods: [&dyn OneStep<State>; 2] = [&ham, &lag];
+        for m in methods {
+            for bad in &bad_states {
+                let mut s = *bad;
+                let e = m.step(&mut s, 0.01).expect_err("a bad state must be refused");
+                assert!(matches!(e, GeomError::NonFinite { .. } | GeomError::OffManifold { .. }), "{chart:?}: {e:?}");
+                assert_eq!(format!("{:?}", s), format!("{:?}", bad), "{chart:?}: state touched");
+            }
+            for h in [f64::NAN, f64::INFINITY, 1e300, -1e300, 0.0] {
+                let mut s = s0;
+                let e = m.step(&mut s, h).expect_err("a bad step size must be refused");
+                assert!(
+                    matches!(
+                        e,
+                        GeomError::InvalidStep { .. }
+                            | GeomError::NonFinite { .. }
+                            | GeomError::OutsideDomain { .. }
+                            | GeomError::NotConverged { .. }
+                            | GeomError::SingularMatrix { .. }
+                    ),
+                    "{chart:?}, h = {h:e}: {e:?}"
+                );
+                assert_eq!(s, s0, "{chart:?}, h = {h:e}: state touched");
+            }
+            // a good step still works after the refusals
+            let mut s = s0;
+            m.step(&mut s, 0.01).unwrap();
+        }
+    }
 }
