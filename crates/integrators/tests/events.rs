@@ -106,7 +106,9 @@ fn henon_heiles_section_of_ten_thousand_crossings_keeps_the_energy() {
     let runner = EventRunner::new(StormerVerlet::new(ham), HamiltonianField(ham));
     let (mut x, mut t) = (x0, 0.0);
     let section = |x: &PhaseState<2>| x.q[0];
-    let points = poincare_section(&runner, &mut x, &mut t, h, section, Direction::Rising, 10_000, 10_000_000).unwrap();
+    let points =
+        poincare_section(&runner, &mut x, &mut t, h, Event::new(section, Direction::Rising), 10_000, 10_000_000)
+            .unwrap();
     assert_eq!(points.len(), 10_000);
     let energy = |x: &PhaseState<2>| ham.value(&x.q, &x.p);
     // the energy error of the trajectory's grid states, over the same time
