@@ -20,6 +20,9 @@
 //!   [`magnus`]: Magnus integrators of orders 4 and 6 for linear equations;
 //! * [`lgvi`]: the Lee–Leok–McClamroch Lie group variational integrator of a rigid body;
 //! * [`models`]: free rigid body, heavy top, underwater vehicle;
+//! * [`variational_equations`]: the tangent map of a method, Lyapunov spectrum (Benettin et al.)
+//!   and MEGNO; [`events`]: event location (Hermite estimate, refinement by re-stepping) and
+//!   Poincaré sections for any fixed-step method;
 //! * [`driver`]: runs any [`discretization::OneStep`] with observers and compensated summation.
 //!
 //! Every method implements the workspace's one-step trait [`discretization::OneStep`] and reports
@@ -81,6 +84,7 @@ pub mod crouch_grossman;
 pub mod dop853;
 pub mod driver;
 pub mod energy_preserving;
+pub mod events;
 pub mod explicit_rk;
 pub mod hp;
 pub mod lgvi;
@@ -91,6 +95,7 @@ pub mod separable_dyn;
 pub mod splitting;
 pub mod tableau;
 pub mod variational;
+pub mod variational_equations;
 pub mod verlet_composition;
 
 pub use discretization;

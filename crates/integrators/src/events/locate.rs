@@ -1,0 +1,113 @@
+//! Locating a zero of `g` inside one step: the Hermite estimate, then the refinement.
+
+use super::event::EventFunction;
+use super::hermite::Hermite;
+use geom_core::GeomError;
+use geom_core::step::{OneStep, PhaseState};
+
+/// How far a located event is refined after the Hermite estimate (module documentation of
+/// [`crate::events`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Refinement {
+    /// Secant iterations on `φ(τ) = g(Φ_τ(x_k))`, re-stepping from the step start, to round-off
+    /// in `τ`: the event state is a state of the method (a step of size `τ`).
+    #[default]
+    Restep,
+    /// The root of `g(u(θ))` on the cubic Hermite interpolant `u` only (order 3, no extra step).
+    Interpolant,
+}
+
+/// Iterations allowed to each secant search (it stops at round-off long before: from the
+/// Hermite estimate a few iterations suffice; bisection fallbacks halve the bracket).
+const MAX_ITERATIONS: usize = 60;
+
+/// A root of `φ` in the bracket `[a, b]` (`φ(a)`, `φ(b)` of opposite signs or one zero),
+/// starting from `x0` inside it: secant steps from the two latest iterates, a bisection when a
+/// secant iterate leaves the open bracket, until the iterate stops moving (`|Δ| ≤ 2ε |x|`), `φ`
+/// vanishes, or the bracket shrinks to adjacent floats. Returns `(x, φ(x))` of the final iterate.
+pub(crate) fn bracketed_secant(
+    mut phi: impl FnMut(f64) -> Result<f64, GeomError>,
+    (mut a, mut fa): (f64, f64),
+    (mut b, fb): (f64, f64),
+    x0: f64,
+) -> Result<(f64, f64), GeomError> {
+    if fa == 0.0 {
+        return Ok((a, fa));
+    }
+    if fb == 0.0 {
+        return Ok((b, fb));
+    }
+    let inside = |x: f64, a: f64, b: f64| x > a.min(b) && x < a.max(b);
+    let mut x = if inside(x0, a, b) { x0 } else { 0.5 * (a + b) };
+    let mut fx = phi(x)?;
+    // the previous iterate: the bracket end nearer to x
+    let (mut xp, mut fp) = if (x - a).abs() < (x - b).abs() { (a, fa) } else { (b, fb) };
+    for _ in 0..MAX_ITERATIONS {
+        if fx == 0.0 {
+            break;
+        }
+        // shrink the bracket
+        if (fx < 0.0) == (fa < 0.0) {
+            (a, fa) = (x, fx);
+        } else {
+            b = x;
+        }
+        let secant = if fx != fp { x - fx * (x - xp) / (fx - fp) } else { f64::NAN };
+        let next = if secant.is_finite() && inside(secant, a, b) { secant } else { 0.5 * (a + b) };
+        if (next - x).abs() <= 2.0 * f64::EPSILON * x.abs() || !inside(next, a, b) {
+            break;
+        }
+        (xp, fp) = (x, fx);
+        x = next;
+        fx = phi(x)?;
+    }
+    Ok((x, fx))
+}
+
+/// The event inside the step `x0 → x1` of size `h` (with `g(x0) = g0`, `g(x1) = g1` of a
+/// crossing, and field values `f0`, `f1`): `(τ, x(τ))` with `τ ∈ (0, h]` (in the direction of
+/// `h`). The Hermite estimate, then, for [`Refinement::Restep`], the secant search on
+/// `φ(τ) = g(Φ_τ(x0))`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn locate<M, G, const N: usize>(
+    method: &M,
+    g: &G,
+    refinement: Refinement,
+    (x0, f0, g0): (&PhaseState<N>, &PhaseState<N>, f64),
+    (x1, f1, g1): (&PhaseState<N>, &PhaseState<N>, f64),
+    h: f64,
+) -> Result<(f64, PhaseState<N>), GeomError>
+where
+    M: OneStep<PhaseState<N>> + ?Sized,
+    G: EventFunction<N> + ?Sized,
+{
+    if g1 == 0.0 {
+        return Ok((h, *x1));
+    }
+    let u = Hermite::new(*x0, *f0, *x1, *f1, h);
+    let (theta, _) = bracketed_secant(
+        |t| Ok(g.value(&u.eval(t))),
+        (0.0, g0),
+        (1.0, g1),
+        g0 / (g0 - g1), // the linear-interpolation start
+    )?;
+    match refinement {
+        Refinement::Interpolant => Ok((theta * h, u.eval(theta))),
+        Refinement::Restep => {
+            let advance = |tau: f64| -> Result<PhaseState<N>, GeomError> {
+                let mut y = *x0;
+                method.step(&mut y, tau)?;
+                Ok(y)
+            };
+            // τ = 0 is the step start itself (no step of size 0 exists): bracket end (0, g0)
+            let (tau, _) = bracketed_secant(|tau| Ok(g.value(&advance(tau)?)), (0.0, g0), (h, g1), theta * h)?;
+            if tau == h {
+                return Ok((h, *x1));
+            }
+            if tau == 0.0 {
+                return Ok((0.0, *x0));
+            }
+            Ok((tau, advance(tau)?))
+        }
+    }
+}

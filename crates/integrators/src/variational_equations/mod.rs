@@ -1,0 +1,36 @@
+//! Variational equations of a one-step method on `T*R^N`: its tangent map, the Lyapunov
+//! spectrum by repeated QR and the MEGNO chaos indicator.
+//!
+//! For a one-step map `Φ_h` the **variational equation** of the numerical flow is the tangent
+//! map `δx_{k+1} = DΦ_h(x_k) δx_k`: a deviation vector `δx = (δq, δp)` carried along the
+//! numerical trajectory by the Jacobian `M_k = DΦ_h(x_k)` of the step actually taken (not by a
+//! discretisation of the continuous variational equation `δẋ = DX_H(x) δx`). For a method of
+//! order `p` it is the tangent map of a map `O(h^p)`-close to the flow, so the exponents it
+//! gives converge with order `p` in the step (the method's own variational equation, HLW VI.5).
+//! For a symplectic method every `M_k` is symplectic, `M_kᵀ Ω M_k = Ω`, and so is their product:
+//! the Lyapunov spectrum comes in pairs `±λ` and sums to zero (Liouville, `det M_k = 1`).
+//!
+//! * [`tangent`]: the tangent map of a method: its own exact linearisation
+//!   ([`StepJacobian`](crate::classical::StepJacobian): implicit differentiation of the stage
+//!   equations, or the chain rule through kicks and drifts), or, for any other
+//!   [`OneStep<PhaseState<N>>`](geom_core::step::OneStep), central differences
+//!   ([`tangent::FiniteDifference`]); the action of `M` on deviation vectors;
+//! * [`lyapunov`]: the Lyapunov spectrum by repeated Gram–Schmidt (QR) re-orthonormalisation,
+//!   Benettin, Galgani, Giorgilli & Strelcyn 1980;
+//! * [`megno`]: the Mean Exponential Growth factor of Nearby Orbits `Y` and its running mean
+//!   `⟨Y⟩`, Cincotta & Simó 2000.
+//!
+//! *Why no forward AD through the step.* The integrators of this crate evaluate the model at
+//! `f64` through [`PhaseSpaceDerivatives`](geom_core::function::PhaseSpaceDerivatives) (object
+//! safe, hand-written derivatives allowed), so a step cannot be re-run on dual numbers. The
+//! classical methods differentiate themselves instead ([`StepJacobian`](crate::classical::StepJacobian),
+//! exact to round-off, using the model's AD Hessian); every other method has the
+//! finite-difference fallback, whose error is documented at [`tangent::FiniteDifference`].
+
+pub mod lyapunov;
+pub mod megno;
+pub mod tangent;
+
+pub use lyapunov::LyapunovSpectrum;
+pub use megno::Megno;
+pub use tangent::{FiniteDifference, apply_jacobian};
