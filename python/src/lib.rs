@@ -382,8 +382,8 @@ fn nbody_file(py: Python<'_>, path: std::path::PathBuf, G: f64) -> PyResult<PySy
     PySystem::new(System::bodies(bodies).map_err(to_py)?, ("nbody", args.unbind()))
 }
 
-/// A Hamiltonian system on `T*R^n` (`n` = 1 to 4) written as formulas, parsed once in Rust and
-/// differentiated exactly by automatic differentiation (no Python in the loop): `H` in the
+/// A Hamiltonian system on `T*R^n` (`n` = 1 to 4, 6 or 9) written as formulas, parsed once in
+/// Rust and differentiated exactly (symbolic derivatives compiled once; no Python in the loop): `H` in the
 /// coordinates named `q` and momenta named `p`, or a separable `T` (momenta only) and `V`
 /// (coordinates only); `params` (name → value), `invariants` (name → formula in `q`, `p`),
 /// initial state `q0`, `p0`, default step `h` and final time `t_end`. The format of

@@ -43,9 +43,9 @@ pub(crate) fn list() {
     );
     say!("  {:<22}   --param G=1 : gravitational constant G > 0", "");
     say!(
-        "  {:<22} your Hamiltonian system from formulas: --system FILE.toml (H, or T and V; q, p, q0, p0; 1 to {} degrees of freedom; every T*R^n method)",
+        "  {:<22} your Hamiltonian system from formulas: --system FILE.toml (H, or T and V; q, p, q0, p0; {} degrees of freedom; every T*R^n method)",
         catalogue::system::NAME,
-        catalogue::system::MAX_DEGREES
+        catalogue::system::DEGREES_TEXT
     );
     say!("\nmethods (--method NAME):");
     // the name column fits the longest name, with a space after it

@@ -44,9 +44,16 @@ use std::sync::Mutex;
 /// The problem's name.
 pub const NAME: &str = "system";
 
-/// The largest number of degrees of freedom of a system file (the state's size is part of the
-/// methods' types, compiled for `n = 1 … MAX_DEGREES`).
-pub const MAX_DEGREES: usize = 4;
+/// The numbers of degrees of freedom a system file may have: the state's size is part of the
+/// methods' types, compiled for each of these (1 to 4, and 6 and 9: three bodies in the plane or
+/// in space).
+pub const DEGREES: [usize; 6] = [1, 2, 3, 4, 6, 9];
+
+/// The largest of [`DEGREES`].
+pub const MAX_DEGREES: usize = 9;
+
+/// [`DEGREES`] as text: `1 to 4, 6 or 9`.
+pub const DEGREES_TEXT: &str = "1 to 4, 6 or 9";
 
 /// A system of formulas (module documentation): what a TOML system file holds, also built in
 /// memory (the Python package's `geomint.hamiltonian`). [`SystemSpec::problem`] checks it.
@@ -106,14 +113,14 @@ impl SystemSpec {
     /// not declare is an input error listing those it does); `origin` starts the messages.
     pub fn problem(&self, overrides: &[(String, f64)], origin: &str) -> Result<Box<dyn Problem>, WorkbenchError> {
         let n = self.q.len();
-        if n == 0 || n > MAX_DEGREES {
-            return Err(input(origin, format!("q names {n} coordinates; a system has 1 to {MAX_DEGREES}")));
-        }
         match n {
             1 => build::<1>(origin, self.clone(), overrides),
             2 => build::<2>(origin, self.clone(), overrides),
             3 => build::<3>(origin, self.clone(), overrides),
-            _ => build::<4>(origin, self.clone(), overrides),
+            4 => build::<4>(origin, self.clone(), overrides),
+            6 => build::<6>(origin, self.clone(), overrides),
+            9 => build::<9>(origin, self.clone(), overrides),
+            _ => Err(input(origin, format!("q names {n} coordinates; a system has {DEGREES_TEXT}"))),
         }
     }
 }
