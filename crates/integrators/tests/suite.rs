@@ -41,3 +41,4 @@ mod splitting_orders;
 mod splitting_schemes;
 mod user_chart;
 mod wisdom_holman;
+mod wisdom_holman_democratic;
