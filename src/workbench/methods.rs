@@ -15,6 +15,7 @@ use discretization::{
 };
 use geom_core::function::{PhaseSpaceDerivatives, ScalarFunction};
 use geom_core::lie::{Chart, LieGroup};
+use geom_core::pairwise::{Gravity, NBody};
 use integrators::classical::{
     ExplicitRk, Gauss2, Gauss3, HamiltonianField, LobattoIIIAIIIB3, StormerVerlet, SymplecticEulerA, SymplecticEulerB,
 };
@@ -22,6 +23,7 @@ use integrators::dop853::{Dop853, Dop853Flow, Options};
 use integrators::driver::Increment;
 use integrators::energy_preserving::{Avf, Gonzalez, ItohAbe};
 use integrators::hp::{self, HpGroup, HpIntegrator, HpLagrangian, LieState};
+use integrators::splitting::WisdomHolman;
 use integrators::tableau;
 use integrators::verlet_composition::VerletComposition;
 use nalgebra::SMatrix;
@@ -152,6 +154,35 @@ pub const METHODS: &[MethodInfo] = &[
         2,
         St::EnergyPreserving,
         "Itoh–Abe discrete gradient, symmetrized over both coordinate orders: H conserved, not symplectic",
+    ),
+    m(
+        "wisdom-holman",
+        C,
+        2,
+        St::Symplectic,
+        "Wisdom–Holman map in Jacobi coordinates: Kepler drifts and interaction kicks (N-body problems, body 1 the star)",
+    ),
+    m(
+        "wisdom-holman-dh",
+        C,
+        2,
+        St::Symplectic,
+        "Wisdom–Holman map in democratic heliocentric coordinates (Duncan, Levison & Lee 1998): drifts, kicks, jumps",
+    ),
+    m(
+        "whfast",
+        C,
+        2,
+        St::Symplectic,
+        "Wisdom–Holman map with the order-17 symplectic corrector of Wisdom, Holman & Touma, as WHFast (Rein & Tamayo 2015)",
+    ),
+    m("saba4", C, 2, St::Symplectic, "SABA4 of Laskar & Robutel (2001) in Jacobi coordinates: error O(ε h⁸ + ε² h²)"),
+    m(
+        "sabac4",
+        C,
+        4,
+        St::Symplectic,
+        "SABAC4 of Laskar & Robutel (2001): SABA4 between corrector kicks, error O(ε h⁸ + ε² h⁴)",
     ),
     m("hp-sv", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, Cayley chart (docs/math.md §D.5)"),
     m("hp-sv-exp", L, 2, St::Variational, "Hamilton–Pontryagin Störmer–Verlet, exponential chart"),
@@ -454,6 +485,36 @@ where
             let method = Dop853::hamiltonian(ham).with_options(options).map_err(|e| geom(e.into()))?;
             Box::new(Dop853Flow::new(method, REFERENCE_TOLERANCE, REFERENCE_TOLERANCE).map_err(geom)?)
         }
+        _ => return Err(not_here(info)),
+    })
+}
+
+/// The methods of the registry for a planetary system (the Wisdom–Holman family of
+/// `integrators::splitting`): they split a gravitational N-body Hamiltonian about its first body,
+/// so they apply to the N-body problems only (the problem offers them, [`planetary`] builds them).
+pub const PLANETARY: &[&str] = &["wisdom-holman", "wisdom-holman-dh", "whfast", "saba4", "sabac4"];
+
+/// The order of the symplectic corrector of `whfast` (Wisdom, Holman & Touma 1996; the highest
+/// of `integrators::splitting::CORRECTOR_ORDERS`, as WHFast's recommended setting).
+pub const WHFAST_CORRECTOR: u32 = 17;
+
+/// A method of [`PLANETARY`] for the gravitational N-body Hamiltonian `model` of `B` bodies in
+/// `R^D` (`N = B·D`), body 0 the central one, as a trait object: `wisdom-holman`
+/// (`WisdomHolman::whfast`), `wisdom-holman-dh` (`WisdomHolman::whfast_democratic`), `whfast`
+/// (with the corrector of order [`WHFAST_CORRECTOR`]), `saba4`, `sabac4`; an input error for any
+/// other method.
+pub fn planetary<const N: usize, const D: usize, const B: usize>(
+    info: &MethodInfo,
+    model: &NBody<Gravity<B>, N, D>,
+) -> Result<Box<dyn OneStep<PhaseState<N>>>, WorkbenchError> {
+    Ok(match info.name {
+        "wisdom-holman" => Box::new(WisdomHolman::whfast(model).map_err(geom)?),
+        "wisdom-holman-dh" => Box::new(WisdomHolman::whfast_democratic(model).map_err(geom)?),
+        "whfast" => {
+            Box::new(WisdomHolman::whfast(model).and_then(|m| m.with_corrector(WHFAST_CORRECTOR)).map_err(geom)?)
+        }
+        "saba4" => Box::new(WisdomHolman::saba(model, 4).map_err(geom)?),
+        "sabac4" => Box::new(WisdomHolman::sabac(model, 4).map_err(geom)?),
         _ => return Err(not_here(info)),
     })
 }

@@ -79,9 +79,11 @@ pub trait Problem: Send + Sync {
     fn summary(&self) -> &'static str;
     /// The state space, which selects the applicable methods.
     fn family(&self) -> Family;
-    /// Names of the methods of the registry that apply, the first being the default.
+    /// Names of the methods of the registry that apply, the first being the default: by default
+    /// those of the family but the planetary ones ([`methods::PLANETARY`]), which the N-body
+    /// problems add.
     fn methods(&self) -> Vec<&'static str> {
-        methods::for_family(self.family()).iter().map(|m| m.name).collect()
+        methods::for_family(self.family()).iter().map(|m| m.name).filter(|n| !methods::PLANETARY.contains(n)).collect()
     }
     /// The default step size and final time.
     fn defaults(&self) -> (f64, f64);

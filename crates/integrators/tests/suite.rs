@@ -43,3 +43,4 @@ mod splitting_schemes;
 mod user_chart;
 mod variational_equations;
 mod wisdom_holman;
+mod wisdom_holman_democratic;

@@ -8,7 +8,7 @@ use crate::workbench::WorkbenchError;
 use crate::workbench::methods::{self, MethodInfo};
 use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation, check_state};
 use crate::workbench::run::{CompensatedRun, Observe, Run};
-use discretization::PhaseState;
+use discretization::{OneStep, PhaseState};
 use geom_core::Scalar;
 use geom_core::function::Derivatives;
 use geom_core::function::{PhaseSpaceDerivatives, ScalarFunction, Separable};
@@ -55,6 +55,18 @@ pub trait CanonicalSystem<const N: usize>: Clone + Send + Sync + 'static {
     /// (`experiment::reference`); this is the problem's answer to [`Problem::reference`].
     fn reference(&self) -> (&'static str, usize) {
         ("gauss3", 4)
+    }
+    /// Whether `H` is a gravitational N-body Hamiltonian whose first body is the central one, so
+    /// that the planetary methods ([`methods::PLANETARY`]: Wisdom–Holman, WHFast, SABA) apply.
+    const PLANETARY: bool = false;
+    /// A method of [`methods::PLANETARY`] for this system ([`methods::planetary`]) where
+    /// [`CanonicalSystem::PLANETARY`]; an input error by default.
+    fn planetary(&self, info: &MethodInfo) -> Result<Box<dyn OneStep<PhaseState<N>>>, WorkbenchError> {
+        Err(WorkbenchError::Input(format!(
+            "method '{}' applies to the N-body problems only, not to '{}'",
+            info.name,
+            Self::NAME
+        )))
     }
 }
 
@@ -121,8 +133,21 @@ impl<P: CanonicalSystem<N>, const N: usize> Problem for Canonical<P, N> {
     fn reference(&self) -> (&'static str, usize) {
         self.0.reference()
     }
+    /// The family's methods, with the planetary ones where the system is an N-body one
+    /// ([`CanonicalSystem::PLANETARY`]).
+    fn methods(&self) -> Vec<&'static str> {
+        methods::for_family(Family::Canonical)
+            .iter()
+            .map(|m| m.name)
+            .filter(|n| P::PLANETARY || !methods::PLANETARY.contains(n))
+            .collect()
+    }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        let m = methods::canonical(method, self.0.hamiltonian())?;
+        let m = if methods::PLANETARY.contains(&method.name) {
+            self.0.planetary(method)?
+        } else {
+            methods::canonical(method, self.0.hamiltonian())?
+        };
         Ok(Box::new(Run::new(m, self.initial(), h, self.clone())?))
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
@@ -438,6 +463,11 @@ impl CanonicalSystem<18> for OuterSolarSystem {
     /// coordinates.
     fn hamiltonian(&self) -> NBody<Gravity<6>, 18, 3> {
         SOLAR_HAMILTONIAN
+    }
+    /// The Sun first: the planetary methods apply.
+    const PLANETARY: bool = true;
+    fn planetary(&self, info: &MethodInfo) -> Result<Box<dyn OneStep<PhaseState<18>>>, WorkbenchError> {
+        methods::planetary(info, &SOLAR_HAMILTONIAN)
     }
     fn initial(&self) -> PhaseState<18> {
         let q = SVector::<f64, 18>::from_fn(|k, _| SOLAR_POSITIONS[k / 3][k % 3]);

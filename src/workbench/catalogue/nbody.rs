@@ -45,10 +45,10 @@ use crate::workbench::catalogue::canonical::{Canonical, CanonicalSystem};
 use crate::workbench::methods::{self, MethodInfo};
 use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation, check_state};
 use crate::workbench::run::{Observe, Run};
-use discretization::PhaseState;
 use discretization::composition::{
     CompositionScheme, kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6,
 };
+use discretization::{OneStep, PhaseState};
 use geom_core::GeomError;
 use geom_core::pairwise::{self, DynGravity, DynNBody, Gravity, NBody};
 use geom_core::step::DynPhaseState;
@@ -350,6 +350,11 @@ impl<const B: usize, const N: usize, const D: usize> CanonicalSystem<N> for Fixe
     fn hamiltonian(&self) -> Self::H {
         self.h
     }
+    /// Body 1 of the file is the central one of the planetary methods.
+    const PLANETARY: bool = true;
+    fn planetary(&self, info: &MethodInfo) -> Result<Box<dyn OneStep<PhaseState<N>>>, WorkbenchError> {
+        methods::planetary(info, &self.h)
+    }
     fn initial(&self) -> PhaseState<N> {
         self.s0
     }
@@ -579,6 +584,66 @@ mod tests {
         .unwrap();
         assert!(r.max_error(0) < 1e-8, "energy error {:e}", r.max_error(0));
         assert!(r.max_error(1) < 1e-12 && r.max_error(2) < 1e-12, "{:e} {:e}", r.max_error(1), r.max_error(2));
+    }
+
+    /// The planetary methods (`methods::PLANETARY`): offered to the N-body problems of compiled
+    /// size only and refused elsewhere; `whfast` is the library's Wisdom–Holman map with the
+    /// corrector of order 17, bit for bit; on the outer solar system the Jacobi and democratic
+    /// heliocentric trajectories agree to `O(h²)`, and the energy errors are ordered as the
+    /// theory says (`whfast`, `saba4` ≪ `wisdom-holman` ≪ Störmer–Verlet at the same step).
+    #[test]
+    fn planetary_methods_on_the_outer_solar_system_and_files() {
+        use crate::workbench::catalogue::canonical::{CanonicalSystem, OuterSolarSystem};
+        use integrators::splitting::WisdomHolman;
+        let oss = crate::workbench::catalogue::problem("outer-solar-system", &[]).unwrap();
+        assert!(methods::PLANETARY.iter().all(|m| oss.methods().contains(m)));
+        let kepler = crate::workbench::catalogue::problem("kepler", &[]).unwrap();
+        assert!(!kepler.methods().contains(&"whfast"));
+        let e = crate::workbench::problem::start(kepler.as_ref(), "whfast", 0.01).err().map(|e| e.to_string());
+        assert!(e.unwrap_or_default().contains("does not apply to problem 'kepler'"));
+        assert!(!ring(10).problem().unwrap().methods().contains(&"whfast"));
+        // a file of three bodies in the plane offers and runs them
+        let plane = Bodies::parse("1, 0, 0, 0, 0\n1e-3, 1, 0, 0, 1\n1e-3, 0, 2, -0.7, 0\n", 1.0, "p.csv").unwrap();
+        let plane = plane.problem().unwrap();
+        for m in methods::PLANETARY {
+            let r = experiment::run(plane.as_ref(), m, RunSpec::new(0.05, Some(400), None, 100).unwrap(), &mut |_| {})
+                .unwrap();
+            assert!(r.max_error(0) < 1e-6 && r.max_error(2) < 1e-13, "{m}: {:e} {:e}", r.max_error(0), r.max_error(2));
+        }
+        // whfast is the library's method, bit for bit
+        let run = |m: &str, h: f64, steps: usize| {
+            experiment::run(oss.as_ref(), m, RunSpec::new(h, Some(steps), None, steps).unwrap(), &mut |_| {}).unwrap()
+        };
+        let library = WisdomHolman::whfast(&OuterSolarSystem.hamiltonian()).unwrap().with_corrector(17).unwrap();
+        let mut s = OuterSolarSystem.initial();
+        library.step_n(&mut s, 10.0, 100).unwrap();
+        let r = run("whfast", 10.0, 100);
+        let last = &r.samples.last().unwrap().state;
+        assert_eq!(bits(&last[..18]), bits(s.q.as_slice()));
+        assert_eq!(bits(&last[18..]), bits(s.p.as_slice()));
+        // energy errors over 100 years at h = 10 days
+        let e: Vec<f64> = ["whfast", "wisdom-holman", "wisdom-holman-dh", "saba4", "sabac4", "stormer-verlet"]
+            .iter()
+            .map(|m| run(m, 10.0, 3652).max_error(0))
+            .collect();
+        println!("energy errors over 100 years, h = 10 days: whfast, wisdom-holman, -dh, saba4, sabac4, SV {e:?}");
+        assert!(e[0] * 10.0 < e[1] && e[1] * 10.0 < e[5] && e[2] * 10.0 < e[5], "{e:?}");
+        // at this step SABA4's ε h⁸ is far below the map's ε h², and SABAC4 no worse than SABA4
+        assert!(e[3] * 100.0 < e[1] && e[4] < 2.0 * e[3], "{e:?}");
+        // the democratic heliocentric trajectory agrees with the Jacobi one to O(h²) (1000 years)
+        let (mut hs, mut gaps) = (Vec::new(), Vec::new());
+        for h in [40.0, 20.0, 10.0] {
+            let steps = (365_250.0 / h) as usize;
+            let (a, b) = (run("wisdom-holman", h, steps), run("wisdom-holman-dh", h, steps));
+            let (x, y) = (&a.samples.last().unwrap().state, &b.samples.last().unwrap().state);
+            let gap = (0..18).map(|k| (x[k] - y[k]).abs()).fold(0.0, f64::max);
+            println!("h = {h} days: positions after 1000 years differ by {gap:.3e} AU");
+            hs.push(h);
+            gaps.push(gap);
+        }
+        let slope = (gaps[0] / gaps[2]).ln() / (hs[0] / hs[2]).ln();
+        println!("slope of the gap in h: {slope:.3}");
+        assert!((slope - 2.0).abs() < 0.3, "{slope}");
     }
 
     #[test]

@@ -26,11 +26,14 @@
 //!   [`Drift`] (`q ← q + t∇T`);
 //! * planetary systems: [`JacobiMasses`] (Jacobi coordinates), [`PlanetarySystem`] (the
 //!   Wisdom–Holman splitting `H = H_K + H_I`: Kepler drifts and interaction kicks),
-//!   [`WisdomHolman`] (the Wisdom–Holman map, SABA_n and SABAC_n of Laskar & Robutel
+//!   [`DemocraticHeliocentric`] (the same in the democratic heliocentric coordinates of Duncan,
+//!   Levison & Lee 1998), [`PlanetarySplit`] (what both provide), [`WisdomHolman`] (the
+//!   Wisdom–Holman map, SABA_n and SABAC_n of Laskar & Robutel
 //!   ([`saba()`], [`perturbed_order_defects`]), the symplectic correctors of Wisdom, Holman &
 //!   Touma ([`SymplecticCorrector`])).
 
 mod composed_flow;
+mod democratic;
 mod exact_flow;
 mod harmonic;
 mod jacobi;
@@ -38,6 +41,7 @@ mod kepler_drift;
 mod kick_drift;
 mod order_conditions;
 mod planetary;
+mod planetary_split;
 mod saba;
 mod schemes;
 mod stumpff;
@@ -45,6 +49,7 @@ mod symplectic_corrector;
 mod wisdom_holman;
 
 pub use composed_flow::Splitting;
+pub use democratic::{DemocraticHeliocentric, HeliocentricState};
 pub use exact_flow::{ExactFlow, Parts, StepFlow, SubFlows};
 pub use harmonic::Harmonic;
 pub use jacobi::JacobiMasses;
@@ -52,6 +57,7 @@ pub use kepler_drift::{KeplerDrift, KeplerSolve, MAX_ITERATIONS};
 pub use kick_drift::{Drift, Kick};
 pub use order_conditions::{bba_coefficient, order_defects, perturbed_order_defects};
 pub use planetary::{JacobiState, PlanetarySystem};
+pub use planetary_split::PlanetarySplit;
 pub use saba::{SABA_MAX, saba, sabac_corrector};
 pub use schemes::{
     ORDER_TOLERANCE, SchemeError, SplittingScheme, all_schemes, blanes_moan_s6, blanes_moan_s10, lie_trotter,

@@ -31,6 +31,7 @@
 
 use super::jacobi::JacobiMasses;
 use super::kepler_drift::KeplerDrift;
+use super::planetary_split::PlanetarySplit;
 use geom_core::GeomError;
 use geom_core::pairwise::{Gravity, NBody};
 use geom_core::step::PhaseState;
@@ -203,5 +204,32 @@ impl<const D: usize, const B: usize> PlanetarySystem<D, B> {
         for (v, y) in s.v.iter_mut().zip(&y).skip(1) {
             *v += y * (2.0 * t);
         }
+    }
+}
+
+impl<const D: usize, const B: usize> PlanetarySplit<D, B> for PlanetarySystem<D, B> {
+    type State = JacobiState<D, B>;
+    const COORDINATES: &'static str = "Jacobi coordinates";
+    const CORRECTOR_KICK: bool = true;
+    #[inline(always)]
+    fn to_split<const N: usize>(&self, s: &PhaseState<N>) -> JacobiState<D, B> {
+        self.to_jacobi(s)
+    }
+    #[inline(always)]
+    fn to_inertial<const N: usize>(&self, s: &JacobiState<D, B>) -> PhaseState<N> {
+        PlanetarySystem::to_inertial(self, s)
+    }
+    #[inline(always)]
+    fn drift(&self, s: &mut JacobiState<D, B>, t: f64) -> Result<(), GeomError> {
+        PlanetarySystem::drift(self, s, t)
+    }
+    #[inline(always)]
+    fn kick(&self, s: &mut JacobiState<D, B>, t: f64) {
+        PlanetarySystem::kick(self, s, t)
+    }
+    #[inline(always)]
+    fn corrector_kick(&self, s: &mut JacobiState<D, B>, t: f64) -> Result<(), GeomError> {
+        PlanetarySystem::corrector_kick(self, s, t);
+        Ok(())
     }
 }
