@@ -24,7 +24,7 @@ use nalgebra::{SMatrix, SVector};
 #[derive(Debug, Clone, PartialEq)]
 pub struct FormulaFunction<const N: usize> {
     formula: Formula,
-    compiled: Compiled,
+    compiled: Box<Compiled>,
 }
 
 impl<const N: usize> FormulaFunction<N> {
@@ -39,7 +39,7 @@ impl<const N: usize> FormulaFunction<N> {
             });
         }
         let formula = Formula::parse(text, variables, params)?;
-        let compiled = Compiled::new(&formula, N, N);
+        let compiled = Box::new(Compiled::new(&formula, N, N));
         Ok(Self { formula, compiled })
     }
     /// The formula.
@@ -116,7 +116,7 @@ fn upper(n: usize, mut m: usize) -> (usize, usize) {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FormulaHamiltonian<const N: usize> {
     formula: Formula,
-    compiled: Compiled,
+    compiled: Box<Compiled>,
 }
 
 impl<const N: usize> FormulaHamiltonian<N> {
@@ -132,7 +132,7 @@ impl<const N: usize> FormulaHamiltonian<N> {
         }
         let names: Vec<&str> = q.iter().chain(p).copied().collect();
         let formula = Formula::parse(text, &names, params)?;
-        let compiled = Compiled::new(&formula, 2 * N, N);
+        let compiled = Box::new(Compiled::new(&formula, 2 * N, N));
         Ok(Self { formula, compiled })
     }
     /// The formula.

@@ -172,8 +172,8 @@ impl<const D: usize, const B: usize> PlanetarySplit<D, B> for DemocraticHeliocen
     fn to_split<const N: usize>(&self, s: &PhaseState<N>) -> HeliocentricState<D, B> {
         let x: [SVector<f64, D>; B] = std::array::from_fn(|i| SVector::from_fn(|k, _| s.q[D * i + k]));
         let (mut r, mut p0) = (SVector::<f64, D>::zeros(), SVector::<f64, D>::zeros());
-        for i in 0..B {
-            r += x[i] * self.masses[i];
+        for (i, xi) in x.iter().enumerate() {
+            r += xi * self.masses[i];
             p0 += SVector::<f64, D>::from_fn(|k, _| s.p[D * i + k]);
         }
         let u0 = p0 / self.total;
