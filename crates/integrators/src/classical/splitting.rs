@@ -457,10 +457,11 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize> StepJacobian<N> for Symplectic
     fn step_jacobian(&self, state: &PhaseState<N>, h: f64) -> Result<(PhaseState<N>, PhaseJacobian<N>), GeomError> {
         check_step(h)?;
         if self.hamiltonian.is_separable() {
-            // drift at p₁ after kick at q: one Hessian at (q, p₁) gives V''(q) and T''(p₁)
+            // drift at p₁ after kick at q: the blocks V''(q) and T''(p₁)
             let ham = &self.hamiltonian;
             let next = apply(state, &euler_a_explicit(ham, state, h))?;
-            let (qq, pp) = (finite_block(ham.hessian_qq(&state.q, &next.p))?, finite_block(ham.hessian_pp(&state.q, &next.p))?);
+            let (qq, pp) =
+                (finite_block(ham.hessian_qq(&state.q, &next.p))?, finite_block(ham.hessian_pp(&state.q, &next.p))?);
             return Ok((next, drift_jacobian(&pp, h).after(&kick_jacobian(&qq, h))));
         }
         let (delta, stage) = euler_a(&self.hamiltonian, &state.q, &state.p, h, &self.newton)?;
@@ -472,10 +473,11 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize> StepJacobian<N> for Symplectic
     fn step_jacobian(&self, state: &PhaseState<N>, h: f64) -> Result<(PhaseState<N>, PhaseJacobian<N>), GeomError> {
         check_step(h)?;
         if self.hamiltonian.is_separable() {
-            // kick at q₁ after drift at p: one Hessian at (q₁, p) gives V''(q₁) and T''(p)
+            // kick at q₁ after drift at p: the blocks V''(q₁) and T''(p)
             let ham = &self.hamiltonian;
             let next = apply(state, &euler_b_explicit(ham, state, h))?;
-            let (qq, pp) = (finite_block(ham.hessian_qq(&next.q, &state.p))?, finite_block(ham.hessian_pp(&next.q, &state.p))?);
+            let (qq, pp) =
+                (finite_block(ham.hessian_qq(&next.q, &state.p))?, finite_block(ham.hessian_pp(&next.q, &state.p))?);
             return Ok((next, kick_jacobian(&qq, h).after(&drift_jacobian(&pp, h))));
         }
         let (delta, stage) = euler_b(&self.hamiltonian, &state.q, &state.p, h, &self.newton)?;
