@@ -216,6 +216,22 @@ pub trait PhaseSpaceDerivatives<const N: usize>: Send + Sync {
         (self.gradient(q, p), self.hessian(q, p))
     }
 
+    /// The block `∂²f/∂q²(q, p)` alone (`qq` of [`hessian`](Self::hessian); the default takes it
+    /// from the full Hessian). For a separable `f = T(p) + V(q)` it is `∇²V(q)`: with
+    /// [`hessian_pp`](Self::hessian_pp) all that the step Jacobian of an explicit splitting
+    /// method needs. [`AutoDiff`] computes it by the `N(N + 1)/2` hyper-dual passes seeded in `q`
+    /// alone (`p` a constant) instead of the `N(2N + 1)` of the full Hessian.
+    fn hessian_qq(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        self.hessian(q, p).qq
+    }
+
+    /// The block `∂²f/∂p²(q, p)` alone (`pp` of [`hessian`](Self::hessian); default: from the full
+    /// Hessian); `∇²T(p)` for a separable `f = T(p) + V(q)`. [`AutoDiff`]: `N(N + 1)/2` passes
+    /// seeded in `p` alone.
+    fn hessian_pp(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        self.hessian(q, p).pp
+    }
+
     /// [`value`](Self::value), or [`GeomError::NonFinite`] if `q`, `p` or the value is not finite.
     fn try_value(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Result<f64> {
         check_point(q, p)?;
@@ -404,6 +420,21 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Auto
         let (_, gradient, (qq, qp, pp)) = hyper_dual::phase_hessian(|qh, ph| self.0.eval(qh, ph), q, p, true);
         (gradient, Hessian { qq, qp, pp })
     }
+
+    /// `∂²f/∂q²` by [`hyper_dual::hessian`] in `q` with `p` lifted as a constant (the same passes,
+    /// and the same numbers, as the `q`–`q` passes of [`hessian`](Self::hessian)).
+    #[inline]
+    fn hessian_qq(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        let p = p.map(|x| hyper_dual::seed(x, 0.0, 0.0));
+        hyper_dual::hessian(|qh| self.0.eval(qh, &p), q).2
+    }
+
+    /// `∂²f/∂p²` by [`hyper_dual::hessian`] in `p` with `q` lifted as a constant.
+    #[inline]
+    fn hessian_pp(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        let q = q.map(|x| hyper_dual::seed(x, 0.0, 0.0));
+        hyper_dual::hessian(|ph| self.0.eval(&q, ph), p).2
+    }
 }
 
 /// The coordinates of the point `q* = (φ⁻¹, …, φ⁻¹)` at which [`SeparableAutoDiff`] evaluates
@@ -454,6 +485,16 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> SeparableAutoDiff<F, N> {
     #[inline(never)]
     fn gradient_p_at(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, N> {
         PhaseSpaceDerivatives::gradient_p(&AutoDiff(&self.0), q, p)
+    }
+    #[cold]
+    #[inline(never)]
+    fn hessian_qq_at(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        AutoDiff(&self.0).hessian_qq(q, p)
+    }
+    #[cold]
+    #[inline(never)]
+    fn hessian_pp_at(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        AutoDiff(&self.0).hessian_pp(q, p)
     }
 }
 
@@ -516,6 +557,35 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Sepa
         // the diagonal blocks only: `N(N + 1)` hyper-dual passes
         let (_, gradient, (qq, _, pp)) = hyper_dual::phase_hessian(|qh, ph| self.0.eval(qh, ph), q, p, false);
         (gradient, Hessian { qq, qp: SMatrix::zeros(), pp })
+    }
+
+    /// `∇²V(q) = ∂²H/∂q²(q, 0)` for the declared `H = T(p) + V(q)`, held at `p = 0` like
+    /// [`gradient_q`](Self::gradient_q) when the model is regular at rest (`T`'s terms fold to
+    /// constants). With every seed on `q`, `T`'s derivative parts there are exactly zero or,
+    /// for a `T` whose second derivative is infinite at rest, NaN: a non-finite block is
+    /// recomputed at `(q, p)` itself.
+    #[inline]
+    fn hessian_qq(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        if self.1 {
+            let block = AutoDiff(&self.0).hessian_qq(q, &SVector::zeros());
+            if block.iter().all(|v| v.is_finite()) {
+                return block;
+            }
+        }
+        self.hessian_qq_at(q, p)
+    }
+
+    /// `∇²T(p) = ∂²H/∂p²(q*, p)`, held at the probe point `q*` like
+    /// [`gradient_p`](Self::gradient_p) (a non-finite block is recomputed at `(q, p)`).
+    #[inline]
+    fn hessian_pp(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        if self.1 {
+            let block = AutoDiff(&self.0).hessian_pp(&SVector::from_element(PROBE), p);
+            if block.iter().all(|v| v.is_finite()) {
+                return block;
+            }
+        }
+        self.hessian_pp_at(q, p)
     }
 }
 
@@ -821,6 +891,9 @@ mod tests {
         let (g2, h2) = PhaseSpaceDerivatives::gradient_and_hessian(&ad, &q, &p);
         assert_eq!(g2, (gq, gp));
         assert_eq!(h2, h);
+        // the diagonal blocks alone: the same passes, the same bits
+        assert_eq!(ad.hessian_qq(&q, &p), h.qq);
+        assert_eq!(ad.hessian_pp(&q, &p), h.pp);
     }
 
     #[test]
@@ -1031,6 +1104,14 @@ impl<T: ScalarDerivatives<N>, V: ScalarDerivatives<N>, const N: usize> PhaseSpac
     fn hessian(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Hessian<N> {
         Hessian { qq: self.potential.0.hessian(q), qp: SMatrix::zeros(), pp: self.kinetic.0.hessian(p) }
     }
+    /// `∇²V(q)`.
+    fn hessian_qq(&self, q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        self.potential.0.hessian(q)
+    }
+    /// `∇²T(p)`.
+    fn hessian_pp(&self, _q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        self.kinetic.0.hessian(p)
+    }
     fn gradient_and_hessian(
         &self,
         q: &SVector<f64, N>,
@@ -1071,9 +1152,15 @@ impl<T: ScalarFunction<N>, V: ScalarFunction<N>, const N: usize> PhaseSpaceDeriv
         true
     }
     fn hessian(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Hessian<N> {
-        let (_, _, qq) = hyper_dual::hessian(|qd| self.potential.eval(qd), q);
-        let (_, _, pp) = hyper_dual::hessian(|pd| self.kinetic.eval(pd), p);
-        Hessian { qq, qp: SMatrix::zeros(), pp }
+        Hessian { qq: self.hessian_qq(q, p), qp: SMatrix::zeros(), pp: self.hessian_pp(q, p) }
+    }
+    /// `∇²V(q)`, `N(N + 1)/2` hyper-dual passes of `V`.
+    fn hessian_qq(&self, q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        hyper_dual::hessian(|qd| self.potential.eval(qd), q).2
+    }
+    /// `∇²T(p)`, `N(N + 1)/2` hyper-dual passes of `T`.
+    fn hessian_pp(&self, _q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        hyper_dual::hessian(|pd| self.kinetic.eval(pd), p).2
     }
     fn gradient_and_hessian(
         &self,
@@ -1165,6 +1252,29 @@ mod separable_tests {
         let gp = singular.gradient_p(&q, &p);
         assert!(gp.iter().all(|g| g.is_finite()) && gp == AutoDiff(SingularAtProbe).gradient_p(&q, &p));
         assert_eq!(singular.gradient_q(&q, &p), AutoDiff(SingularAtProbe).gradient_q(&q, &p));
+    }
+
+    #[test]
+    fn block_hessians_are_the_diagonal_blocks() {
+        let (q, p) = (SVector::from([0.7, -0.4]), SVector::from([0.3, 1.1]));
+        let full = AutoDiff(Sum).hessian(&q, &p);
+        let close = |a: SMatrix<f64, 2, 2>, b: SMatrix<f64, 2, 2>| (a - b).amax() <= 1e-14 * b.amax();
+        let models: [&dyn PhaseSpaceDerivatives<2>; 4] = [
+            &AutoDiff(Sum),
+            &AutoDiff::separable(Sum),
+            &Separable::new(T2, V2),
+            &Separable::from_derivatives(AutoDiff(T2), AutoDiff(V2)),
+        ];
+        for h in models {
+            // the separable forms evaluate ∇²V at (q, 0) and ∇²T at (q*, p): any (q, p) will do
+            assert!(close(h.hessian_qq(&q, &p), full.qq) && close(h.hessian_pp(&q, &p), full.pp));
+            assert!(close(h.hessian_qq(&q, &(p * 3.0)), full.qq) || !h.is_separable());
+        }
+        // T = |p| is singular at rest: the blocks are taken at (q, p), where they are finite
+        let optical = AutoDiff::separable(Optical);
+        assert!(AutoDiff(Optical).hessian_qq(&q, &SVector::zeros()).iter().any(|v| v.is_nan()));
+        assert_eq!(optical.hessian_qq(&q, &p), AutoDiff(Optical).hessian(&q, &p).qq);
+        assert_eq!(optical.hessian_pp(&q, &p), AutoDiff(Optical).hessian(&q, &p).pp);
     }
 
     #[test]

@@ -188,6 +188,25 @@ fn drift_jacobian<const N: usize>(pp: &Matrix<N>, c: f64) -> PhaseJacobian<N> {
     PhaseJacobian { qp: pp * c, ..PhaseJacobian::identity() }
 }
 
+/// Jacobian of Störmer–Verlet's kick–drift–kick for a separable `H`, `K(C) D(B) K(A)` with
+/// `A = V''(q₀)`, `B = T''(p_{1/2})`, `C = V''(q₁)`, the kicks `K(A) = [[I, 0], [−c A, I]]`
+/// (`c = h/2`) and the drift `D(B) = [[I, h B], [0, I]]`, multiplied out:
+/// `[[Y, h B], [−c (C Y + A), I − c h C B]]` with `Y = I − c h B A`.
+fn kick_drift_kick_jacobian<const N: usize>(a: &Matrix<N>, b: &Matrix<N>, c: &Matrix<N>, h: f64) -> PhaseJacobian<N> {
+    let id = Matrix::<N>::identity();
+    let half = 0.5 * h;
+    let qp = b * h;
+    let qq = id - qp * a * half;
+    PhaseJacobian { qq, qp, pq: (c * qq + a) * -half, pp: id - c * qp * half }
+}
+
+/// A Hessian block ([`PhaseSpaceDerivatives::hessian_qq`] / `hessian_pp`), or
+/// [`GeomError::NonFinite`] if an entry is not finite.
+#[inline]
+fn finite_block<const N: usize>(block: Matrix<N>) -> Result<Matrix<N>, GeomError> {
+    if block.iter().all(|v| v.is_finite()) { Ok(block) } else { Err(GeomError::NonFinite { what: "Hessian" }) }
+}
+
 // ------------------------------------------------------------------------------------------------
 // Symplectic Euler
 
@@ -438,10 +457,12 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize> StepJacobian<N> for Symplectic
     fn step_jacobian(&self, state: &PhaseState<N>, h: f64) -> Result<(PhaseState<N>, PhaseJacobian<N>), GeomError> {
         check_step(h)?;
         if self.hamiltonian.is_separable() {
-            // drift at p₁ after kick at q: one Hessian at (q, p₁) gives V''(q) and T''(p₁)
-            let next = apply(state, &euler_a_explicit(&self.hamiltonian, state, h))?;
-            let hs = self.hamiltonian.try_hessian(&state.q, &next.p)?;
-            return Ok((next, drift_jacobian(&hs.pp, h).after(&kick_jacobian(&hs.qq, h))));
+            // drift at p₁ after kick at q: the blocks V''(q) and T''(p₁)
+            let ham = &self.hamiltonian;
+            let next = apply(state, &euler_a_explicit(ham, state, h))?;
+            let (qq, pp) =
+                (finite_block(ham.hessian_qq(&state.q, &next.p))?, finite_block(ham.hessian_pp(&state.q, &next.p))?);
+            return Ok((next, drift_jacobian(&pp, h).after(&kick_jacobian(&qq, h))));
         }
         let (delta, stage) = euler_a(&self.hamiltonian, &state.q, &state.p, h, &self.newton)?;
         Ok((apply(state, &delta)?, euler_a_jacobian(&self.hamiltonian, &state.q, &stage, h)?))
@@ -452,10 +473,12 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize> StepJacobian<N> for Symplectic
     fn step_jacobian(&self, state: &PhaseState<N>, h: f64) -> Result<(PhaseState<N>, PhaseJacobian<N>), GeomError> {
         check_step(h)?;
         if self.hamiltonian.is_separable() {
-            // kick at q₁ after drift at p: one Hessian at (q₁, p) gives V''(q₁) and T''(p)
-            let next = apply(state, &euler_b_explicit(&self.hamiltonian, state, h))?;
-            let hs = self.hamiltonian.try_hessian(&next.q, &state.p)?;
-            return Ok((next, kick_jacobian(&hs.qq, h).after(&drift_jacobian(&hs.pp, h))));
+            // kick at q₁ after drift at p: the blocks V''(q₁) and T''(p)
+            let ham = &self.hamiltonian;
+            let next = apply(state, &euler_b_explicit(ham, state, h))?;
+            let (qq, pp) =
+                (finite_block(ham.hessian_qq(&next.q, &state.p))?, finite_block(ham.hessian_pp(&next.q, &state.p))?);
+            return Ok((next, kick_jacobian(&qq, h).after(&drift_jacobian(&pp, h))));
         }
         let (delta, stage) = euler_b(&self.hamiltonian, &state.q, &state.p, h, &self.newton)?;
         Ok((apply(state, &delta)?, euler_b_jacobian(&self.hamiltonian, &stage, &state.p, h)?))
@@ -466,17 +489,17 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize> StepJacobian<N> for StormerVer
     fn step_jacobian(&self, state: &PhaseState<N>, h: f64) -> Result<(PhaseState<N>, PhaseJacobian<N>), GeomError> {
         check_step(h)?;
         if self.hamiltonian.is_separable() {
-            // kick at q₁ ∘ drift at p_{1/2} ∘ kick at q
-            let (next, p_half) = verlet_explicit_state(&self.hamiltonian, state, h);
+            // kick at q₁ ∘ drift at p_{1/2} ∘ kick at q: the blocks V''(q), T''(p_{1/2}), V''(q₁)
+            // only, each once
+            let ham = &self.hamiltonian;
+            let (next, p_half) = verlet_explicit_state(ham, state, h);
             if !next.is_finite() {
                 return Err(GeomError::NonFinite { what: "state after step" });
             }
-            let first = self.hamiltonian.try_hessian(&state.q, &p_half)?;
-            let last = self.hamiltonian.try_hessian(&next.q, &p_half)?;
-            let m = kick_jacobian(&last.qq, 0.5 * h)
-                .after(&drift_jacobian(&first.pp, h))
-                .after(&kick_jacobian(&first.qq, 0.5 * h));
-            return Ok((next, m));
+            let first = finite_block(ham.hessian_qq(&state.q, &p_half))?;
+            let drift = finite_block(ham.hessian_pp(&state.q, &p_half))?;
+            let last = finite_block(ham.hessian_qq(&next.q, &p_half))?;
+            return Ok((next, kick_drift_kick_jacobian(&first, &drift, &last, h)));
         }
         let (delta, p_half, mid, q_end) = verlet(&self.hamiltonian, state, h, &self.newton)?;
         let first = euler_a_jacobian(&self.hamiltonian, &state.q, &p_half, 0.5 * h)?;
