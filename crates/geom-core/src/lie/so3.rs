@@ -447,7 +447,8 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
         dcay_inv(x)
     }
     /// Cayley: `(dcay_x^{-1})ᵀ mu = mu + ½ x × mu + ¼ (x·mu) x`, derivative
-    /// `-½ hat(mu) + ¼ (x muᵀ + (x·mu) I)`; exp: [`dexp_inv_transpose_derivative`].
+    /// `-½ hat(mu) + ¼ (x muᵀ + (x·mu) I)`; exp: `-½ hat(mu) + d (x muᵀ + (x·mu) I - 2 mu xᵀ)
+    /// + 2 d'(t) (x (x·mu) - t mu) xᵀ`, `t = |x|²`, `d` the coefficient of [`dexp_inv`].
     #[inline(always)]
     fn dtau_inv_transpose_closed_form(&self, chart: Chart, x: &Vector3<S>, mu: &Vector3<S>) -> Option<Matrix3<S>> {
         match chart {
