@@ -328,15 +328,17 @@ impl<G: AdLieGroup<D>, F: AdLieFunction<G, D>, const D: usize> LieFunctionDeriva
         y: &SVector<f64, D>,
     ) -> Result<(LieGradient<D>, LieHessian<D>), GeomError> {
         // One-direction hyper-dual passes (geom_core::hyper_dual), one loop with one call site of
-        // the model: D² passes F(g exp(a) exp(b)) with ε₁ on a_j, ε₂ on b_i (gg[(i, j)], and
-        // (D_g F)_i from ε₂), D² passes F(g exp(b), y + c) with ε₁ on b_i, ε₂ on c_j (gy[(i, j)],
-        // and ∂F/∂y_j from ε₂), D(D + 1)/2 passes F(g, y + c) with ε₁ on c_i, ε₂ on c_j (yy).
+        // the model: D(D + 1)/2 passes F(g exp(a) exp(b)) with ε₁ on a_j, ε₂ on b_i, j <= i
+        // (gg[(i, j)], and (D_g F)_i from ε₂ at j = 0), D² passes F(g exp(b), y + c) with ε₁ on
+        // b_i, ε₂ on c_j (gy[(i, j)], and ∂F/∂y_j from ε₂), D(D + 1)/2 passes F(g, y + c) with
+        // ε₁ on c_i, ε₂ on c_j (yy). The entries of gg above the diagonal follow from the bracket
+        // (module documentation): gg[(j, i)] = gg[(i, j)] - ⟨D_g F, [e_j, e_i]⟩.
         let zero = SVector::<f64, D>::zeros();
         let (mut dg, mut dy) = (zero, zero);
         let (mut gg, mut gy, mut yy) = (SMatrix::<f64, D, D>::zeros(), SMatrix::zeros(), SMatrix::zeros());
         for k in 0..3 * D * D {
             let (block, i, j) = (k / (D * D), (k % (D * D)) / D, k % D);
-            if block == 2 && j < i {
+            if block != 1 && j > i {
                 continue;
             }
             // the translated elements as jets (no chart, no group product at dual scalars) where
@@ -365,6 +367,12 @@ impl<G: AdLieGroup<D>, F: AdLieFunction<G, D>, const D: usize> LieFunctionDeriva
                     yy[(i, j)] = r.eps1eps2;
                     yy[(j, i)] = r.eps1eps2;
                 }
+            }
+        }
+        for i in 0..D {
+            for j in 0..i {
+                let bracket = LieGroup::<f64, D>::bracket(group, &unit(j), &unit(i));
+                gg[(j, i)] = gg[(i, j)] - dg.dot(&bracket);
             }
         }
         let hess = LieHessian { gg, gy, yy };

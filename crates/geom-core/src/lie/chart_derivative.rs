@@ -25,9 +25,9 @@
 //!   its second derivative, through `-J^{-1} Q J^{-1} = D_ω J^{-1}(ω)[v]`);
 //! * `R^n`: `dτ^{-1} = I`, derivative 0.
 //!
-//! The Cayley derivatives of SO(3) and SE(3) are geom-core's
-//! [`LieGroup::dtau_inv_transpose_closed_form`] (shared with the Lie–Poisson and cotangent-lift
-//! integrators of `discretization`); the exp ones are here.
+//! The Cayley derivatives of SO(3) and SE(3), and the exp one of SO(3) at any scalar, are
+//! geom-core's [`LieGroup::dtau_inv_transpose_closed_form`] (shared with the Lie–Poisson and
+//! cotangent-lift integrators of `discretization`); the exp ones at `f64` used here are below.
 
 use super::so3::DEXP_INV_D;
 use super::{Chart, LieGroup, se3, so3};
@@ -144,10 +144,13 @@ pub(super) fn so3_dtau_inv_transpose_derivative(
     x: &Vector3<f64>,
     mu: &Vector3<f64>,
 ) -> Result<Matrix3<f64>> {
-    // Cayley: geom-core's closed form; exp: below
+    // exp: below (Estrin's scheme on the steps of a run); Cayley: geom-core's closed form
+    if chart == Chart::Exp {
+        return so3_dexp_inv_transpose_derivative(x, mu);
+    }
     match LieGroup::<f64, 3>::dtau_inv_transpose_closed_form(&super::So3, chart, x, mu) {
         Some(m) => Ok(m),
-        None => so3_dexp_inv_transpose_derivative(x, mu),
+        None => ad_dtau_inv_transpose_derivative(&super::So3, chart, x, mu),
     }
 }
 

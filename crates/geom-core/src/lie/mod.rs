@@ -208,7 +208,7 @@ pub trait LieGroup<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
     /// to differentiate [`dtau_inv`](Self::dtau_inv) by forward AD instead. Newton matrices of
     /// the Lie-group integrators need it (the derivative of a chart tangent `dtau_x^T n` follows
     /// from it by differentiating `dtau_xᵀ (dtau_x^{-1})ᵀ = I`). SO(3) and SE(3) give the Cayley
-    /// chart's polynomial (SO(3): `-½ hat(mu) + ¼ (x muᵀ + (x·mu) I)`); [`testing::check_group`]
+    /// chart's polynomial (SO(3): `-½ hat(mu) + ¼ (x muᵀ + (x·mu) I)`), SO(3) also the exp chart's; [`testing::check_group`]
     /// checks any closed form against AD.
     #[inline]
     fn dtau_inv_transpose_closed_form(

@@ -158,6 +158,49 @@ pub fn dexp_inv<S: Scalar>(x: &Vector3<S>) -> Result<Matrix3<S>> {
     Ok(Matrix3::identity() - hat(x) * S::from(0.5) + hat_sq(x) * d)
 }
 
+/// `d'(t)` of [`DEXP_INV_D`]'s series: the coefficients `(k + 1) c_{k+1}`, `k = 0..9`.
+const DEXP_INV_D_SLOPE: [f64; 9] = {
+    let mut out = [0.0; 9];
+    let mut k = 0;
+    while k < 9 {
+        out[k] = (k + 1) as f64 * DEXP_INV_D[k + 1];
+        k += 1;
+    }
+    out
+};
+
+/// `D_x[(dexp_x^{-1})ᵀ μ] = -½ μ̂ + d (x μᵀ + (x·μ) I - 2 μ xᵀ) + 2 d'(t) (x (x·μ) - t μ) xᵀ`
+/// (`t = |x|²`, `d(t) = (1 - (θ/2) cot(θ/2))/θ²` as in [`dexp_inv`]; from
+/// `(dexp_x^{-1})ᵀ μ = μ + ½ x×μ + d(t) (x (x·μ) - t μ)`) at any scalar: series of `d` and `d'`
+/// below `t = 1/4` (ten terms of [`DEXP_INV_D`]), else `d = G/t`, `d' = G'/t - G/t²` with
+/// `G = 1 - (θ/2) cot(θ/2)`, `G' = (-½ cot(θ/2) + (θ/4)/sin²(θ/2))/(2θ)`. `None` where
+/// `sin(θ/2)` vanishes (`dexp^{-1}` is singular there).
+#[inline(always)]
+fn dexp_inv_transpose_derivative<S: Scalar>(x: &Vector3<S>, mu: &Vector3<S>) -> Option<Matrix3<S>> {
+    let t = x.norm_squared();
+    let (d, dd) = if t.re() < SERIES_T {
+        (series(t, &DEXP_INV_D[..10]), series(t, &DEXP_INV_D_SLOPE))
+    } else {
+        let theta = t.sqrt();
+        let half = theta * S::from(0.5);
+        let s = half.sin();
+        if s.re().abs() < 1e-8 {
+            return None;
+        }
+        let cot = half.cos() / s;
+        let big = S::from(1.0) - half * cot;
+        let slope = (cot * S::from(-0.5) + theta * S::from(0.25) / (s * s)) / (theta * S::from(2.0));
+        (big / t, slope / t - big / (t * t))
+    };
+    let xm = x.dot(mu);
+    let w = x * xm - mu * t;
+    Some(
+        hat(mu) * S::from(-0.5)
+            + (x * mu.transpose() + Matrix3::from_diagonal_element(xm) - mu * x.transpose() * S::from(2.0)) * d
+            + w * x.transpose() * (dd * S::from(2.0)),
+    )
+}
+
 /// The unit quaternion `(w, v)` (stored `(w, x, y, z)`, `w >= 0`) of a rotation matrix, by
 /// Shepperd's method (stable at every angle).
 pub fn to_quaternion<S: Scalar>(r: &Matrix3<S>) -> Vector4<S> {
@@ -404,7 +447,8 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
         dcay_inv(x)
     }
     /// Cayley: `(dcay_x^{-1})ᵀ mu = mu + ½ x × mu + ¼ (x·mu) x`, derivative
-    /// `-½ hat(mu) + ¼ (x muᵀ + (x·mu) I)`.
+    /// `-½ hat(mu) + ¼ (x muᵀ + (x·mu) I)`; exp: `-½ hat(mu) + d (x muᵀ + (x·mu) I - 2 mu xᵀ)
+    /// + 2 d'(t) (x (x·mu) - t mu) xᵀ`, `t = |x|²`, `d` the coefficient of [`dexp_inv`].
     #[inline(always)]
     fn dtau_inv_transpose_closed_form(&self, chart: Chart, x: &Vector3<S>, mu: &Vector3<S>) -> Option<Matrix3<S>> {
         match chart {
@@ -412,7 +456,7 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
                 hat(mu) * S::from(-0.5)
                     + (x * mu.transpose() + Matrix3::from_diagonal_element(x.dot(mu))) * S::from(0.25),
             ),
-            Chart::Exp => None,
+            Chart::Exp => dexp_inv_transpose_derivative(x, mu),
         }
     }
     fn defect(&self, g: &Matrix3<S>) -> f64 {
