@@ -1034,15 +1034,28 @@ fn run_reports_the_solution_error_against_exact_or_reference() {
     assert!((num(row.last().unwrap()) - error).abs() <= 1e-3 * error, "{row:?}");
 
     // the rigid body: Richardson-extrapolated RK4, and n/a beyond the budget
-    let out =
-        geomint(tmp.path(), &["run", "rigid-body", "--steps", "200", "--reference", "--quiet", "--out", &tmp.arg("rb")]);
+    let out = geomint(
+        tmp.path(),
+        &["run", "rigid-body", "--steps", "200", "--reference", "--quiet", "--out", &tmp.arg("rb")],
+    );
     assert_success(&out, "rigid body");
     let summary = read_json(&tmp.join("rb/summary.json"));
     assert!(s(&summary, "solution_reference").contains("Richardson"), "{summary}");
     assert!(f(&summary, "final_solution_error") > 0.0);
     let out = geomint(
         tmp.path(),
-        &["run", "rigid-body", "--steps", "100000", "--every", "1000", "--reference", "--quiet", "--out", &tmp.arg("rb-long")],
+        &[
+            "run",
+            "rigid-body",
+            "--steps",
+            "100000",
+            "--every",
+            "1000",
+            "--reference",
+            "--quiet",
+            "--out",
+            &tmp.arg("rb-long"),
+        ],
     );
     assert_success(&out, "long rigid body");
     let text = stdout(&out);

@@ -131,7 +131,19 @@ fn a_resumed_streamed_run_writes_the_same_files() {
     let (whole, half) = (tmp.join("whole"), tmp.join("half"));
     let run = |steps: &str, dir: &Path| {
         let d = dir.display().to_string();
-        geomint(&["run", "kepler", "--steps", steps, "--every", "1", "--checkpoint-every", "7919", "--quiet", "--out", &d])
+        geomint(&[
+            "run",
+            "kepler",
+            "--steps",
+            steps,
+            "--every",
+            "1",
+            "--checkpoint-every",
+            "7919",
+            "--quiet",
+            "--out",
+            &d,
+        ])
     };
     assert_success(&run("60000", &whole), "the whole run");
     assert_success(&run("30001", &half), "the first part");

@@ -11,12 +11,12 @@ use crate::cli::summary::print_run_summary;
 use geomint::workbench::WorkbenchError;
 use geomint::workbench::checkpoint::{self, Outcome, Session};
 use geomint::workbench::config::RunConfig;
+use geomint::workbench::digest::Digest;
 use geomint::workbench::divergence::of_run;
 use geomint::workbench::experiment::RunResult;
-use geomint::workbench::digest::Digest;
 use geomint::workbench::output::{self, CsvFile, OutputSet};
-use geomint::workbench::sample_file::Shape;
 use geomint::workbench::plot;
+use geomint::workbench::sample_file::Shape;
 use geomint::workbench::solution;
 use std::process::ExitCode;
 
@@ -71,7 +71,8 @@ pub(crate) fn drive(
             return Err(e);
         }
     };
-    let solution = solution::of_run(session.problem(), &result, matches!(outcome, Outcome::Completed), ending.reference);
+    let solution =
+        solution::of_run(session.problem(), &result, matches!(outcome, Outcome::Completed), ending.reference);
     print_run_summary(session.problem(), &result, session.compensated(), &solution);
     warn_large_errors(&result, session.max_error());
 
@@ -128,8 +129,7 @@ fn stream_csv_files(session: &mut Session, files: &mut OutputSet) -> Result<(Run
     let (total, shape) = (session.sample_count(), Shape::of(problem));
     let dir = session.dir().to_path_buf();
     let mut trajectory = CsvFile::create(&dir, "trajectory.csv", &output::trajectory_header(&labels))?;
-    let mut diagnostics =
-        CsvFile::create(&dir, "diagnostics.csv", &output::diagnostics_header(&quantities, solution))?;
+    let mut diagnostics = CsvFile::create(&dir, "diagnostics.csv", &output::diagnostics_header(&quantities, solution))?;
     let mut digest = Digest::new(total, shape);
     session.for_each_sample(&mut |s| {
         trajectory.row(|line| output::trajectory_row(line, s))?;

@@ -525,7 +525,12 @@ impl Session {
         }
         let hash = reader.hash();
         if hex(hash.finish()) != info.fnv1a64 {
-            let reason = format!("checksum {} in {FILE}, {} of its first {} bytes", info.fnv1a64, hex(hash.finish()), info.bytes);
+            let reason = format!(
+                "checksum {} in {FILE}, {} of its first {} bytes",
+                info.fnv1a64,
+                hex(hash.finish()),
+                info.bytes
+            );
             return Err(CheckpointError::Corrupted { path: lp(), reason }.into());
         }
         if let Some(reason) = problem_found {
@@ -772,7 +777,7 @@ impl Session {
     /// that [`Session::for_each_sample`] gives: those taken, and the current step if it is off
     /// the sampling grid.
     pub fn sample_count(&self) -> usize {
-        self.book.count + usize::from(self.sim.steps() % self.book.every != 0)
+        self.book.count + usize::from(!self.sim.steps().is_multiple_of(self.book.every))
     }
 
     /// Calls `each` with every sample of the run so far in order (those of [`Session::result`] of
@@ -910,7 +915,9 @@ impl Book {
     fn record(&mut self, s: Sample) -> Result<(), WorkbenchError> {
         fold_maxima(&mut self.maxima, &s);
         self.count += 1;
-        if self.streamed { self.log.push(&s) } else {
+        if self.streamed {
+            self.log.push(&s)
+        } else {
             self.samples.push(s);
             Ok(())
         }
@@ -940,8 +947,12 @@ impl Book {
             samples: SamplesInfo {
                 file: SAMPLES_FILE.into(),
                 count: log.count,
-                words: Shape { states: self.first.state.len(), values: self.first.values.len(), quantities: self.quantities.len() }
-                    .words(),
+                words: Shape {
+                    states: self.first.state.len(),
+                    values: self.first.values.len(),
+                    quantities: self.quantities.len(),
+                }
+                .words(),
                 bytes: log.bytes,
                 fnv1a64: hex(log.hash.finish()),
             },
@@ -990,8 +1001,8 @@ fn check_options(c: &RunConfig) -> Result<(), WorkbenchError> {
 
 /// Copies the first `bytes` bytes of `from` to a new file `to`, synced.
 fn copy_prefix(from: &Path, to: &Path, bytes: u64) -> Result<(), WorkbenchError> {
-    let mut src = std::fs::File::open(from)
-        .map_err(|e| WorkbenchError::Io { path: from.display().to_string(), source: e })?;
+    let mut src =
+        std::fs::File::open(from).map_err(|e| WorkbenchError::Io { path: from.display().to_string(), source: e })?;
     output::write_synced_with(to, |dst| {
         let copied = std::io::copy(&mut std::io::Read::take(&mut src, bytes), dst)?;
         if copied < bytes {

@@ -131,7 +131,7 @@ impl Digest {
             None => self.last = Some(s.clone()),
         }
         self.seen += 1;
-        if self.seen % self.size == 0 {
+        if self.seen.is_multiple_of(self.size) {
             self.close_bucket();
         }
     }
@@ -266,9 +266,9 @@ mod tests {
             assert!(kept.iter().any(|s| s.errors[0] == 0.0), "{n}: the dip is lost");
             for c in 0..3 {
                 let ext = |v: &[Sample], max: bool| {
-                    v.iter().map(|s| s.state[c]).fold(if max { f64::MIN } else { f64::MAX }, |m, x| {
-                        if max { m.max(x) } else { m.min(x) }
-                    })
+                    v.iter()
+                        .map(|s| s.state[c])
+                        .fold(if max { f64::MIN } else { f64::MAX }, |m, x| if max { m.max(x) } else { m.min(x) })
                 };
                 assert_eq!((ext(&kept, false), ext(&kept, true)), (ext(&all, false), ext(&all, true)), "{n}: {c}");
             }

@@ -118,7 +118,7 @@ impl RunSpec {
         steps: Option<usize>,
         t_end: Option<f64>,
         every: Option<usize>,
-        make: fn(f64, Option<usize>, Option<f64>, usize) -> Result<Self, WorkbenchError>,
+        make: MakeSpec,
     ) -> Result<Self, WorkbenchError> {
         let (h0, t0) = problem.defaults();
         let h = h.unwrap_or(h0);
@@ -129,6 +129,9 @@ impl RunSpec {
         make(h, steps, t_end, every.unwrap_or((provisional.steps / 1000).max(1)))
     }
 }
+
+/// A constructor of [`RunSpec`]: [`RunSpec::new`] or [`RunSpec::streamed`].
+type MakeSpec = fn(f64, Option<usize>, Option<f64>, usize) -> Result<RunSpec, WorkbenchError>;
 
 /// One sample of a run.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -838,6 +841,30 @@ pub fn compare(
 mod tests {
     use super::*;
     use crate::workbench::catalogue;
+
+    /// A run held in memory is refused above MAX_SAMPLES samples, naming the smallest `every`
+    /// that fits; a streamed run is not (the disk bounds it), and both refuse the same bad input.
+    #[test]
+    fn only_runs_in_memory_are_bounded_by_their_samples() {
+        let err = RunSpec::new(0.01, Some(100_000_000), None, 1).unwrap_err().to_string();
+        assert!(err.contains("100000001 samples") && err.contains("sample every 51 steps or more"), "{err}");
+        assert!(RunSpec::new(0.01, Some(100_000_000), None, 51).is_ok());
+        assert_eq!(
+            RunSpec::streamed(0.01, Some(100_000_000), None, 1).unwrap(),
+            RunSpec { h: 0.01, steps: 100_000_000, every: 1 }
+        );
+        let p = problem("kepler");
+        assert_eq!(
+            RunSpec::resolve_streamed(p.as_ref(), None, Some(3_000_000), None, Some(1)).unwrap().steps,
+            3_000_000
+        );
+        assert!(RunSpec::resolve(p.as_ref(), None, Some(3_000_000), None, Some(1)).is_err());
+        for (h, steps, every) in
+            [(0.0, Some(10), 1), (0.01, Some(0), 1), (0.01, Some(10), 0), (0.01, Some(MAX_STEPS + 1), 1)]
+        {
+            assert!(RunSpec::streamed(h, steps, None, every).is_err(), "{h} {steps:?} {every}");
+        }
+    }
 
     fn problem(name: &str) -> Box<dyn Problem> {
         catalogue::problem(name, &[]).unwrap()

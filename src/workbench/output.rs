@@ -156,8 +156,8 @@ impl OutputSet {
     pub fn add(&mut self, name: &str, contents: impl Into<Vec<u8>>) {
         self.files.push((name.into(), Some(contents.into())));
     }
-    /// Adds a file `name` that is written and synced already, as `NAME.partial` in the directory
-    /// the set is committed to (a finished [`CsvFile`]).
+    /// Adds a file `name` that is written already, as `NAME.partial` in the directory the set is
+    /// committed to (a finished [`CsvFile`]); the commit flushes it to the disk.
     pub fn add_written(&mut self, name: &str) {
         self.files.push((name.into(), None));
     }
@@ -165,21 +165,25 @@ impl OutputSet {
     pub fn names(&self) -> Vec<&str> {
         self.files.iter().map(|(n, _)| n.as_str()).collect()
     }
-    /// Creates `dir` if needed and writes every file, all or nothing; returns the final paths.
+    /// Creates `dir` if needed and writes every file, all or nothing: each to `NAME.partial`, all
+    /// flushed to the disk together ([`sync_files`]), then renamed, then the directory flushed;
+    /// returns the final paths.
     pub fn commit(self, dir: &Path) -> Result<Vec<PathBuf>, WorkbenchError> {
         std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
         let mut partial = Vec::new();
         let mut done = Vec::new();
         let result = (|| {
             // the files written already are partial files too, removed on failure
-            partial.extend(self.files.iter().filter(|(_, b)| b.is_none()).map(|(n, _)| dir.join(format!("{n}.partial"))));
+            partial
+                .extend(self.files.iter().filter(|(_, b)| b.is_none()).map(|(n, _)| dir.join(format!("{n}.partial"))));
             for (name, bytes) in &self.files {
                 if let Some(bytes) = bytes {
                     let tmp = dir.join(format!("{name}.partial"));
                     partial.push(tmp.clone());
-                    write_synced(&tmp, bytes)?;
+                    std::fs::write(&tmp, bytes).map_err(|e| io(&tmp, e))?;
                 }
             }
+            sync_files(&partial)?;
             for (name, _) in &self.files {
                 let (tmp, fin) = (dir.join(format!("{name}.partial")), dir.join(name));
                 std::fs::rename(&tmp, &fin).map_err(|e| io(&fin, e))?;
@@ -199,6 +203,32 @@ impl OutputSet {
             }
         }
     }
+}
+
+/// Flushes each file of `paths` to the disk (fsync), all at once from threads of their own: the
+/// file system then commits them together, where one fsync after another waits for one journal
+/// commit each (the nine fsyncs of `geomint run`, 3–10 ms each on a virtual disk, took 50 ms in
+/// turn: 500 ns per step of a run of 10^5 steps). Falls back to syncing in turn where a thread
+/// cannot be started.
+fn sync_files(paths: &[PathBuf]) -> Result<(), WorkbenchError> {
+    let sync = |p: &PathBuf| std::fs::File::open(p).and_then(|f| f.sync_all()).map_err(|e| io(p, e));
+    std::thread::scope(|scope| {
+        let mut inline = Vec::new();
+        let mut threads = Vec::new();
+        for p in paths {
+            match std::thread::Builder::new().name("geomint-fsync".into()).spawn_scoped(scope, move || sync(p)) {
+                Ok(t) => threads.push((p, t)),
+                Err(_) => inline.push(p),
+            }
+        }
+        for p in inline {
+            sync(p)?;
+        }
+        for (p, t) in threads {
+            t.join().unwrap_or_else(|_| Err(io(p, std::io::Error::other("the fsync thread panicked"))))?;
+        }
+        Ok(())
+    })
 }
 
 /// Formats a float for CSV: shortest round-trip representation.
@@ -245,7 +275,7 @@ pub fn diagnostics_row(s: &mut String, x: &Sample) {
 }
 
 /// A CSV file written row by row: to `NAME.partial` in the output directory, through a buffer,
-/// then synced by [`CsvFile::finish`] and committed with the other files
+/// finished by [`CsvFile::finish`] and committed (and flushed to the disk) with the other files
 /// ([`OutputSet::add_written`]). Dropped before it is finished (an error on the way), it removes
 /// its partial file.
 #[derive(Debug)]
@@ -281,14 +311,14 @@ impl CsvFile {
         self.write_line()
     }
 
-    /// Flushes the file to the disk (fsync); it stays as `NAME.partial` for the commit.
+    /// Writes the rest of the file; it stays as `NAME.partial` for the commit, which flushes it
+    /// to the disk with the other files ([`OutputSet::commit`]).
     pub fn finish(mut self) -> Result<(), WorkbenchError> {
-        if let Some(f) = self.file.take() {
-            let file = f.into_inner().map_err(|e| io(&self.path, e.into_error()))?;
-            if let Err(e) = file.sync_all() {
-                let _ = std::fs::remove_file(&self.path);
-                return Err(io(&self.path, e));
-            }
+        if let Some(f) = self.file.take()
+            && let Err(e) = f.into_inner()
+        {
+            let _ = std::fs::remove_file(&self.path);
+            return Err(io(&self.path, e.into_error()));
         }
         Ok(())
     }

@@ -73,7 +73,7 @@ pub(crate) fn encode(s: &Sample, out: &mut Vec<u8>) {
 /// The sample of `bytes` (exactly one sample of `shape`), or `None` if they are not one.
 pub(crate) fn decode(bytes: &[u8], shape: Shape) -> Option<Sample> {
     let w: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
-    if w.len() != shape.words() || bytes.len() % 8 != 0 {
+    if w.len() != shape.words() || !bytes.len().is_multiple_of(8) {
         return None;
     }
     let f = |a: usize, b: usize| w[a..b].iter().map(|&x| f64::from_bits(x)).collect::<Vec<f64>>();
