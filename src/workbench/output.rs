@@ -166,7 +166,7 @@ impl OutputSet {
         self.files.iter().map(|(n, _)| n.as_str()).collect()
     }
     /// Creates `dir` if needed and writes every file, all or nothing: each to `NAME.partial`, all
-    /// flushed to the disk together ([`sync_files`]), then renamed, then the directory flushed;
+    /// flushed to the disk together (one thread per file), then renamed, then the directory flushed;
     /// returns the final paths.
     pub fn commit(self, dir: &Path) -> Result<Vec<PathBuf>, WorkbenchError> {
         std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
