@@ -982,7 +982,8 @@ fn run_refuses_a_non_empty_directory_unless_forced() {
 }
 
 /// The solution row of `run`: against the exact solution, the largest and the final error; for a
-/// problem without one, the error at the final time against the computed reference, named, and
+/// problem without one, "n/a" saying how to ask for a reference (it costs more than the run),
+/// and with `--reference` the error at the final time against the computed reference, named, and
 /// equal to the error `convergence` measures against the same reference; where that reference
 /// would cost too much, an explicit "n/a" with the reason, and null in summary.json.
 #[test]
@@ -1001,9 +1002,22 @@ fn run_reports_the_solution_error_against_exact_or_reference() {
     assert!((f(&summary, "final_solution_error") - last).abs() <= 1e-3 * last, "{row:?}");
     assert_eq!(s(&summary, "solution_reference"), "exact solution");
 
-    // pendulum: DOP853 at the final time, the same error as convergence's first row
+    // pendulum without --reference: n/a, and how to ask for one
     let (h, steps) = ("0.05", "400");
-    let out = geomint(tmp.path(), &["run", "pendulum", "--h", h, "--steps", steps, "--quiet", "--out", &tmp.arg("p")]);
+    let out = geomint(tmp.path(), &["run", "pendulum", "--h", h, "--steps", steps, "--quiet", "--out", &tmp.arg("p0")]);
+    assert_success(&out, "pendulum without a reference");
+    let text = stdout(&out);
+    let row = solution_row(&text);
+    assert_eq!(&row[row.len() - 2..], ["n/a", "n/a"], "{text}");
+    let summary = read_json(&tmp.join("p0/summary.json"));
+    assert!(summary["final_solution_error"].is_null(), "{summary}");
+    assert!(s(&summary, "solution_reference").contains("`--reference`"), "{summary}");
+
+    // pendulum: DOP853 at the final time, the same error as convergence's first row
+    let out = geomint(
+        tmp.path(),
+        &["run", "pendulum", "--h", h, "--steps", steps, "--reference", "--quiet", "--out", &tmp.arg("p")],
+    );
     assert_success(&out, "pendulum");
     let text = stdout(&out);
     assert!(text.contains("against a computed reference: DOP853"), "{text}");
@@ -1020,14 +1034,28 @@ fn run_reports_the_solution_error_against_exact_or_reference() {
     assert!((num(row.last().unwrap()) - error).abs() <= 1e-3 * error, "{row:?}");
 
     // the rigid body: Richardson-extrapolated RK4, and n/a beyond the budget
-    let out = geomint(tmp.path(), &["run", "rigid-body", "--steps", "200", "--quiet", "--out", &tmp.arg("rb")]);
+    let out = geomint(
+        tmp.path(),
+        &["run", "rigid-body", "--steps", "200", "--reference", "--quiet", "--out", &tmp.arg("rb")],
+    );
     assert_success(&out, "rigid body");
     let summary = read_json(&tmp.join("rb/summary.json"));
     assert!(s(&summary, "solution_reference").contains("Richardson"), "{summary}");
     assert!(f(&summary, "final_solution_error") > 0.0);
     let out = geomint(
         tmp.path(),
-        &["run", "rigid-body", "--steps", "100000", "--every", "1000", "--quiet", "--out", &tmp.arg("rb-long")],
+        &[
+            "run",
+            "rigid-body",
+            "--steps",
+            "100000",
+            "--every",
+            "1000",
+            "--reference",
+            "--quiet",
+            "--out",
+            &tmp.arg("rb-long"),
+        ],
     );
     assert_success(&out, "long rigid body");
     let text = stdout(&out);

@@ -6,6 +6,7 @@
 
 mod cli;
 mod cli_long_runs;
+mod cli_streaming;
 mod cli_systems;
 mod constrained_composition;
 mod cross_crate;

@@ -96,6 +96,12 @@ pub(crate) struct RunArgs {
     /// exits with status 3 after writing its outputs.
     #[arg(long)]
     pub(crate) accept_divergent: bool,
+    /// Measure the solution error of a problem without an exact solution against a computed
+    /// reference at the final time (DOP853 at rtol = atol = 1e-15 for canonical problems, a
+    /// Richardson extrapolation otherwise). It costs more than the run, often many times, so it
+    /// is off by default: the solution error is then reported only against an exact solution.
+    #[arg(long)]
+    pub(crate) reference: bool,
 }
 
 #[derive(Args, Debug)]
@@ -116,6 +122,10 @@ pub(crate) struct ResumeArgs {
     /// exits with status 3 after writing its outputs.
     #[arg(long)]
     pub(crate) accept_divergent: bool,
+    /// Measure the solution error against a computed reference at the final time (as `run
+    /// --reference`; off by default, it costs more than the run).
+    #[arg(long)]
+    pub(crate) reference: bool,
 }
 
 /// The options shared by the step sweeps of `convergence` and `compare`.

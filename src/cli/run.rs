@@ -2,7 +2,7 @@
 //! from its checkpoint, then integrated by [`drive`].
 
 use crate::cli::args::{ResumeArgs, RunArgs};
-use crate::cli::drive::drive;
+use crate::cli::drive::{Ending, drive};
 use crate::cli::files::OutputDir;
 use crate::cli::interrupt::{INTERRUPTED, install_interrupt_handler};
 use crate::cli::params::parse_params;
@@ -48,7 +48,7 @@ pub(crate) fn run(args: RunArgs, quiet: bool) -> Result<ExitCode, WorkbenchError
         resolve_problem(cfg.problem.as_deref(), &cfg.params, cfg.system.as_deref(), cfg.state.as_deref())?;
     let method = cfg.method.clone().unwrap_or_else(|| problem.methods()[0].to_string());
     geomint::workbench::problem::check_method(problem.as_ref(), &method)?;
-    let spec = RunSpec::resolve(problem.as_ref(), cfg.h, cfg.steps, cfg.t_end, cfg.every)?;
+    let spec = RunSpec::resolve_streamed(problem.as_ref(), cfg.h, cfg.steps, cfg.t_end, cfg.every)?;
     let (h, every) = (spec.h, spec.every);
     let samples = spec.steps / every + 1;
     if samples > LARGE_CSV_SAMPLES {
@@ -85,7 +85,7 @@ pub(crate) fn run(args: RunArgs, quiet: bool) -> Result<ExitCode, WorkbenchError
         dir.abandon();
         return Err(e);
     }
-    drive(session, quiet, args.accept_divergent, dir)
+    drive(session, quiet, Ending { accept_divergent: args.accept_divergent, reference: args.reference }, dir)
 }
 
 /// `geomint resume DIR`: the run of the checkpoint in `DIR` (replayed from its initial data if its
@@ -111,7 +111,7 @@ pub(crate) fn resume(args: ResumeArgs, quiet: bool) -> Result<ExitCode, Workbenc
             bar.set_position(n as u64);
         }
     };
-    let opened = Session::open(&args.dir, &INTERRUPTED, &mut replayed);
+    let opened = Session::resume(&args.dir, &INTERRUPTED, &mut replayed);
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -124,5 +124,5 @@ pub(crate) fn resume(args: ResumeArgs, quiet: bool) -> Result<ExitCode, Workbenc
     if let Some(steps) = args.steps {
         session.set_target(steps)?;
     }
-    drive(session, quiet, args.accept_divergent, dir)
+    drive(session, quiet, Ending { accept_divergent: args.accept_divergent, reference: args.reference }, dir)
 }

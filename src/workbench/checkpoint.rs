@@ -59,11 +59,12 @@ use crate::workbench::config::RunConfig;
 use crate::workbench::experiment::{self, MAX_STEPS, RunResult, RunSpec, Sample};
 use crate::workbench::output;
 use crate::workbench::problem::{self, Problem, Propagator, Quantity, Simulation};
+use crate::workbench::sample_file::{self, SampleLog, SampleReader, Shape};
 use crate::workbench::{WorkbenchError, catalogue};
 pub use integrators::driver::Fnv1a;
 use integrators::driver::{Cadence, Ended, EnvelopeError, Plan, RunSection, drive, seal, unseal};
 use std::collections::BTreeMap;
-use std::io::{Read as _, Seek as _, Write as _};
+use std::io::Seek as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -71,7 +72,7 @@ use std::time::Duration;
 /// The checkpoint's file name in the output directory.
 pub const FILE: &str = "checkpoint.json";
 /// The file of the samples so far.
-pub const SAMPLES_FILE: &str = "checkpoint-samples.bin";
+pub const SAMPLES_FILE: &str = sample_file::FILE;
 /// The first field of every checkpoint.
 pub use integrators::driver::MAGIC;
 /// The format version written. Format 3 holds the run in the library's `RunSection`; formats 1
@@ -290,93 +291,6 @@ fn decode_checkpoint(bytes: &[u8], path: &Path) -> Result<Payload, CheckpointErr
     legacy.upgrade().map_err(|reason| CheckpointError::Inconsistent { path: p(), reason })
 }
 
-// --- samples --------------------------------------------------------------------------------------
-
-/// The number of 64-bit words of one sample.
-fn sample_words(states: usize, values: usize, quantities: usize) -> usize {
-    2 + states + values + quantities + 2
-}
-
-fn encode_sample(s: &Sample, out: &mut Vec<u8>) {
-    let mut word = |w: u64| out.extend_from_slice(&w.to_le_bytes());
-    word(s.step as u64);
-    word(s.t.to_bits());
-    for v in s.state.iter().chain(&s.values).chain(&s.errors) {
-        word(v.to_bits());
-    }
-    word(u64::from(s.solution_error.is_some()));
-    word(s.solution_error.map_or(0, f64::to_bits));
-}
-
-fn decode_sample(bytes: &[u8], states: usize, values: usize, quantities: usize) -> Option<Sample> {
-    let w: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
-    if w.len() != sample_words(states, values, quantities) {
-        return None;
-    }
-    let f = |a: usize, b: usize| w[a..b].iter().map(|&x| f64::from_bits(x)).collect::<Vec<f64>>();
-    let (s0, v0, e0, tag) = (2, 2 + states, 2 + states + values, 2 + states + values + quantities);
-    let solution_error = match w[tag] {
-        0 => None,
-        1 => Some(f64::from_bits(w[tag + 1])),
-        _ => return None,
-    };
-    Some(Sample {
-        step: usize::try_from(w[0]).ok()?,
-        t: f64::from_bits(w[1]),
-        state: f(s0, v0),
-        values: f(v0, e0),
-        errors: f(e0, tag),
-        solution_error,
-    })
-}
-
-/// The append-only file of the samples: how many are in it (fsynced), and their hash.
-#[derive(Debug)]
-struct SampleLog {
-    path: PathBuf,
-    persisted: usize,
-    bytes: u64,
-    hash: Fnv1a,
-    file: Option<std::fs::File>,
-    /// Whether this session created the file (so that a failed final commit can remove it).
-    created: bool,
-}
-
-impl SampleLog {
-    fn new(dir: &Path) -> Self {
-        Self { path: dir.join(SAMPLES_FILE), persisted: 0, bytes: 0, hash: Fnv1a::new(), file: None, created: false }
-    }
-
-    /// Appends `samples[persisted..]` and flushes them to the disk.
-    fn append(&mut self, samples: &[Sample]) -> Result<(), WorkbenchError> {
-        let path = self.path.display().to_string();
-        let io = |e| WorkbenchError::Io { path: path.clone(), source: e };
-        if self.file.is_none() {
-            let file = if self.persisted == 0 {
-                self.created = true;
-                std::fs::File::create(&self.path)
-            } else {
-                std::fs::OpenOptions::new().append(true).open(&self.path)
-            };
-            self.file = Some(file.map_err(io)?);
-        }
-        if self.persisted == samples.len() {
-            return Ok(());
-        }
-        let mut buf = Vec::new();
-        for s in &samples[self.persisted..] {
-            encode_sample(s, &mut buf);
-        }
-        if let Some(f) = self.file.as_mut() {
-            f.write_all(&buf).and_then(|()| f.sync_data()).map_err(io)?;
-        }
-        self.hash.write(&buf);
-        self.persisted = samples.len();
-        self.bytes += buf.len() as u64;
-        Ok(())
-    }
-}
-
 // --- the session ----------------------------------------------------------------------------------
 
 /// How [`Session::advance`] ended.
@@ -404,6 +318,13 @@ impl Outcome {
 /// One run of `geomint run` / `geomint resume`: the simulation, its samples, and its checkpoint
 /// in the output directory. The steps are taken by the driver's one loop
 /// (`integrators::driver::drive`); the session is its hooks (samples, progress, checkpoints).
+///
+/// A session keeps its samples in memory ([`Session::new`], [`Session::open`]; a detached
+/// session, [`Session::detach`], always does) until it is claimed ([`Session::claim`]) or when it
+/// is resumed for streaming ([`Session::resume`]): from then on every sample is appended to the
+/// sample file as it is taken, and only the first sample and the largest error of each quantity
+/// stay in memory, so that the memory of a run does not grow with its samples.
+/// [`Session::for_each_sample`] reads them back in order.
 pub struct Session {
     sim: Box<dyn Simulation>,
     book: Book,
@@ -419,7 +340,16 @@ struct Book {
     every: usize,
     target: usize,
     dir: PathBuf,
+    /// The samples taken (all of them when kept in memory; none when streamed to the log).
     samples: Vec<Sample>,
+    /// Whether the samples go to the log as they are taken rather than to `samples`.
+    streamed: bool,
+    /// The first sample (the initial values of the quantities, the samples' shape).
+    first: Sample,
+    /// The number of samples taken.
+    count: usize,
+    /// The largest error of each quantity over the samples taken.
+    maxima: Vec<f64>,
     wall: f64,
     log: SampleLog,
     /// Whether the directory keeps a checkpoint to the end (every run does, so that any run can
@@ -448,9 +378,12 @@ fn input(msg: impl Into<String>) -> WorkbenchError {
     WorkbenchError::Input(msg.into())
 }
 
-/// The largest error of each quantity over `samples`.
-fn max_errors(samples: &[Sample], n: usize) -> Vec<f64> {
-    (0..n).map(|i| samples.iter().map(|s| s.errors[i]).fold(0.0, f64::max)).collect()
+/// `maxima` with the errors of `s`: the largest error of each quantity so far (`f64::max`, from 0:
+/// a NaN is ignored, as [`RunResult::max_error`] ignores it).
+fn fold_maxima(maxima: &mut [f64], s: &Sample) {
+    for (m, e) in maxima.iter_mut().zip(&s.errors) {
+        *m = m.max(*e);
+    }
 }
 
 impl Session {
@@ -462,12 +395,14 @@ impl Session {
         let h = config.h.ok_or_else(|| missing("h"))?;
         let target = config.steps.ok_or_else(|| missing("steps"))?;
         let every = config.every.ok_or_else(|| missing("every"))?;
-        RunSpec::new(h, Some(target), None, every)?;
+        RunSpec::streamed(h, Some(target), None, every)?;
         check_options(&config)?;
         let sim = problem::start_with(problem.as_ref(), &method, h, config.compensated == Some(true))?;
         let quantities = problem.quantities();
         let v0 = sim.quantities();
         let first = sample(problem.as_ref(), sim.as_ref(), &quantities, &v0);
+        let mut maxima = vec![0.0; quantities.len()];
+        fold_maxima(&mut maxima, &first);
         let book = Book {
             keep: true,
             problem,
@@ -477,7 +412,11 @@ impl Session {
             every,
             target,
             dir: dir.to_path_buf(),
-            samples: vec![first],
+            samples: vec![first.clone()],
+            streamed: false,
+            first,
+            count: 1,
+            maxima,
             wall: 0.0,
             log: SampleLog::new(dir),
             resumed: false,
@@ -489,9 +428,26 @@ impl Session {
 
     /// The run whose checkpoint is in `dir`, restored exactly (or replayed from its initial data
     /// where the simulation cannot be saved, reading `stop` between chunks of steps and reporting the
-    /// steps replayed to `progress`). Every check is made before anything in `dir` changes; the
-    /// errors are [`CheckpointError`]s, turned into one-line [`WorkbenchError`]s.
+    /// steps replayed to `progress`), its samples read into memory. Every check is made before
+    /// anything in `dir` changes; the errors are [`CheckpointError`]s, turned into one-line
+    /// [`WorkbenchError`]s.
     pub fn open(dir: &Path, stop: &AtomicBool, progress: &mut dyn FnMut(usize)) -> Result<Self, WorkbenchError> {
+        Self::open_with(dir, stop, progress, true)
+    }
+
+    /// [`Session::open`] for a run that streams its samples (`geomint resume`): the sample file is
+    /// read once, one sample at a time, to check it, and only the first sample and the maxima of
+    /// the errors are kept; the samples taken from now on are appended to it.
+    pub fn resume(dir: &Path, stop: &AtomicBool, progress: &mut dyn FnMut(usize)) -> Result<Self, WorkbenchError> {
+        Self::open_with(dir, stop, progress, false)
+    }
+
+    fn open_with(
+        dir: &Path,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(usize),
+        in_memory: bool,
+    ) -> Result<Self, WorkbenchError> {
         let path = dir.join(FILE);
         let p = || path.display().to_string();
         let bad = |reason: String| WorkbenchError::from(CheckpointError::Inconsistent { path: p(), reason });
@@ -516,9 +472,8 @@ impl Session {
         let problem = catalogue::resolve(&cp.problem, &params, cp.system.as_deref().map(Path::new), initial.as_deref())
             .map_err(|e| bad(e.to_string()))?;
         let quantities = problem.quantities();
-        let states = problem.state_labels().len();
-        let values: usize = quantities.iter().map(|q| q.dim).sum();
-        let per = sample_words(states, values, quantities.len());
+        let shape = Shape::of(problem.as_ref());
+        let per = shape.words();
         let count = step / every + 1;
         let info = &cp.samples;
         if info.file != SAMPLES_FILE
@@ -532,55 +487,65 @@ impl Session {
             )));
         }
 
-        // the samples: the recorded prefix of the sample file, hashed
+        // the samples: the recorded prefix of the sample file, read in order and hashed; the
+        // first sample that does not decode or lies off the grid is reported after the checksum
         let log_path = dir.join(SAMPLES_FILE);
         let lp = || log_path.display().to_string();
-        let mut file = std::fs::File::open(&log_path).map_err(|source| {
-            if source.kind() == std::io::ErrorKind::NotFound {
+        let read_error = |source: std::io::Error| match source.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::UnexpectedEof => {
                 WorkbenchError::from(CheckpointError::Truncated { path: lp() })
-            } else {
-                WorkbenchError::from(CheckpointError::Io { path: lp(), source })
             }
-        })?;
-        let mut data = Vec::new();
-        (&mut file)
-            .take(info.bytes)
-            .read_to_end(&mut data)
-            .map_err(|source| WorkbenchError::from(CheckpointError::Io { path: lp(), source }))?;
-        if (data.len() as u64) < info.bytes {
-            return Err(CheckpointError::Truncated { path: lp() }.into());
+            _ => WorkbenchError::from(CheckpointError::Io { path: lp(), source }),
+        };
+        let mut reader = SampleReader::open(&log_path, info.bytes, shape).map_err(read_error)?;
+        let (mut samples, mut first, mut problem_found) = (Vec::new(), None, None);
+        let mut maxima = vec![0.0; quantities.len()];
+        let mut seen = 0;
+        while let Some(decoded) = reader.next_sample().map_err(read_error)? {
+            let i = seen;
+            seen += 1;
+            if problem_found.is_some() {
+                continue;
+            }
+            let Some(s) = decoded else {
+                problem_found = Some("a sample that does not decode".to_string());
+                continue;
+            };
+            if s.step != i * every || s.t.to_bits() != (s.step as f64 * h).to_bits() {
+                problem_found = Some("the samples are not those of steps 0, every, 2 every, …".into());
+                continue;
+            }
+            fold_maxima(&mut maxima, &s);
+            if first.is_none() {
+                first = Some(s.clone());
+            }
+            if in_memory {
+                samples.push(s);
+            }
         }
-        let mut hash = Fnv1a::new();
-        hash.write(&data);
+        let hash = reader.hash();
         if hex(hash.finish()) != info.fnv1a64 {
             let reason = format!(
                 "checksum {} in {FILE}, {} of its first {} bytes",
                 info.fnv1a64,
                 hex(hash.finish()),
-                data.len()
+                info.bytes
             );
             return Err(CheckpointError::Corrupted { path: lp(), reason }.into());
         }
-        let samples: Vec<Sample> = data
-            .chunks_exact(per * 8)
-            .map(|c| decode_sample(c, states, values, quantities.len()))
-            .collect::<Option<_>>()
-            .ok_or_else(|| bad("a sample that does not decode".into()))?;
-        let grid = samples
-            .iter()
-            .enumerate()
-            .all(|(i, s)| s.step == i * every && s.t.to_bits() == (s.step as f64 * h).to_bits());
-        if samples.len() != count || !grid {
-            return Err(bad("the samples are not those of steps 0, every, 2 every, …".into()));
+        if let Some(reason) = problem_found {
+            return Err(bad(reason));
         }
-        let maxima = max_errors(&samples, quantities.len());
+        let Some(first) = first.filter(|_| seen == count) else {
+            return Err(bad("the samples are not those of steps 0, every, 2 every, …".into()));
+        };
         if bits(&maxima) != cp.max_errors.iter().map(|w| w.0).collect::<Vec<_>>() {
             return Err(bad("the maxima of the errors are not those of the samples".into()));
         }
 
         // the simulation: its initial data must be the run's, its state the checkpoint's
         let sim0 = problem::start_with(problem.as_ref(), &cp.method, h, compensated).map_err(|e| bad(e.to_string()))?;
-        if bits(&sim0.quantities()) != bits(&samples[0].values) {
+        if bits(&sim0.quantities()) != bits(&first.values) {
             return Err(bad("the problem's initial data differ from the run's".into()));
         }
         let sim = match run.state() {
@@ -611,7 +576,7 @@ impl Session {
             params: params.into_iter().collect(),
         };
         check_options(&config).map_err(|e| bad(e.to_string()))?;
-        let log = SampleLog { path: log_path, persisted: count, bytes: info.bytes, hash, file: None, created: false };
+        let log = SampleLog::at(log_path, count, info.bytes, hash);
         let book = Book {
             problem,
             quantities,
@@ -621,6 +586,10 @@ impl Session {
             target: cp.target_steps,
             dir: dir.to_path_buf(),
             samples,
+            streamed: !in_memory,
+            first,
+            count,
+            maxima,
             wall: cp.wall_seconds,
             log,
             keep: true,
@@ -666,8 +635,8 @@ impl Session {
 
     /// Takes the output directory for this run, before any step: a fresh run checks that it can
     /// write there and removes the checkpoint of a run it replaces; a resumed run cuts the sample
-    /// file back to its checkpoint's samples (bytes written after that checkpoint). Returns the
-    /// directories created.
+    /// file back to its checkpoint's samples (bytes written after that checkpoint). From then on
+    /// the session streams its samples to the sample file. Returns the directories created.
     pub fn claim(&mut self) -> Result<output::Created, WorkbenchError> {
         let created = output::check_writable(&self.book.dir)?;
         if self.book.resumed {
@@ -678,7 +647,7 @@ impl Session {
                 f.set_len(self.book.log.bytes).and_then(|()| f.sync_all()).map_err(io)?;
             }
             f.seek(std::io::SeekFrom::End(0)).map_err(io)?;
-            self.book.log.file = Some(f);
+            self.book.log.attach(f);
         } else {
             for name in [FILE, SAMPLES_FILE, &format!("{FILE}.partial")] {
                 let p = self.book.dir.join(name);
@@ -690,6 +659,10 @@ impl Session {
                 }
             }
         }
+        // from now on the samples stream to the sample file
+        self.book.log_pending()?;
+        self.book.samples = Vec::new();
+        self.book.streamed = true;
         Ok(created)
     }
 
@@ -705,7 +678,7 @@ impl Session {
             None => Cadence::Wall { interval: AUTO_INTERVAL, stride: AUTO_STRIDE },
         };
         let plan = Plan::new(self.book.target, self.book.every)?.with_cadence(cadence)?;
-        let v0 = self.book.samples[0].values.clone();
+        let v0 = self.book.first.values.clone();
         let mut hooks = SessionHooks { book: &mut self.book, v0, progress };
         Ok(match drive(self.sim.as_mut(), &plan, Some(stop), &mut hooks)? {
             Ended::Reached => Outcome::Completed,
@@ -745,10 +718,20 @@ impl Session {
         };
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let partial = dir.join(format!("{SAMPLES_FILE}.partial"));
-        let mut log = SampleLog::new(dir);
-        log.path = partial.clone();
-        log.append(&self.book.samples)?;
-        log.file = None;
+        let log = if self.book.streamed {
+            let book = &mut self.book;
+            book.log.flush()?;
+            copy_prefix(&book.log.path, &partial, book.log.bytes)?;
+            SampleLog::at(partial.clone(), book.log.count, book.log.bytes, book.log.hash)
+        } else {
+            let mut log = SampleLog::at(partial.clone(), 0, 0, Fnv1a::new());
+            for s in &self.book.samples {
+                log.push(s)?;
+            }
+            log.sync()?;
+            log.close()?;
+            log
+        };
         let mut config = self.book.config.clone();
         config.out = Some(dir.display().to_string());
         config.system = system.or(config.system);
@@ -771,17 +754,66 @@ impl Session {
     }
 
     /// The run so far as a [`RunResult`]: the samples, and the current step sampled too if it is
-    /// off the sampling grid (as a run of that many steps samples its last step).
+    /// off the sampling grid (as a run of that many steps samples its last step). A session that
+    /// streams its samples holds only the first one in memory: its result has the first sample
+    /// and the current one ([`Session::for_each_sample`] reads them all, [`Session::result_with`]
+    /// makes the result of a digest of them).
     pub fn result(&self) -> RunResult {
-        let mut samples = self.book.samples.clone();
-        if samples.last().is_none_or(|s| s.step != self.sim.steps()) {
-            samples.push(sample(
-                self.book.problem.as_ref(),
-                self.sim.as_ref(),
-                &self.book.quantities,
-                &self.book.samples[0].values,
-            ));
+        let mut samples = if self.book.streamed { vec![self.book.first.clone()] } else { self.book.samples.clone() };
+        if let Some(last) = self.off_grid(samples.last().map(|s| s.step)) {
+            samples.push(last);
         }
+        self.result_with(samples)
+    }
+
+    /// The sample of the current step if `last` (the step of the last sample taken) is not it.
+    fn off_grid(&self, last: Option<usize>) -> Option<Sample> {
+        (last != Some(self.sim.steps())).then(|| {
+            sample(self.book.problem.as_ref(), self.sim.as_ref(), &self.book.quantities, &self.book.first.values)
+        })
+    }
+
+    /// The number of samples of [`Session::result`] of a session that keeps them in memory, and
+    /// that [`Session::for_each_sample`] gives: those taken, and the current step if it is off
+    /// the sampling grid.
+    pub fn sample_count(&self) -> usize {
+        self.book.count + usize::from(!self.sim.steps().is_multiple_of(self.book.every))
+    }
+
+    /// Calls `each` with every sample of the run so far in order (those of [`Session::result`] of
+    /// a session that keeps them in memory): from memory, or read back one at a time from the
+    /// sample file (flushed first) for a session that streams them. Stops at the first error.
+    pub fn for_each_sample(
+        &mut self,
+        each: &mut dyn FnMut(&Sample) -> Result<(), WorkbenchError>,
+    ) -> Result<(), WorkbenchError> {
+        let mut last = None;
+        if self.book.streamed {
+            let log = &mut self.book.log;
+            log.flush()?;
+            let io = |e| WorkbenchError::Io { path: log.path.display().to_string(), source: e };
+            let shape = Shape::of(self.book.problem.as_ref());
+            let mut reader = SampleReader::open(&log.path, log.bytes, shape).map_err(io)?;
+            while let Some(s) = reader.next_sample().map_err(io)? {
+                let s = s.ok_or_else(|| io(std::io::Error::new(std::io::ErrorKind::InvalidData, "not a sample")))?;
+                each(&s)?;
+                last = Some(s.step);
+            }
+        } else {
+            for s in &self.book.samples {
+                each(s)?;
+                last = Some(s.step);
+            }
+        }
+        match self.off_grid(last) {
+            Some(s) => each(&s),
+            None => Ok(()),
+        }
+    }
+
+    /// The run so far as a [`RunResult`] with `samples` (e.g. a
+    /// [`Digest`](crate::workbench::digest::Digest) of [`Session::for_each_sample`]).
+    pub fn result_with(&self, samples: Vec<Sample>) -> RunResult {
         RunResult {
             problem: self.book.problem.name().into(),
             method: self.book.method.clone(),
@@ -791,6 +823,24 @@ impl Session {
             samples,
             wall_seconds: self.book.wall,
         }
+    }
+
+    /// The run's first sample (step 0).
+    pub fn first_sample(&self) -> &Sample {
+        &self.book.first
+    }
+
+    /// An upper bound on the bytes the run's files still need on the disk to reach the target:
+    /// the samples still to be appended to the sample file, the CSV files of every sample (written
+    /// anew at the end, [`Shape::output_bytes`]), and 1 MiB for the summary, plots and checkpoint.
+    pub fn output_bytes(&self) -> u64 {
+        let shape = Shape::of(self.book.problem.as_ref());
+        // the samples on the grid and the last step off it
+        let total = (self.book.target / self.book.every) as u64 + 2;
+        let new = total.saturating_sub(self.book.count as u64);
+        new.saturating_mul(shape.bytes())
+            .saturating_add(total.saturating_mul(shape.output_bytes() - shape.bytes()))
+            .saturating_add(1 << 20)
     }
 
     /// The problem.
@@ -846,10 +896,31 @@ impl Book {
         Ok(())
     }
 
-    /// Appends the new samples and returns the checkpoint's text.
+    /// Appends the samples held in memory that the log lacks (none when they stream).
+    fn log_pending(&mut self) -> Result<(), WorkbenchError> {
+        for s in self.samples.get(self.log.count..).unwrap_or(&[]) {
+            self.log.push(s)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes the new samples to the disk and returns the checkpoint's text.
     fn checkpoint_bytes(&mut self, sim: &dyn Simulation, status: &str) -> Result<Vec<u8>, WorkbenchError> {
-        self.log.append(&self.samples)?;
+        self.log_pending()?;
+        self.log.sync()?;
         self.payload_bytes(sim, status, &self.log, &self.config)
+    }
+
+    /// Records a sample taken: in memory, or appended to the log.
+    fn record(&mut self, s: Sample) -> Result<(), WorkbenchError> {
+        fold_maxima(&mut self.maxima, &s);
+        self.count += 1;
+        if self.streamed {
+            self.log.push(&s)
+        } else {
+            self.samples.push(s);
+            Ok(())
+        }
     }
 
     /// The checkpoint's text for the samples recorded in `log` and the configuration `c`.
@@ -875,12 +946,17 @@ impl Book {
             coordinates: words(&sim.state()),
             samples: SamplesInfo {
                 file: SAMPLES_FILE.into(),
-                count: log.persisted,
-                words: sample_words(self.samples[0].state.len(), self.samples[0].values.len(), self.quantities.len()),
+                count: log.count,
+                words: Shape {
+                    states: self.first.state.len(),
+                    values: self.first.values.len(),
+                    quantities: self.quantities.len(),
+                }
+                .words(),
                 bytes: log.bytes,
                 fnv1a64: hex(log.hash.finish()),
             },
-            max_errors: words(&max_errors(&self.samples, self.quantities.len())),
+            max_errors: words(&self.maxima),
             wall_seconds: self.wall,
         };
         encode_checkpoint(&payload)
@@ -899,8 +975,7 @@ impl integrators::driver::Hooks<dyn Simulation + '_> for SessionHooks<'_> {
     type Error = WorkbenchError;
     fn sample(&mut self, sim: &(dyn Simulation + '_)) -> Result<(), WorkbenchError> {
         let s = sample(self.book.problem.as_ref(), sim, &self.book.quantities, &self.v0);
-        self.book.samples.push(s);
-        Ok(())
+        self.book.record(s)
     }
     fn progress(&mut self, sim: &(dyn Simulation + '_), integrating: Duration) {
         self.book.wall += integrating.as_secs_f64();
@@ -924,6 +999,19 @@ fn check_options(c: &RunConfig) -> Result<(), WorkbenchError> {
     Ok(())
 }
 
+/// Copies the first `bytes` bytes of `from` to a new file `to`, synced.
+fn copy_prefix(from: &Path, to: &Path, bytes: u64) -> Result<(), WorkbenchError> {
+    let mut src =
+        std::fs::File::open(from).map_err(|e| WorkbenchError::Io { path: from.display().to_string(), source: e })?;
+    output::write_synced_with(to, |dst| {
+        let copied = std::io::copy(&mut std::io::Read::take(&mut src, bytes), dst)?;
+        if copied < bytes {
+            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the sample file is short"));
+        }
+        Ok(())
+    })
+}
+
 /// Replays `steps` steps of a fresh simulation (for one that cannot be saved) through the
 /// driver's loop, reporting progress every 1024 steps.
 fn replay(
@@ -944,36 +1032,6 @@ fn replay(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sample_of(step: usize, sol: Option<f64>) -> Sample {
-        Sample {
-            step,
-            t: step as f64 * 0.1,
-            state: vec![1.0, -0.0, f64::MIN_POSITIVE],
-            values: vec![0.5, 2.0],
-            errors: vec![1e-17],
-            solution_error: sol,
-        }
-    }
-
-    #[test]
-    fn samples_round_trip_bit_for_bit() {
-        for sol in [None, Some(3.5e-12)] {
-            let s = sample_of(7, sol);
-            let mut buf = Vec::new();
-            encode_sample(&s, &mut buf);
-            assert_eq!(buf.len(), 8 * sample_words(3, 2, 1));
-            let back = decode_sample(&buf, 3, 2, 1).unwrap();
-            assert_eq!(back, s);
-            assert_eq!(back.state[1].to_bits(), (-0.0f64).to_bits());
-            assert!(decode_sample(&buf[..buf.len() - 8], 3, 2, 1).is_none());
-        }
-        let mut buf = Vec::new();
-        encode_sample(&sample_of(1, None), &mut buf);
-        let tag = 8 * (2 + 3 + 2 + 1);
-        buf[tag] = 2;
-        assert!(decode_sample(&buf, 3, 2, 1).is_none(), "a tag other than 0 or 1 is accepted");
-    }
 
     fn fnv(bytes: &[u8]) -> u64 {
         let mut h = Fnv1a::new();

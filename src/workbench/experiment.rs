@@ -24,9 +24,11 @@ use std::time::{Duration, Instant};
 /// The largest number of steps a run may take (10^10: hours for the cheapest method).
 pub const MAX_STEPS: usize = 10_000_000_000;
 
-/// The most samples a run keeps (`steps / every + 1`): the samples of a run are held in memory
-/// (each a few hundred bytes: the state, the quantities and their errors), so a run of `10^8`
-/// steps sampled at every step is refused before it starts instead of exhausting the memory.
+/// The most samples a run held in memory keeps (`steps / every + 1`): the samples of [`run`] are
+/// held in memory (each a few hundred bytes: the state, the quantities and their errors), so a
+/// run of `10^8` steps sampled at every step is refused before it starts instead of exhausting the
+/// memory. `geomint run` streams its samples to disk and has no such bound
+/// ([`RunSpec::streamed`]).
 pub const MAX_SAMPLES: usize = 2_000_000;
 
 /// How long and how finely to run.
@@ -41,9 +43,26 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
-    /// `steps` steps of `h`, or `round(t_end / h)` steps when `t_end` is given; input errors for a
-    /// non-positive step, zero steps, `every = 0` or both `steps` and `t_end`.
+    /// `steps` steps of `h`, or `round(t_end / h)` steps when `t_end` is given, for a run that holds
+    /// its samples in memory; input errors for a non-positive step, zero steps, `every = 0`, both
+    /// `steps` and `t_end`, more than [`MAX_STEPS`] steps or more than [`MAX_SAMPLES`] samples.
     pub fn new(h: f64, steps: Option<usize>, t_end: Option<f64>, every: usize) -> Result<Self, WorkbenchError> {
+        let spec = Self::streamed(h, steps, t_end, every)?;
+        let (steps, samples) = (spec.steps, spec.steps / every + 1);
+        if samples > MAX_SAMPLES {
+            let least = steps.div_ceil(MAX_SAMPLES - 1);
+            return Err(WorkbenchError::Input(format!(
+                "{steps} steps sampled every {every} give {samples} samples; a run keeps at most \
+                 {MAX_SAMPLES} in memory: sample every {least} steps or more"
+            )));
+        }
+        Ok(spec)
+    }
+
+    /// [`RunSpec::new`] for a run that streams its samples to disk as it takes them (`geomint
+    /// run`): any number of samples (the disk bounds them, checked when the run starts,
+    /// [`crate::workbench::output::check_space`]).
+    pub fn streamed(h: f64, steps: Option<usize>, t_end: Option<f64>, every: usize) -> Result<Self, WorkbenchError> {
         if !(h.is_finite() && h > 0.0) {
             return Err(WorkbenchError::Input(format!("step size h must be finite and positive, got {h}")));
         }
@@ -65,14 +84,6 @@ impl RunSpec {
         if steps > MAX_STEPS {
             return Err(WorkbenchError::Input(format!("{steps} steps requested; at most {MAX_STEPS} (raise h)")));
         }
-        let samples = steps / every + 1;
-        if samples > MAX_SAMPLES {
-            let least = steps.div_ceil(MAX_SAMPLES - 1);
-            return Err(WorkbenchError::Input(format!(
-                "{steps} steps sampled every {every} give {samples} samples; a run keeps at most \
-                 {MAX_SAMPLES} in memory: sample every {least} steps or more"
-            )));
-        }
         Ok(Self { h, steps, every })
     }
 
@@ -87,15 +98,40 @@ impl RunSpec {
         t_end: Option<f64>,
         every: Option<usize>,
     ) -> Result<Self, WorkbenchError> {
+        Self::resolve_with(problem, h, steps, t_end, every, Self::new)
+    }
+
+    /// [`RunSpec::resolve`] for a run that streams its samples ([`RunSpec::streamed`]).
+    pub fn resolve_streamed(
+        problem: &dyn Problem,
+        h: Option<f64>,
+        steps: Option<usize>,
+        t_end: Option<f64>,
+        every: Option<usize>,
+    ) -> Result<Self, WorkbenchError> {
+        Self::resolve_with(problem, h, steps, t_end, every, Self::streamed)
+    }
+
+    fn resolve_with(
+        problem: &dyn Problem,
+        h: Option<f64>,
+        steps: Option<usize>,
+        t_end: Option<f64>,
+        every: Option<usize>,
+        make: MakeSpec,
+    ) -> Result<Self, WorkbenchError> {
         let (h0, t0) = problem.defaults();
         let h = h.unwrap_or(h0);
         let t_end = if steps.is_none() { Some(t_end.unwrap_or(t0)) } else { t_end };
         // the step count first (with `every = steps`, which keeps the sample count at 2), then
         // the default of about 1000 samples
-        let provisional = Self::new(h, steps, t_end, every.unwrap_or(usize::MAX))?;
-        Self::new(h, steps, t_end, every.unwrap_or((provisional.steps / 1000).max(1)))
+        let provisional = make(h, steps, t_end, every.unwrap_or(usize::MAX))?;
+        make(h, steps, t_end, every.unwrap_or((provisional.steps / 1000).max(1)))
     }
 }
+
+/// A constructor of [`RunSpec`]: [`RunSpec::new`] or [`RunSpec::streamed`].
+type MakeSpec = fn(f64, Option<usize>, Option<f64>, usize) -> Result<RunSpec, WorkbenchError>;
 
 /// One sample of a run.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -805,6 +841,30 @@ pub fn compare(
 mod tests {
     use super::*;
     use crate::workbench::catalogue;
+
+    /// A run held in memory is refused above MAX_SAMPLES samples, naming the smallest `every`
+    /// that fits; a streamed run is not (the disk bounds it), and both refuse the same bad input.
+    #[test]
+    fn only_runs_in_memory_are_bounded_by_their_samples() {
+        let err = RunSpec::new(0.01, Some(100_000_000), None, 1).unwrap_err().to_string();
+        assert!(err.contains("100000001 samples") && err.contains("sample every 51 steps or more"), "{err}");
+        assert!(RunSpec::new(0.01, Some(100_000_000), None, 51).is_ok());
+        assert_eq!(
+            RunSpec::streamed(0.01, Some(100_000_000), None, 1).unwrap(),
+            RunSpec { h: 0.01, steps: 100_000_000, every: 1 }
+        );
+        let p = problem("kepler");
+        assert_eq!(
+            RunSpec::resolve_streamed(p.as_ref(), None, Some(3_000_000), None, Some(1)).unwrap().steps,
+            3_000_000
+        );
+        assert!(RunSpec::resolve(p.as_ref(), None, Some(3_000_000), None, Some(1)).is_err());
+        for (h, steps, every) in
+            [(0.0, Some(10), 1), (0.01, Some(0), 1), (0.01, Some(10), 0), (0.01, Some(MAX_STEPS + 1), 1)]
+        {
+            assert!(RunSpec::streamed(h, steps, None, every).is_err(), "{h} {steps:?} {every}");
+        }
+    }
 
     fn problem(name: &str) -> Box<dyn Problem> {
         catalogue::problem(name, &[]).unwrap()

@@ -12,6 +12,8 @@
 //! * [`lock`]: the exclusive lock of an output directory, one command writing there at a time;
 //! * [`checkpoint`]: the loop of `geomint run` / `resume`: checkpoints, interrupts, resumption
 //!   bit for bit;
+//! * [`sample_file`]: the samples of a run, streamed to disk as they are taken and read back in
+//!   order; [`digest`]: the bounded set of them that decides its summary and its plots;
 //! * [`divergence`]: whether a run's monitored invariants have lost all accuracy (the exit
 //!   status of a diverged run);
 //! * [`solution`]: the solution error `geomint run` reports (exact, against a computed reference,
@@ -23,6 +25,7 @@
 pub mod catalogue;
 pub mod checkpoint;
 pub mod config;
+pub mod digest;
 pub mod divergence;
 pub mod embedded;
 pub mod experiment;
@@ -34,6 +37,7 @@ pub mod plot;
 pub mod problem;
 pub mod roundoff;
 pub mod run;
+pub mod sample_file;
 pub mod solution;
 pub mod suggest;
 
