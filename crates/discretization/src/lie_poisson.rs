@@ -132,7 +132,7 @@ impl<R, H> LiePoissonIntegrator<R, H> {
     /// The reduced θ-map step `(μ_{k+1}, τ(θξ), τ((1-θ)ξ))` if the map is a θ-map (its chart
     /// shipped, compiled with its closed forms, or a user's, erased), else `None`.
     #[allow(clippy::type_complexity)]
-    #[inline]
+    #[inline(always)]
     fn reduced<G, const D: usize>(
         &self,
         mu: &SVector<f64, D>,
