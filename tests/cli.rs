@@ -4,40 +4,13 @@
 //!
 //! Every test passes `--quiet` and `--out`; nothing is written in the repository.
 
+use crate::support::TempDir;
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 // --- helpers ------------------------------------------------------------------------------------
-
-/// A fresh directory under the system's temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("geomint-cli-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create the temporary directory");
-        Self(dir)
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-    /// `join` as a `String`, for the command line.
-    fn arg(&self, name: &str) -> String {
-        self.join(name).display().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Runs the binary with `args` in the working directory `cwd`.
 fn geomint<S: AsRef<std::ffi::OsStr>>(cwd: &Path, args: &[S]) -> Output {

@@ -14,34 +14,10 @@
 //! (5·10⁶ Kepler steps sampled at every step under 128 MiB of address space; 3.8 GB of memory
 //! before the samples were streamed; 1.6 GB of files, 15 s and a 10.6 MB peak RSS in release).
 
+use crate::support::{TempDir, text};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-
-/// A fresh directory under the system's temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("geomint-stream-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create the temporary directory");
-        Self(dir)
-    }
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn geomint(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_geomint")).args(args).output().expect("run geomint")

@@ -6,33 +6,13 @@
 //! Every command runs as a child process in a fresh temporary directory, with `--quiet` and
 //! `--out` inside it.
 
+use crate::support::{TempDir, text};
 use geomint::workbench::catalogue::{self, nbody::Bodies};
 use geomint::workbench::experiment::{self, RunSpec};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-/// A fresh directory under the system's temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("geomint-systems-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create the temporary directory");
-        Self(dir)
-    }
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn geomint(cwd: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_geomint"))
@@ -41,10 +21,6 @@ fn geomint(cwd: &Path, args: &[&str]) -> Output {
         .current_dir(cwd)
         .output()
         .expect("run geomint")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn assert_success(out: &Output, what: &str) {
@@ -110,7 +86,7 @@ fn a_run_from_a_config_state_is_the_library_run_bit_for_bit() {
         std::fs::write(&file, config).unwrap();
         let out = tmp.join(&format!("{name}-config"));
         assert_success(
-            &geomint(&tmp.0, &["run", "--config", &file.display().to_string(), "--out", &out.display().to_string()]),
+            &geomint(tmp.path(), &["run", "--config", &file.display().to_string(), "--out", &out.display().to_string()]),
             name,
         );
         let params: Vec<(String, f64)> = if params.is_empty() { vec![] } else { vec![("e".into(), 0.3)] };
@@ -128,10 +104,10 @@ fn a_run_from_a_config_state_is_the_library_run_bit_for_bit() {
         }
         let cli_out = cli.display().to_string();
         args.extend(["--out", &cli_out]);
-        assert_success(&geomint(&tmp.0, &args), name);
+        assert_success(&geomint(tmp.path(), &args), name);
         let again = tmp.join(&format!("{name}-again"));
         let saved = cli.join("config.toml").display().to_string();
-        assert_success(&geomint(&tmp.0, &["run", "--config", &saved, "--out", &again.display().to_string()]), name);
+        assert_success(&geomint(tmp.path(), &["run", "--config", &saved, "--out", &again.display().to_string()]), name);
         let bytes = |d: &Path| std::fs::read(d.join("trajectory.csv")).unwrap();
         assert_eq!(bytes(&out), bytes(&cli), "{name}: --state and state = [...] differ");
         assert_eq!(bytes(&out), bytes(&again), "{name}: the saved config does not repeat the run");
@@ -170,7 +146,7 @@ fn an_nbody_file_of_ten_bodies_runs_with_bounded_energy_error() {
     let out = tmp.join("run");
     let (f, o) = (file.display().to_string(), out.display().to_string());
     let args = ["run", "nbody", "--system", &f, "--h", "0.01", "--steps", "10000", "--every", "100"];
-    assert_success(&geomint(&tmp.0, &[&args[..], &["--out", &o]].concat()), "nbody run");
+    assert_success(&geomint(tmp.path(), &[&args[..], &["--out", &o]].concat()), "nbody run");
     let bodies = Bodies::read(&file, 1.0).unwrap();
     assert_eq!(bodies.masses().len(), 10);
     let problem = bodies.problem().unwrap();
@@ -189,10 +165,10 @@ fn an_nbody_file_of_ten_bodies_runs_with_bounded_energy_error() {
     assert!(config.contains("system = ") && config.contains("bodies.csv"), "{config}");
 
     // resumed to 12000 steps = one run of 12000 steps
-    assert_success(&geomint(&tmp.0, &["resume", &o, "--steps", "12000"]), "resume");
+    assert_success(&geomint(tmp.path(), &["resume", &o, "--steps", "12000"]), "resume");
     let whole = tmp.join("whole");
     let args = ["run", "--system", &f, "--h", "0.01", "--steps", "12000", "--every", "100"];
-    assert_success(&geomint(&tmp.0, &[&args[..], &["--out", &whole.display().to_string()]].concat()), "whole");
+    assert_success(&geomint(tmp.path(), &[&args[..], &["--out", &whole.display().to_string()]].concat()), "whole");
     let bytes = |d: &Path| std::fs::read(d.join("trajectory.csv")).unwrap();
     assert_eq!(bytes(&out), bytes(&whole));
 }
@@ -207,7 +183,7 @@ fn an_ensemble_is_k_single_runs() {
         let out = tmp.join(&format!("{name}-ens"));
         let o = out.display().to_string();
         let args = ["ensemble", name, "--method", method, "--steps", "400", "--every", "40", "--members", "4"];
-        let run = geomint(&tmp.0, &[&args[..], &["--perturb", eps, "--seed", "9", "--out", &o]].concat());
+        let run = geomint(tmp.path(), &[&args[..], &["--perturb", eps, "--seed", "9", "--out", &o]].concat());
         assert_success(&run, name);
         let table = text(&run.stdout);
         assert_eq!(table.lines().filter(|l| l.contains("completed")).count(), 4, "{table}");
@@ -224,7 +200,7 @@ fn an_ensemble_is_k_single_runs() {
             let single = tmp.join(&format!("{name}-{i}"));
             let state = init.join(",");
             let args = ["run", name, "--method", method, "--steps", "400", "--every", "40", "--state", &state];
-            assert_success(&geomint(&tmp.0, &[&args[..], &["--out", &single.display().to_string()]].concat()), name);
+            assert_success(&geomint(tmp.path(), &[&args[..], &["--out", &single.display().to_string()]].concat()), name);
             let (_, traj) = csv(&single.join("trajectory.csv"));
             let last = traj.last().unwrap();
             assert_eq!(bits(&row[first_state..first_state + n]), bits(&last[2..]), "{name} member {i}");
@@ -241,7 +217,7 @@ fn an_ensemble_is_k_single_runs() {
         let again = tmp.join(&format!("{name}-again"));
         let args = ["ensemble", name, "--method", method, "--steps", "400", "--every", "40", "--members", "4"];
         let rest = ["--perturb", eps, "--seed", "9", "--threads", "1", "--out", &again.display().to_string()];
-        assert_success(&geomint(&tmp.0, &[&args[..], &rest[..]].concat()), name);
+        assert_success(&geomint(tmp.path(), &[&args[..], &rest[..]].concat()), name);
         let csv_bytes = |d: &Path| std::fs::read(d.join("ensemble.csv")).unwrap();
         assert_eq!(csv_bytes(&out), csv_bytes(&again), "{name}: the threads change the ensemble");
     }
@@ -260,7 +236,7 @@ fn a_thread_storm_is_capped_at_the_cores() {
         env!("CARGO_BIN_EXE_geomint"),
         many.display()
     );
-    let out = std::process::Command::new("sh").args(["-c", &script]).current_dir(&tmp.0).output().expect("sh");
+    let out = std::process::Command::new("sh").args(["-c", &script]).current_dir(tmp.path()).output().expect("sh");
     assert_success(&out, "--threads 100000");
     let stdout = text(&out.stdout);
     let used: usize = stdout
@@ -273,7 +249,7 @@ fn a_thread_storm_is_capped_at_the_cores() {
     assert!(used <= cores, "{used} threads on {cores} cores");
     let rest: Vec<&str> = args.split(' ').collect();
     let o = one.display().to_string();
-    assert_success(&geomint(&tmp.0, &[&rest[..], &["--threads", "1", "--out", &o]].concat()), "one thread");
+    assert_success(&geomint(tmp.path(), &[&rest[..], &["--threads", "1", "--out", &o]].concat()), "one thread");
     let bytes = |d: &Path| std::fs::read(d.join("ensemble.csv")).unwrap();
     assert_eq!(bytes(&many), bytes(&one));
 }
@@ -317,7 +293,7 @@ fn bad_inputs_are_one_line_and_exit_2() {
     ];
     for (args, expect) in cases {
         let out_dir = tmp.join("out");
-        let out = geomint(&tmp.0, &[&args[..], &["--out", &out_dir.display().to_string()]].concat());
+        let out = geomint(tmp.path(), &[&args[..], &["--out", &out_dir.display().to_string()]].concat());
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
@@ -344,7 +320,7 @@ fn a_locked_output_directory_refuses_a_second_command() {
     );
     let mut first = Command::new("sh")
         .args(["-c", &script])
-        .current_dir(&tmp.0)
+        .current_dir(tmp.path())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -375,7 +351,7 @@ fn a_locked_output_directory_refuses_a_second_command() {
         &["ensemble", "kepler", "--members", "2", "--perturb", "1e-3", "--steps", "10", "--out", &d],
     ];
     for args in second {
-        let out = geomint(&tmp.0, args);
+        let out = geomint(tmp.path(), args);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out.stderr));
         let err = text(&out.stderr);
         let lines: Vec<&str> = err.lines().collect();
@@ -402,7 +378,7 @@ fn a_locked_output_directory_refuses_a_second_command() {
 
     // a lock file left by a process that is gone (killed: its system lock went with it)
     std::fs::write(&lock, "pid 4000000000: geomint run gone\n").expect("write a stale lock file");
-    assert_success(&geomint(&tmp.0, &["run", "kepler", "--steps", "100", "--force", "--out", &d]), "stale lock");
+    assert_success(&geomint(tmp.path(), &["run", "kepler", "--steps", "100", "--force", "--out", &d]), "stale lock");
     assert!(!lock.exists());
 }
 
@@ -421,7 +397,7 @@ fn a_full_stdout_fails_and_a_closed_pipe_does_not() {
         let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("open /dev/full");
         let out = Command::new(env!("CARGO_BIN_EXE_geomint"))
             .args(args)
-            .current_dir(&tmp.0)
+            .current_dir(tmp.path())
             .stdout(full)
             .output()
             .expect("run geomint");

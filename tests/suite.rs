@@ -20,5 +20,6 @@ mod plots;
 mod preludes;
 mod rattle_default_options;
 mod sphere_discretization_map;
+mod support;
 mod system_file;
 mod user_group_every_layer;

@@ -5,32 +5,11 @@
 //! declared separable), the user's invariants are monitored, a run resumes bit for bit, and
 //! bad files are one error line naming the file, the formula and the column.
 
+use crate::support::TempDir;
 use geomint::workbench::catalogue;
 use geomint::workbench::experiment::{self, RunSpec};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("geomint-formula-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create the temporary directory");
-        Self(dir)
-    }
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::write(&path, text).expect("write");
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn geomint(cwd: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_geomint")).args(args).arg("--quiet").current_dir(cwd).output().expect("run")
@@ -100,16 +79,16 @@ fn a_separable_file_runs_explicit_methods_at_their_order() {
 fn the_command_line_runs_resumes_and_refuses() {
     let tmp = TempDir::new("cli");
     let kepler = example("kepler.toml").display().to_string();
-    let (whole, half) = (tmp.0.join("whole"), tmp.0.join("half"));
+    let (whole, half) = (tmp.path().join("whole"), tmp.path().join("half"));
     let common = ["--system", kepler.as_str(), "--method", "yoshida6", "--every", "7", "--checkpoint-every", "100"];
     let go = |steps: &str, out: &Path| {
         let out = out.display().to_string();
-        geomint(&tmp.0, &[&["run", "--steps", steps][..], &common, &["--out", &out]].concat())
+        geomint(tmp.path(), &[&["run", "--steps", steps][..], &common, &["--out", &out]].concat())
     };
     let ok = |o: &Output| assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     ok(&go("600", &whole));
     ok(&go("300", &half));
-    ok(&geomint(&tmp.0, &["resume", &half.display().to_string(), "--steps", "600"]));
+    ok(&geomint(tmp.path(), &["resume", &half.display().to_string(), "--steps", "600"]));
     let last =
         |d: &Path| std::fs::read_to_string(d.join("trajectory.csv")).unwrap().lines().last().unwrap().to_string();
     assert_eq!(last(&whole), last(&half));
@@ -130,14 +109,14 @@ fn the_command_line_runs_resumes_and_refuses() {
     ];
     for (name, text, expected) in bad {
         let path = tmp.write(name, text).display().to_string();
-        let out = geomint(&tmp.0, &["run", "--system", &path, "--steps", "10", "--out", "never"]);
+        let out = geomint(tmp.path(), &["run", "--system", &path, "--steps", "10", "--out", "never"]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{name}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{name}: {err}");
         assert!(err.contains(name) && err.contains(expected), "{name}: {err}");
-        assert!(!tmp.0.join("never").exists(), "{name}: files written");
+        assert!(!tmp.path().join("never").exists(), "{name}: files written");
     }
-    let out = geomint(&tmp.0, &["run", "--system", &kepler, "--param", "nu=1", "--steps", "10", "--out", "never"]);
+    let out = geomint(tmp.path(), &["run", "--system", &kepler, "--param", "nu=1", "--steps", "10", "--out", "never"]);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("parameters: mu"),
         "{}",
