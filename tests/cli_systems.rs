@@ -86,7 +86,10 @@ fn a_run_from_a_config_state_is_the_library_run_bit_for_bit() {
         std::fs::write(&file, config).unwrap();
         let out = tmp.join(&format!("{name}-config"));
         assert_success(
-            &geomint(tmp.path(), &["run", "--config", &file.display().to_string(), "--out", &out.display().to_string()]),
+            &geomint(
+                tmp.path(),
+                &["run", "--config", &file.display().to_string(), "--out", &out.display().to_string()],
+            ),
             name,
         );
         let params: Vec<(String, f64)> = if params.is_empty() { vec![] } else { vec![("e".into(), 0.3)] };
@@ -200,7 +203,10 @@ fn an_ensemble_is_k_single_runs() {
             let single = tmp.join(&format!("{name}-{i}"));
             let state = init.join(",");
             let args = ["run", name, "--method", method, "--steps", "400", "--every", "40", "--state", &state];
-            assert_success(&geomint(tmp.path(), &[&args[..], &["--out", &single.display().to_string()]].concat()), name);
+            assert_success(
+                &geomint(tmp.path(), &[&args[..], &["--out", &single.display().to_string()]].concat()),
+                name,
+            );
             let (_, traj) = csv(&single.join("trajectory.csv"));
             let last = traj.last().unwrap();
             assert_eq!(bits(&row[first_state..first_state + n]), bits(&last[2..]), "{name} member {i}");

@@ -6,18 +6,39 @@
 //! evaluation).
 
 use super::symbolic::{Graph, children};
-use super::{Node, call};
+use super::{Fn1, Node, call};
 
 /// Registers kept on the stack during an evaluation.
 pub(crate) const STACK_REGISTERS: usize = 64;
 /// The register file of a small program (cleared at each evaluation, so kept short).
 const SMALL_REGISTERS: usize = 16;
 
-/// One instruction: `registers[dst] = op(registers[…])` (the children of `op` are registers).
+/// The operation of an instruction (its operands are registers, see [`Instruction`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Op {
+    Neg,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// `a²` (`PowI(a, 2)`, the commonest power).
+    Square,
+    PowI(i32),
+    /// `a^b`, also for a constant exponent (held in a constant register).
+    Pow,
+    Atan2,
+    Call(Fn1),
+}
+
+/// One instruction: `registers[dst] = op(registers[a], registers[b])` (`b` unused by the unary
+/// operations). Indices are `u32` so that an instruction is 20 bytes and a short program stays
+/// in a few cache lines.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Instruction {
-    dst: usize,
-    op: Node,
+    op: Op,
+    dst: u32,
+    a: u32,
+    b: u32,
 }
 
 /// A compiled multi-output program at `f64` (module documentation). Constants and variables
@@ -71,19 +92,24 @@ impl Tape {
             if !needed[i] || matches!(nodes[i], Node::Const(_) | Node::Var(_)) {
                 continue;
             }
-            let r = |c: usize| register[c];
-            let op = match nodes[i] {
-                n @ (Node::Const(_) | Node::Var(_)) => n,
-                Node::Neg(a) => Node::Neg(r(a)),
-                Node::Add(a, b) => Node::Add(r(a), r(b)),
-                Node::Sub(a, b) => Node::Sub(r(a), r(b)),
-                Node::Mul(a, b) => Node::Mul(r(a), r(b)),
-                Node::Div(a, b) => Node::Div(r(a), r(b)),
-                Node::PowI(a, n) => Node::PowI(r(a), n),
-                Node::PowF(a, e) => Node::PowF(r(a), e),
-                Node::Pow(a, b) => Node::Pow(r(a), r(b)),
-                Node::Atan2(a, b) => Node::Atan2(r(a), r(b)),
-                Node::Call(f, a) => Node::Call(f, r(a)),
+            let r = |c: usize| register[c] as u32;
+            let (op, a, b) = match nodes[i] {
+                Node::Const(_) | Node::Var(_) => unreachable!("constants and variables have registers"),
+                Node::Neg(a) => (Op::Neg, r(a), 0),
+                Node::Add(a, b) => (Op::Add, r(a), r(b)),
+                Node::Sub(a, b) => (Op::Sub, r(a), r(b)),
+                Node::Mul(a, b) => (Op::Mul, r(a), r(b)),
+                Node::Div(a, b) => (Op::Div, r(a), r(b)),
+                Node::PowI(a, 2) => (Op::Square, r(a), 0),
+                Node::PowI(a, n) => (Op::PowI(n), r(a), 0),
+                Node::PowF(a, e) => {
+                    constants.push((registers, e));
+                    registers += 1;
+                    (Op::Pow, r(a), (registers - 1) as u32)
+                }
+                Node::Pow(a, b) => (Op::Pow, r(a), r(b)),
+                Node::Atan2(a, b) => (Op::Atan2, r(a), r(b)),
+                Node::Call(f, a) => (Op::Call(f), r(a), 0),
             };
             // operands read for the last time free their registers (the result may take one);
             // the registers of constants and variables stay theirs
@@ -100,7 +126,7 @@ impl Tape {
                 registers - 1
             });
             register[i] = dst;
-            code.push(Instruction { dst, op });
+            code.push(Instruction { op, dst: dst as u32, a, b });
         }
         Self { constants, variables, code, outputs: outputs.iter().map(|&o| register[o]).collect(), registers }
     }
@@ -114,12 +140,35 @@ impl Tape {
         } else if self.registers <= STACK_REGISTERS {
             self.run(&mut [0.0; STACK_REGISTERS], var, out)
         } else {
-            self.run(&mut vec![0.0; self.registers], var, out)
+            self.run_heap(&mut vec![0.0; self.registers], var, out)
         }
     }
 
+    /// The program on a register file of `P` registers (a power of two, at least
+    /// [`Tape::registers`]): every index is taken modulo `P`, which changes none (all are below
+    /// `registers`) and lets the compiler drop the bounds checks.
     #[inline]
-    fn run<V: Fn(usize) -> f64, O: FnMut(usize, f64)>(&self, regs: &mut [f64], var: V, mut out: O) {
+    fn run<const P: usize, V: Fn(usize) -> f64, O: FnMut(usize, f64)>(&self, regs: &mut [f64; P], var: V, mut out: O) {
+        const { assert!(P.is_power_of_two()) };
+        let at = |i: u32| i as usize & (P - 1);
+        for &(r, c) in &self.constants {
+            regs[r & (P - 1)] = c;
+        }
+        for &(r, k) in &self.variables {
+            regs[r & (P - 1)] = var(k);
+        }
+        for ins in &self.code {
+            let x = regs[at(ins.a)];
+            let y = regs[at(ins.b)];
+            regs[at(ins.dst)] = apply(ins.op, x, y);
+        }
+        for (j, &r) in self.outputs.iter().enumerate() {
+            out(j, regs[r & (P - 1)]);
+        }
+    }
+
+    /// [`Tape::run`] for a program of more than [`STACK_REGISTERS`] registers.
+    fn run_heap<V: Fn(usize) -> f64, O: FnMut(usize, f64)>(&self, regs: &mut [f64], var: V, mut out: O) {
         for &(r, c) in &self.constants {
             regs[r] = c;
         }
@@ -127,25 +176,27 @@ impl Tape {
             regs[r] = var(k);
         }
         for ins in &self.code {
-            let v = match ins.op {
-                // loaded above
-                Node::Const(_) | Node::Var(_) => continue,
-                Node::Neg(a) => -regs[a],
-                Node::Add(a, b) => regs[a] + regs[b],
-                Node::Sub(a, b) => regs[a] - regs[b],
-                Node::Mul(a, b) => regs[a] * regs[b],
-                Node::Div(a, b) => regs[a] / regs[b],
-                Node::PowI(a, 2) => regs[a] * regs[a],
-                Node::PowI(a, n) => regs[a].powi(n),
-                Node::PowF(a, e) => regs[a].powf(e),
-                Node::Pow(a, b) => regs[a].powf(regs[b]),
-                Node::Atan2(a, b) => regs[a].atan2(regs[b]),
-                Node::Call(f, a) => call(f, regs[a]),
-            };
-            regs[ins.dst] = v;
+            regs[ins.dst as usize] = apply(ins.op, regs[ins.a as usize], regs[ins.b as usize]);
         }
         for (j, &r) in self.outputs.iter().enumerate() {
             out(j, regs[r]);
         }
+    }
+}
+
+/// `op(x, y)` (`y` ignored by the unary operations).
+#[inline(always)]
+fn apply(op: Op, x: f64, y: f64) -> f64 {
+    match op {
+        Op::Neg => -x,
+        Op::Add => x + y,
+        Op::Sub => x - y,
+        Op::Mul => x * y,
+        Op::Div => x / y,
+        Op::Square => x * x,
+        Op::PowI(n) => x.powi(n),
+        Op::Pow => x.powf(y),
+        Op::Atan2 => x.atan2(y),
+        Op::Call(f) => call(f, x),
     }
 }

@@ -208,3 +208,24 @@ fn symbolic_derivatives_share_subexpressions() {
     let d = g.derivative(root, 0);
     assert_eq!(g.nodes()[d], Node::Var(0), "d(p²/2)/dp simplifies to p");
 }
+
+/// A program with more live registers than the stack register files hold (80 distinct constants,
+/// each with a register of its own) runs on the heap file and agrees with the tree and with AD.
+#[test]
+fn large_programs_agree_with_the_tree() {
+    use crate::function::ScalarDerivatives;
+    let text: Vec<String> = (1..=80).map(|k| format!("{}.{k}*sin(q1*{k}.5 + p1)", k + 1)).collect();
+    let text = text.join(" + ") + " + q2^2.5*p2^2";
+    let h = FormulaHamiltonian::<2>::parse(&text, &["q1", "q2"], &["p1", "p2"], &[]).unwrap();
+    assert!(h.symbolic(), "compiled");
+    let tree = f(&text, &["q1", "q2", "p1", "p2"]);
+    let ad = AutoDiff(&h);
+    let (q, p) = (SVector::from([0.3, 1.7]), SVector::from([-0.4, 0.9]));
+    let value = PhaseSpaceDerivatives::value(&h, &q, &p);
+    let want = tree.eval(&[0.3, 1.7, -0.4, 0.9]);
+    assert!((value - want).abs() <= 1e-13 * want.abs(), "{value} vs {want}");
+    let ((gq, gp), (aq, ap)) = (h.gradient(&q, &p), ad.gradient(&q, &p));
+    for (u, v) in gq.iter().chain(gp.iter()).zip(aq.iter().chain(ap.iter())) {
+        assert!((u - v).abs() <= 1e-12 * v.abs().max(1.0), "{u} vs {v}");
+    }
+}
