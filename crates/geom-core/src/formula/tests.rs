@@ -213,7 +213,6 @@ fn symbolic_derivatives_share_subexpressions() {
 /// each with a register of its own) runs on the heap file and agrees with the tree and with AD.
 #[test]
 fn large_programs_agree_with_the_tree() {
-    use crate::function::ScalarDerivatives;
     let text: Vec<String> = (1..=80).map(|k| format!("{}.{k}*sin(q1*{k}.5 + p1)", k + 1)).collect();
     let text = text.join(" + ") + " + q2^2.5*p2^2";
     let h = FormulaHamiltonian::<2>::parse(&text, &["q1", "q2"], &["p1", "p2"], &[]).unwrap();
