@@ -650,7 +650,7 @@ fn compare_work_precision() {
     let again = geomint(tmp.path(), &[&argv[..], &["--quiet", "--out", &tmp.arg("again")]].concat());
     assert_success(&again, "the recorded command");
     let errors = |d: &Path| -> Vec<Vec<String>> {
-        Csv::read(&d.join("compare.csv")).rows.iter().map(|r| [&r[..3], &r[4..]].concat()).collect()
+        Csv::read(&d.join("compare.csv")).rows.iter().map(|r| [&r[..3], &r[4..6]].concat()).collect()
     };
     assert_eq!(errors(&dir), errors(&tmp.join("again")));
     assert_svg(&dir.join("compare.svg"));
@@ -658,7 +658,10 @@ fn compare_work_precision() {
     assert_eq!(json["curves"].as_array().map(Vec::len), Some(2));
 
     let csv = Csv::read(&dir.join("compare.csv"));
-    assert_eq!(csv.header, ["method", "h", "steps", "seconds", "solution_error", "energy_error"]);
+    assert_eq!(
+        csv.header,
+        ["method", "h", "steps", "seconds", "solution_error", "energy_error", "seconds_spread", "runs"]
+    );
     assert_eq!(csv.rows.len(), 6);
     let methods: BTreeSet<&str> = csv.rows.iter().map(|r| r[0].as_str()).collect();
     assert_eq!(methods, BTreeSet::from(["stormer-verlet", "rk4"]));
@@ -670,7 +673,12 @@ fn compare_work_precision() {
         for r in &rows {
             assert!(r[2] > 0.0, "{m}: seconds {}", r[2]);
             assert!(r[3] > 0.0 && r[3].is_finite() && r[4].is_finite(), "{m}: errors {r:?}");
+            // a run of microseconds is repeated within each timing until the timing lasts about
+            // MIN_TIMING_SECONDS (20 ms; the later runs of a timing are warmer than the first)
+            assert!(r[5].is_finite() && r[5] >= 0.0, "{m}: spread {}", r[5]);
+            assert!(r[6] >= 1.0 && r[6] * r[2] >= 0.005, "{m}: {} runs of {} s", r[6], r[2]);
         }
+        assert!(rows[0][6] > 1.0, "{m}: the shortest run is timed once: {rows:?}");
         for w in rows.windows(2) {
             assert!(w[1][0] < w[0][0], "{m}: h does not decrease");
             assert_eq!(w[1][1], 2.0 * w[0][1], "{m}: steps do not double");

@@ -355,3 +355,49 @@ fn long_curves_are_thinned_with_their_extrema() {
     assert!(svg.len() < 2_000_000, "{} bytes", svg.len());
     assert!(texts(&svg).iter().any(|t| t.text == "1e2"), "the spike's decade is not on the axis");
 }
+
+/// Curves keep their sub-pixel coordinates (a curve drawn in whole pixels is a staircase when
+/// the figure is scaled): the vertices of a smooth curve are not all whole numbers, and each
+/// lies on the curve's own map to pixels within 0.01 px of its neighbours' line.
+#[test]
+fn curves_have_sub_pixel_coordinates() {
+    let points: Vec<(f64, f64)> =
+        (0..=500).map(|i| (f64::from(i) / 50.0, 1e-6 * (2.0 + (f64::from(i) / 40.0).sin()))).collect();
+    let svg = plot::svg(&Axes::new("smooth", "t", "relative error"), &[Series::new("e", points).hue(0)]).unwrap();
+    let curve: Vec<(f64, f64)> = elements(&svg)
+        .into_iter()
+        .filter(|e| e.tag == "polyline" && e.attr("stroke") == Some("#1F77B4"))
+        .max_by_key(|e| e.points().len())
+        .expect("the curve")
+        .points();
+    assert!(curve.len() > 100, "{} vertices", curve.len());
+    let fractional = curve.iter().filter(|p| p.0.fract() != 0.0 || p.1.fract() != 0.0).count();
+    assert!(fractional > curve.len() / 2, "{fractional} of {} vertices off the pixel grid", curve.len());
+    // x is affine in t: equal steps in t are equal steps in pixels, to the printed precision
+    let dx: Vec<f64> = curve.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    let mean = dx.iter().sum::<f64>() / dx.len() as f64;
+    assert!(dx.iter().all(|d| (d - mean).abs() <= 0.011), "uneven steps: {:?}", &dx[..5]);
+}
+
+/// Eleven series (e.g. eleven bodies) do not repeat a style: the eleventh takes the first colour
+/// again, but dashed and with square markers.
+#[test]
+fn series_beyond_the_palette_change_line_and_marker() {
+    let series: Vec<Series> = (0..11)
+        .map(|k| {
+            let pts = (0..8).map(|i| (f64::from(i), 1e-8 * f64::from(k + 1) * (1.0 + f64::from(i)))).collect();
+            Series::new(format!("body {}", k + 1), pts)
+        })
+        .collect();
+    let svg = plot::svg(&Axes::new("bodies", "t", "error"), &series).unwrap();
+    let all = elements(&svg);
+    let blue = |tag: &str| {
+        all.iter()
+            .filter(|e| e.tag == tag && (e.attr("stroke") == Some("#1F77B4") || e.attr("fill") == Some("#1F77B4")))
+            .count()
+    };
+    // body 1: one solid polyline (plus its legend sample) and 8 + 1 discs; body 11: dashes, 8 + 1 squares
+    assert!(blue("polyline") > 4, "{} blue polylines: body 11 is not dashed", blue("polyline"));
+    assert_eq!(blue("circle"), 9, "discs of body 1 only");
+    assert!(blue("rect") >= 9, "squares of body 11: {}", blue("rect"));
+}

@@ -45,22 +45,32 @@ fn compare_in(
     // the last column is the error of the problem's first monitored quantity, named after it
     let quantity = problem.quantities().first().map_or("energy", |q| q.name);
     let column = format!("{quantity} err");
-    say!("  {:<20} {:>11} {:>8} {:>11} {:>12} {:>12}", "method", "h", "steps", "seconds", "sol. error", column);
-    let mut csv = format!("method,h,steps,seconds,solution_error,{quantity}_error\n");
+    say!(
+        "  {:<20} {:>11} {:>8} {:>11} {:>7} {:>12} {:>12}",
+        "method",
+        "h",
+        "steps",
+        "seconds",
+        "spread",
+        "sol. error",
+        column
+    );
+    let mut csv = format!("method,h,steps,seconds,solution_error,{quantity}_error,seconds_spread,runs\n");
     for c in &wp.curves {
         for p in &c.points {
             say!(
-                "  {:<20} {:>11.4e} {:>8} {:>11.3e} {:>12.3e} {:>12.3e}",
+                "  {:<20} {:>11.4e} {:>8} {:>11.3e} {:>6.0}% {:>12.3e} {:>12.3e}",
                 c.method,
                 p.h,
                 p.steps,
                 p.seconds,
+                100.0 * p.seconds_spread,
                 p.solution_error,
                 p.energy_error
             );
             csv += &format!(
-                "{},{:e},{},{:e},{:e},{:e}\n",
-                c.method, p.h, p.steps, p.seconds, p.solution_error, p.energy_error
+                "{},{:e},{},{:e},{:e},{:e},{:e},{}\n",
+                c.method, p.h, p.steps, p.seconds, p.solution_error, p.energy_error, p.seconds_spread, p.runs
             );
         }
     }

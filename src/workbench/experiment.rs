@@ -749,8 +749,14 @@ pub struct WorkPoint {
     pub h: f64,
     /// Number of steps.
     pub steps: usize,
-    /// Wall time of the steps, seconds.
+    /// Wall time of the steps of one run, seconds: the median of [`TIMING_REPEATS`] timings,
+    /// each the mean over `runs` runs.
     pub seconds: f64,
+    /// `(slowest − fastest) / median` of the [`TIMING_REPEATS`] timings.
+    pub seconds_spread: f64,
+    /// Runs averaged in each timing: as many as make a timing last at least
+    /// [`MIN_TIMING_SECONDS`] (a run of a few microseconds timed once is noise).
+    pub runs: usize,
     /// `|y_h(t_end) − y_ref(t_end)|`.
     pub solution_error: f64,
     /// The largest error of the first quantity (the energy) over about 100 samples.
@@ -779,8 +785,15 @@ pub struct WorkPrecision {
     pub curves: Vec<WorkCurve>,
 }
 
-/// Each work–precision point is timed this many times; the median is reported.
-pub const TIMING_REPEATS: usize = 3;
+/// Each work–precision point is timed this many times; the median is reported, with the spread.
+pub const TIMING_REPEATS: usize = 5;
+
+/// The shortest timing of a work–precision point: a run shorter than this is repeated within
+/// one timing until the timing lasts this long (at most [`MAX_TIMING_RUNS`] runs).
+pub const MIN_TIMING_SECONDS: f64 = 0.02;
+
+/// The most runs averaged in one timing.
+pub const MAX_TIMING_RUNS: usize = 100_000;
 
 /// Work–precision of `methods` on `problem` at `t_end` over the step counts.
 pub fn compare(
@@ -803,38 +816,60 @@ pub fn compare(
         let mut points = Vec::new();
         for &n in step_counts {
             let h = t_end / n as f64;
-            // the same run TIMING_REPEATS times: the median wall time, the errors of the first
-            // (the runs are deterministic, so their errors agree bit for bit)
+            // the errors and a first time from one run; then TIMING_REPEATS timings, each of as
+            // many runs as last MIN_TIMING_SECONDS (the runs are deterministic: their errors
+            // agree bit for bit)
+            let (solution_error, energy_error, first) = timed_run(problem, m, h, n, &first, Some(&y_ref))?;
+            let runs = if first >= MIN_TIMING_SECONDS {
+                1
+            } else {
+                ((MIN_TIMING_SECONDS / first.max(1e-9)).ceil() as usize).clamp(1, MAX_TIMING_RUNS)
+            };
             let mut times = [0.0f64; TIMING_REPEATS];
-            let (mut solution_error, mut energy_error) = (0.0, 0.0f64);
-            for (repeat, time) in times.iter_mut().enumerate() {
-                let mut sim = problem::start(problem, m, h)?;
-                let v0 = sim.quantities();
-                let every = (n / 100).max(1);
-                let (mut seconds, mut worst) = (0.0, 0.0f64);
-                while sim.steps() < n {
-                    let k = every.min(n - sim.steps());
-                    let t0 = Instant::now();
-                    advance(sim.as_mut(), k)?;
-                    seconds += t0.elapsed().as_secs_f64();
-                    if let Some(q) = &first {
-                        worst = worst.max(q.error(&sim.quantities()[..q.dim], &v0[..q.dim]));
-                    }
+            for time in &mut times {
+                let mut total = 0.0;
+                for _ in 0..runs {
+                    total += timed_run(problem, m, h, n, &None, None)?.2;
                 }
-                *time = seconds;
-                if repeat == 0 {
-                    (solution_error, energy_error) = (distance(&sim.state(), &y_ref), worst);
-                }
+                *time = total / runs as f64;
             }
             times.sort_by(f64::total_cmp);
             let seconds = times[TIMING_REPEATS / 2];
-            points.push(WorkPoint { h, steps: n, seconds, solution_error, energy_error });
+            let seconds_spread = if seconds > 0.0 { (times[TIMING_REPEATS - 1] - times[0]) / seconds } else { 0.0 };
+            points.push(WorkPoint { h, steps: n, seconds, seconds_spread, runs, solution_error, energy_error });
             done += 1;
             progress(done);
         }
         curves.push(WorkCurve { method: m.clone(), points });
     }
     Ok(WorkPrecision { problem: problem.name().into(), t_end, reference: how, curves })
+}
+
+/// One run of `n` steps of `method` at `h`: the solution error against `y_ref` (0 without it),
+/// the largest error of the quantity `first` over about 100 samples, and the wall time of the
+/// steps (the sampling and the start excluded).
+fn timed_run(
+    problem: &dyn Problem,
+    method: &str,
+    h: f64,
+    n: usize,
+    first: &Option<problem::Quantity>,
+    y_ref: Option<&[f64]>,
+) -> Result<(f64, f64, f64), WorkbenchError> {
+    let mut sim = problem::start(problem, method, h)?;
+    let v0 = sim.quantities();
+    let every = (n / 100).max(1);
+    let (mut seconds, mut worst) = (0.0, 0.0f64);
+    while sim.steps() < n {
+        let k = every.min(n - sim.steps());
+        let t0 = Instant::now();
+        advance(sim.as_mut(), k)?;
+        seconds += t0.elapsed().as_secs_f64();
+        if let Some(q) = first {
+            worst = worst.max(q.error(&sim.quantities()[..q.dim], &v0[..q.dim]));
+        }
+    }
+    Ok((y_ref.map_or(0.0, |y| distance(&sim.state(), y)), worst, seconds))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use super::canvas::{Canvas, Px, ipx, plot_error};
 use super::legend::{Entry, Legend};
 use super::series::{Axes, Line, Marker, Series};
 use super::style::{
-    AXIS_FONT, FLOOR_LINE, FRAME, GRID, MINOR_GRID, TICK_FONT, TITLE_FONT, colours, stroke, text_width,
+    AXIS_FONT, FLOOR_LINE, FRAME, GRID, MINOR_GRID, TICK_FONT, TITLE_FONT, colours, distinguish, stroke, text_width,
 };
 use super::thin::thinned;
 use crate::workbench::WorkbenchError;
@@ -31,7 +31,9 @@ const FLOOR_BAND: f64 = 26.0;
 /// panel per `y` title, a linear or log `x` axis, the legend to the right. Curves longer than
 /// [`MAX_POINTS_PER_CURVE`](super::MAX_POINTS_PER_CURVE) are thinned with their extrema kept.
 pub fn svg(axes: &Axes, series: &[Series]) -> Result<String, WorkbenchError> {
-    let series = &thinned(series)[..];
+    let mut owned = thinned(series);
+    distinguish(&mut owned);
+    let series = &owned[..];
     let colour = colours(series);
     let mut panels: Vec<Panel> = Vec::new();
     for (i, s) in series.iter().enumerate() {
@@ -110,10 +112,9 @@ pub fn svg(axes: &Axes, series: &[Series]) -> Result<String, WorkbenchError> {
     let height = (bottom_of_panels + 64.0).max(top + legend.height + 20.0).ceil();
 
     let mut buf = String::new();
-    {
+    let exact = {
         let root = SVGBackend::with_string(&mut buf, (width as u32, height as u32)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
-        let c = Canvas { area: &root };
+        let c = Canvas::new(&root)?;
         if !axes.title.is_empty() {
             let mid = (left + plot_w / 2.0).clamp(title_w / 2.0 + 10.0, width - title_w / 2.0 - 10.0);
             c.text(&axes.title, (mid, 18.0), TITLE_FONT, HPos::Center, VPos::Top)?;
@@ -168,7 +169,7 @@ pub fn svg(axes: &Axes, series: &[Series]) -> Result<String, WorkbenchError> {
                 let mut floor_points: Vec<Px> = Vec::new();
                 let flush = |run: &mut Vec<Px>| -> Result<(), WorkbenchError> {
                     if run.len() == 1 && !mark {
-                        c.area.draw(&Circle::new(ipx(run[0]), 2, colour[i].filled())).map_err(plot_error)?;
+                        c.disc(run[0], 2, colour[i], true)?;
                     }
                     c.styled(run, colour[i], stroke(s), s.line)?;
                     run.clear();
@@ -215,8 +216,9 @@ pub fn svg(axes: &Axes, series: &[Series]) -> Result<String, WorkbenchError> {
         )?;
         legend.draw(&c, (legend_x, top))?;
         root.present().map_err(plot_error)?;
-    }
-    Ok(buf)
+        c.into_exact()
+    };
+    Ok(exact.apply(&buf))
 }
 
 /// The marker of a series' points on the floor row (drawn hollow).

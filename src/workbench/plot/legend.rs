@@ -1,6 +1,6 @@
 //! The legend of a plot: one entry per distinct label and swatch, to the right of the plot.
 
-use super::canvas::{Canvas, Px, ipx, plot_error};
+use super::canvas::{Canvas, Px};
 use super::series::{Line, Marker};
 use super::style::{LEGEND_BORDER, LEGEND_FONT, text_width};
 use crate::workbench::WorkbenchError;
@@ -56,7 +56,7 @@ impl Legend {
             let (a, b) = ((x0 + LEGEND_PAD, y), (x0 + LEGEND_PAD + SWATCH, y));
             c.styled(&[a, b], e.color, 2, e.line)?;
             if e.hollow {
-                c.area.draw(&Circle::new(ipx(((a.0 + b.0) / 2.0, y)), 5, WHITE.filled())).map_err(plot_error)?;
+                c.disc(((a.0 + b.0) / 2.0, y), 5, WHITE, true)?;
             }
             c.marker(e.marker, ((a.0 + b.0) / 2.0, y), e.color, e.hollow)?;
             c.text(&e.label, (b.0 + 8.0, y), LEGEND_FONT, HPos::Left, VPos::Center)?;

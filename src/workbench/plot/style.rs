@@ -1,6 +1,6 @@
 //! The look of every plot: fonts, the palette and the fixed colours, text widths, stroke widths.
 
-use super::series::{Hue, Series};
+use super::series::{Hue, Line, Marker, Series};
 use plotters::prelude::*;
 
 pub(super) const TICK_FONT: f64 = 12.0;
@@ -61,20 +61,45 @@ pub(super) fn plotters_size(px: f64) -> f64 {
     v
 }
 
-/// The colours of `series`: [`Hue::Index`] as given, [`Hue::Auto`] the palette in order.
-pub(super) fn colours(series: &[Series]) -> Vec<RGBColor> {
+/// The palette index of each series ([`Hue::Auto`] in order, [`Hue::Index`] as given), `None`
+/// for [`Hue::Reference`].
+fn palette_indices(series: &[Series]) -> Vec<Option<usize>> {
     let mut next = 0;
     series
         .iter()
         .map(|s| match s.hue {
-            Hue::Index(i) => PALETTE[i % PALETTE.len()],
-            Hue::Reference => REFERENCE,
+            Hue::Index(i) => Some(i),
+            Hue::Reference => None,
             Hue::Auto => {
                 next += 1;
-                PALETTE[(next - 1) % PALETTE.len()]
+                Some(next - 1)
             }
         })
         .collect()
+}
+
+/// Series beyond the palette's ten colours take the colours again with another line and
+/// marker: a solid line becomes dashed in the second round and dotted in the third, a disc
+/// marker a square, a triangle, a diamond; so that, e.g., bodies 1 and 11 of an N-body plot
+/// differ.
+pub(super) fn distinguish(series: &mut [Series]) {
+    const LINES: [Line; 3] = [Line::Solid, Line::Dashed, Line::Dotted];
+    const MARKERS: [Marker; 4] = [Marker::Circle, Marker::Square, Marker::Triangle, Marker::Diamond];
+    let indices = palette_indices(series);
+    for (s, index) in series.iter_mut().zip(indices) {
+        let Some(round) = index.map(|i| i / PALETTE.len()).filter(|&r| r > 0) else { continue };
+        if s.line == Line::Solid {
+            s.line = LINES[round % LINES.len()];
+        }
+        if s.marker == Marker::Circle {
+            s.marker = MARKERS[round % MARKERS.len()];
+        }
+    }
+}
+
+/// The colours of `series`: [`Hue::Index`] as given, [`Hue::Auto`] the palette in order.
+pub(super) fn colours(series: &[Series]) -> Vec<RGBColor> {
+    palette_indices(series).into_iter().map(|i| i.map_or(REFERENCE, |i| PALETTE[i % PALETTE.len()])).collect()
 }
 
 /// The stroke width of a series: thinner for dense ones.

@@ -1,10 +1,10 @@
 //! The trajectory plot ([`trajectory_svg`]): curves in the plane with equal scales on both axes.
 
 use super::axis::{Map, Scale, with_unit};
-use super::canvas::{Canvas, Px, ipx, plot_error};
+use super::canvas::{Canvas, Px, plot_error};
 use super::legend::{Entry, Legend};
 use super::series::{Axes, Hue, Line, Marker, Series};
-use super::style::{AXIS_FONT, FRAME, GRID, TEXT, TICK_FONT, TITLE_FONT, colours, stroke, text_width};
+use super::style::{AXIS_FONT, FRAME, GRID, TEXT, TICK_FONT, TITLE_FONT, colours, distinguish, stroke, text_width};
 use super::thin::thinned;
 use crate::workbench::WorkbenchError;
 use plotters::prelude::*;
@@ -14,7 +14,9 @@ use plotters::style::text_anchor::{HPos, VPos};
 /// (a circle is drawn as a circle): the first point of each curve (but reference curves) is
 /// marked as its start, the legend is to the right.
 pub fn trajectory_svg(axes: &Axes, curves: &[Series]) -> Result<String, WorkbenchError> {
-    let curves = &thinned(curves)[..];
+    let mut owned = thinned(curves);
+    distinguish(&mut owned);
+    let curves = &owned[..];
     let colour = colours(curves);
     let pts = || curves.iter().flat_map(|s| s.points.iter().copied()).filter(|p| p.0.is_finite() && p.1.is_finite());
     let (Scale::Lin { lo: mut x0, hi: mut x1 }, Scale::Lin { lo: mut y0, hi: mut y1 }) =
@@ -73,10 +75,9 @@ pub fn trajectory_svg(axes: &Axes, curves: &[Series]) -> Result<String, Workbenc
     let height = (top + plot_h + 64.0).max(top + legend.height + 20.0).ceil();
 
     let mut buf = String::new();
-    {
+    let exact = {
         let root = SVGBackend::with_string(&mut buf, (width as u32, height as u32)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
-        let c = Canvas { area: &root };
+        let c = Canvas::new(&root)?;
         let (right, bottom) = (left + plot_w, top + plot_h);
         if !axes.title.is_empty() {
             let mid = (left + plot_w / 2.0).clamp(title_w / 2.0 + 10.0, width - title_w / 2.0 - 10.0);
@@ -115,7 +116,7 @@ pub fn trajectory_svg(axes: &Axes, curves: &[Series]) -> Result<String, Workbenc
                 && s.hue != Hue::Reference
             {
                 let at = (xmap.px(x), ymap.px(y));
-                c.area.draw(&Circle::new(ipx(at), 5, WHITE.filled())).map_err(plot_error)?;
+                c.disc(at, 5, WHITE, true)?;
                 c.marker(Marker::Circle, at, color, false)?;
             }
         }
@@ -134,6 +135,7 @@ pub fn trajectory_svg(axes: &Axes, curves: &[Series]) -> Result<String, Workbenc
         )?;
         legend.draw(&c, (legend_x, top))?;
         root.present().map_err(plot_error)?;
-    }
-    Ok(buf)
+        c.into_exact()
+    };
+    Ok(exact.apply(&buf))
 }
