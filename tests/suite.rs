@@ -21,4 +21,5 @@ mod preludes;
 mod rattle_default_options;
 mod sphere_discretization_map;
 mod system_file;
+mod system_file_lie;
 mod user_group_every_layer;
