@@ -68,8 +68,8 @@ fn the_heavy_top_file_is_the_catalogues_heavy_top_step_for_step() {
     let file = catalogue::resolve("system", &[], Some(&example("heavy_top.toml")), None).unwrap();
     let top = catalogue::problem("heavy-top", &[]).unwrap();
     // the file's χ is the catalogue's normalised χ, bit for bit
-    let model = HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.5, 1.0)), 1.0, Vector3::new(0.1, 0.0, 1.0))
-        .unwrap();
+    let model =
+        HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.5, 1.0)), 1.0, Vector3::new(0.1, 0.0, 1.0)).unwrap();
     assert_eq!(model.chi(), &Vector3::new(0.09950371902099893, 0.0, 0.9950371902099893));
     assert_eq!(file.initial_state().unwrap(), top.initial_state().unwrap());
     assert_eq!(file.state_labels(), top.state_labels());
@@ -82,7 +82,8 @@ fn the_heavy_top_file_is_the_catalogues_heavy_top_step_for_step() {
         let d = gap(&a, &b);
         assert!(d <= 1e-13, "{method}: the formula heavy top is {d:e} from the catalogue's");
         // the motion is not trivial: R and Π moved by O(1)
-        let moved = a.samples[0].state.iter().zip(&a.samples[1000].state).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+        let moved =
+            a.samples[0].state.iter().zip(&a.samples[1000].state).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
         assert!(moved > 0.1, "{method}: moved by {moved}");
         // the energy is the catalogue's energy, the vertical momentum is conserved to round-off
         let (e, e_top) = (a.samples[500].values[0], b.samples[500].values[0]);
@@ -201,7 +202,8 @@ fn the_torque_is_the_left_trivialized_gradient_of_the_formula() {
             r.map(DualSVec64::from_re) * LieGroup::<DualSVec64<3>, 3>::exp(&So3, &eta.map(|e| ds * e));
         let dual = PotentialGradient::<DualSVec64<3>, So3, 3>::left_gradient(&potential, &So3, &rd).unwrap();
         let s = 1e-6;
-        let fd = (potential.torque(&(r * So3.exp(&(eta * s)))) - potential.torque(&(r * So3.exp(&(eta * -s))))) / (2.0 * s);
+        let fd =
+            (potential.torque(&(r * So3.exp(&(eta * s)))) - potential.torque(&(r * So3.exp(&(eta * -s))))) / (2.0 * s);
         for k in 0..3 {
             let d = dual[k].eps.unwrap_generic(Const::<3>, U1)[0];
             assert!((dual[k].re + torque[k]).abs() < 1e-15, "R {i}: value {k}");
@@ -231,7 +233,8 @@ fn the_vertical_momentum_is_reported_where_it_is_conserved() {
         let g = Matrix3::from_row_slice(&s[..9]);
         (g * Vector3::from_column_slice(&s[9..]))[2]
     };
-    let moved = r.samples.iter().map(|s| (vertical(&s.state) - vertical(&r.samples[0].state)).abs()).fold(0.0, f64::max);
+    let moved =
+        r.samples.iter().map(|s| (vertical(&s.state) - vertical(&r.samples[0].state)).abs()).fold(0.0, f64::max);
     assert!(moved > 1e-2, "the vertical momentum moved by {moved:e} only");
     assert!(r.max_error(0) < 1e-3, "energy error {:e}", r.max_error(0));
     let symmetric = file("k*r33^2 + cos(r31)*r32");
@@ -256,16 +259,25 @@ fn bad_files_name_the_field() {
     let ok = "group = \"SO(3)\"\ninertia = [1.0, 2.0, 3.0]\nPi0 = [0.1, 0.2, 0.3]\n";
     let cases: Vec<(String, &str)> = vec![
         (ok.replace("SO(3)", "SE(3)"), "group 'SE(3)' is not supported"),
-        (ok.replace("[1.0, 2.0, 3.0]", "[1.0, -2.0, 3.0]"), "inertia: the principal moments must be finite and positive"),
+        (
+            ok.replace("[1.0, 2.0, 3.0]", "[1.0, -2.0, 3.0]"),
+            "inertia: the principal moments must be finite and positive",
+        ),
         (ok.replace("[1.0, 2.0, 3.0]", "[1.0, 2.0]"), "inertia must be 3 principal moments"),
         (ok.replace("[1.0, 2.0, 3.0]", "[[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]"), "inertia: "),
         (ok.replace("[1.0, 2.0, 3.0]", "[[1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0]]"), "positive definite"),
-        (ok.replace("[1.0, 2.0, 3.0]", "[[1.0, 0.0], [0.0, 1.0]]"), "inertia must be a list of numbers or a 3 × 3 matrix"),
+        (
+            ok.replace("[1.0, 2.0, 3.0]", "[[1.0, 0.0], [0.0, 1.0]]"),
+            "inertia must be a list of numbers or a 3 × 3 matrix",
+        ),
         (ok.replace("[1.0, 2.0, 3.0]", "\"heavy\""), "inertia must be a list"),
         (ok.replace("[0.1, 0.2, 0.3]", "[0.1, 0.2]"), "Pi0 must have 3 components, got 2"),
         (format!("{ok}R0 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.1]]\n"), "R0 is not a rotation"),
         (format!("{ok}R0 = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0]\n"), "R0 must be a 3 × 3 rotation matrix (9 entries), got 6"),
-        (format!("{ok}R0 = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]\nR0_axis_angle = [0.0, 0.0, 1.0]\n"), "not both"),
+        (
+            format!("{ok}R0 = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]\nR0_axis_angle = [0.0, 0.0, 1.0]\n"),
+            "not both",
+        ),
         (format!("{ok}R0_axis_angle = [0.0, 1.0]\n"), "R0_axis_angle must have 3 components"),
         (format!("{ok}V = \"k*r31 + x\"\n[params]\nk = 1.0\n"), "unknown name 'x'"),
         (format!("{ok}V = \"r31 + (r32\"\n"), "V: "),
@@ -308,7 +320,8 @@ fn the_command_line_runs_and_resumes_a_body_file() {
         Command::new(env!("CARGO_BIN_EXE_geomint")).args(args).arg("--quiet").current_dir(&tmp.0).output().unwrap()
     };
     let (whole, half) = (tmp.0.join("whole").display().to_string(), tmp.0.join("half").display().to_string());
-    let common = ["--system", file.as_str(), "--method", "lift-midpoint-exp", "--every", "7", "--checkpoint-every", "50"];
+    let common =
+        ["--system", file.as_str(), "--method", "lift-midpoint-exp", "--every", "7", "--checkpoint-every", "50"];
     let ok = |o: std::process::Output| assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     ok(geomint(&[&["run", "--steps", "300", "--out", &whole][..], &common].concat()));
     ok(geomint(&[&["run", "--steps", "150", "--out", &half][..], &common].concat()));
