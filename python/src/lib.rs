@@ -466,8 +466,8 @@ fn _callback_hamiltonian(
 #[pyfunction]
 fn system_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<PySystem> {
     let origin = format!("system file {}", path.display());
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| PyOSError::new_err(format!("{origin}: cannot read it: {e}")))?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| to_py(WorkbenchError::Input(format!("{origin}: cannot read it: {e}"))))?;
     if lie_system::declares_group(&text) {
         return body_system(py, LieSystemSpec::from_toml(&text, &origin).map_err(to_py)?, &origin);
     }
