@@ -258,7 +258,9 @@ fn bad_files_name_the_field() {
     let tmp = TempDir::new("bad");
     let ok = "group = \"SO(3)\"\ninertia = [1.0, 2.0, 3.0]\nPi0 = [0.1, 0.2, 0.3]\n";
     let cases: Vec<(String, &str)> = vec![
-        (ok.replace("SO(3)", "SE(3)"), "group 'SE(3)' is not supported"),
+        (ok.replace("SO(3)", "SU(2)"), "group 'SU(2)' is not supported; the groups are SO(3) and SE(3)"),
+        (ok.replace("SO(3)", "SE(3)"), "inertia of an SE(3) body must be the 6 diagonal entries or the 6 × 6 metric"),
+        (format!("{ok}x0 = [0.0, 0.0, 1.0]\n"), "x0 and P0 apply to group = \"SE(3)\" only"),
         (
             ok.replace("[1.0, 2.0, 3.0]", "[1.0, -2.0, 3.0]"),
             "inertia: the principal moments must be finite and positive",
@@ -332,4 +334,94 @@ fn the_command_line_runs_and_resumes_a_body_file() {
     assert_eq!(last(&whole), last(&half));
     let summary = std::fs::read_to_string(Path::new(&whole).join("summary.json")).unwrap();
     assert!(summary.contains("vertical_momentum") && summary.contains("\"system\""), "{summary}");
+}
+
+/// `group = "SE(3)"`: a buoyant ellipsoid (`integrators::models::BuoyantVehicle`, a 6 × 6 metric
+/// with coupling blocks, gravity and buoyancy) written as a file with
+/// `V = w e3·(R r_g) + (w − b) x3` is the closed-form model under HP Störmer–Verlet, step for
+/// step to round-off over 10³ steps; without `V` the body is Kirchhoff's vehicle of the
+/// catalogue (`underwater-vehicle`) under the midpoint lift, and keeps its Casimirs.
+#[test]
+fn an_se3_body_is_the_closed_form_vehicle() {
+    use geom_core::lie::Se3;
+    use integrators::models::{BuoyantVehicle, UnderwaterVehicle};
+    use nalgebra::{Matrix4, Vector6};
+    let tmp = TempDir::new("se3");
+    let rows = |m: &[f64], n: usize| -> String {
+        let r: Vec<String> = m
+            .chunks(n)
+            .map(|row| format!("[{}]", row.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>().join(", ")))
+            .collect();
+        format!("[{}]", r.join(", "))
+    };
+    let (vehicle, p) =
+        BuoyantVehicle::ellipsoid(1.0, 0.5, 0.25, 1000.0, 1.02, Vector3::new(0.0, 0.0, -0.05), 9.81).unwrap();
+    let metric: Vec<f64> = (0..36).map(|k| vehicle.metric()[(k / 6, k % 6)]).collect();
+    let text = format!(
+        "group = \"SE(3)\"\ninertia = {}\nV = \"w*(r31*a1 + r32*a2 + r33*a3) + (w - b)*x3\"\n\
+         R0_axis_angle = [0.2, -0.1, 0.4]\nx0 = [1.0, -2.0, 0.5]\nPi0 = [30.0, 50.0, -20.0]\nP0 = [500.0, 100.0, -50.0]\n\
+         [params]\nw = {:?}\nb = {:?}\na1 = 0.0\na2 = 0.0\na3 = -0.05\n",
+        rows(&metric, 6),
+        p.weight,
+        p.buoyancy
+    );
+    let file = catalogue::resolve("system", &[], Some(&tmp.write("buoyant.toml", &text)), None).unwrap();
+    assert_eq!(file.state_labels().len(), 22);
+    assert!(!file.methods().contains(&"lgvi") && !file.methods().contains(&"lie-poisson-midpoint-exp"));
+    let s0 = file.initial_state().unwrap();
+    let g0 = Matrix4::from_row_slice(&s0[..16]);
+    let mut s = LieState::new(g0, Vector6::from_column_slice(&s0[16..]));
+    let sv = hp::stormer_verlet(Se3, geom_core::lie::Chart::Cayley, vehicle).unwrap();
+    let r = run(file.as_ref(), "hp-sv", 0.01, 1000, 1);
+    let mut d = 0.0f64;
+    for sample in &r.samples[1..] {
+        discretization::OneStep::step(&sv, &mut s, 0.01).unwrap();
+        let mine = &sample.state;
+        d = d.max((0..16).map(|k| (mine[k] - s.g[(k / 4, k % 4)]).abs()).fold(0.0, f64::max));
+        d = d.max((0..6).map(|k| (mine[16 + k] - s.mu[k]).abs() / s.mu.norm()).fold(0.0, f64::max));
+    }
+    assert!(d <= 1e-13, "the formula vehicle is {d:e} (relative in μ) from the model");
+    assert!(
+        (r.samples[0].values[0] - vehicle.energy(&LieState::new(g0, Vector6::from_column_slice(&s0[16..])))).abs()
+            < 1e-9
+    );
+    // the energy error of a second-order method: a quarter at half the step (slope 2)
+    let half = run(file.as_ref(), "hp-sv", 0.005, 2000, 2);
+    let slope = (r.max_error(0) / half.max_error(0)).log2();
+    assert!((slope - 2.0).abs() < 0.3, "energy error slope {slope} ({:e}, {:e})", r.max_error(0), half.max_error(0));
+    // no V: Kirchhoff's vehicle of the catalogue, with its metric and its initial state
+    let cat = catalogue::problem("underwater-vehicle", &[]).unwrap();
+    let (kirchhoff, _) = UnderwaterVehicle::ellipsoid(1.0, 0.5, 0.25, 1000.0).unwrap();
+    let c0 = cat.initial_state().unwrap();
+    let theta = Se3.log(&Matrix4::from_row_slice(&c0[..16])).unwrap();
+    let diag: Vec<f64> =
+        (0..3).map(|i| kirchhoff.inertia()[(i, i)]).chain((0..3).map(|i| kirchhoff.mass()[(i, i)])).collect();
+    assert_eq!(kirchhoff.inertia(), &Matrix3::from_diagonal(&Vector3::new(diag[0], diag[1], diag[2])));
+    let g = Matrix4::from_row_slice(&c0[..16]);
+    let free_text = format!(
+        "group = \"SE(3)\"\ninertia = {diag:?}\nR0 = {}\nx0 = [{:?}, {:?}, {:?}]\nPi0 = {:?}\nP0 = {:?}\nh = 0.05\n",
+        rows(&(0..9).map(|k| g[(k / 3, k % 3)]).collect::<Vec<_>>(), 3),
+        g[(0, 3)],
+        g[(1, 3)],
+        g[(2, 3)],
+        &c0[16..19],
+        &c0[19..22]
+    );
+    let free = catalogue::resolve("system", &[], Some(&tmp.write("free.toml", &free_text)), None).unwrap();
+    assert_eq!(free.initial_state().unwrap(), c0, "θ = {theta}");
+    assert_eq!(free.methods(), cat.methods());
+    for method in ["lift-midpoint-exp", "lie-poisson-midpoint-cayley"] {
+        let (a, b) = (run(free.as_ref(), method, 0.05, 1000, 10), run(cat.as_ref(), method, 0.05, 1000, 10));
+        assert_eq!(gap(&a, &b), 0.0, "{method}");
+        assert!(
+            a.max_error(1) < 1e-13 && a.max_error(2) < 1e-12,
+            "{method}: Casimirs {:e} {:e}",
+            a.max_error(1),
+            a.max_error(2)
+        );
+    }
+    // HP on the free body: the same method, the separable path instead of the reduced one
+    let (a, b) = (run(free.as_ref(), "hp-sv", 0.05, 1000, 10), run(cat.as_ref(), "hp-sv", 0.05, 1000, 10));
+    let rel = gap(&a, &b) / 500.0;
+    assert!(rel < 1e-12, "hp-sv: {rel:e}");
 }

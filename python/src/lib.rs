@@ -19,7 +19,7 @@ mod callbacks;
 
 use callbacks::{HostErrors, raise_stored};
 use geomint::workbench::WorkbenchError;
-use geomint::workbench::catalogue::lie_system::{self, LieSystemSpec};
+use geomint::workbench::catalogue::lie_system::{LieSystemSpec, declares_group};
 use geomint::workbench::catalogue::nbody::Bodies;
 use geomint::workbench::catalogue::system::SystemSpec;
 use geomint::workbench::checkpoint::Outcome;
@@ -468,19 +468,21 @@ fn system_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<PySystem> {
     let origin = format!("system file {}", path.display());
     let text = std::fs::read_to_string(&path)
         .map_err(|e| to_py(WorkbenchError::Input(format!("{origin}: cannot read it: {e}"))))?;
-    if lie_system::declares_group(&text) {
+    if declares_group(&text) {
         return body_system(py, LieSystemSpec::from_toml(&text, &origin).map_err(to_py)?, &origin);
     }
     formula_system(py, SystemSpec::from_toml(&text, &origin).map_err(to_py)?, &origin)
 }
 
-/// A rigid body on SO(3) written as formulas (`group = "SO(3)"` in a system file): inertia
+/// A rigid body on SO(3) or SE(3) written as formulas (`group` in a system file): inertia
 /// `inertia` (3 principal moments or a 3 × 3 tensor), potential `V(R)` as a formula in the
 /// entries `r11 … r33` of `R` with `params` (none: a free body), initial body momentum `Pi0` and
 /// attitude `R0` (a rotation) or `R0 = exp(R0_axis_angle^)` (identity by default), default step
-/// `h` and final time `t_end`. Pickled as its TOML text.
+/// `h` and final time `t_end`; on SE(3) `inertia` is the 6 × 6 metric, `V` also takes `x1, x2,
+/// x3`, and `x0`, `P0` are the initial position and body linear momentum. Pickled as its TOML
+/// text.
 #[pyfunction]
-#[pyo3(signature = (inertia, Pi0, *, V=None, params=None, R0=None, R0_axis_angle=None, group=None, name=None, h=None, t_end=None))]
+#[pyo3(signature = (inertia, Pi0, *, V=None, params=None, R0=None, R0_axis_angle=None, x0=None, P0=None, group=None, name=None, h=None, t_end=None))]
 #[allow(non_snake_case, clippy::too_many_arguments)]
 fn lie_system(
     py: Python<'_>,
@@ -490,6 +492,8 @@ fn lie_system(
     params: Option<std::collections::BTreeMap<String, f64>>,
     R0: Option<Vec<f64>>,
     R0_axis_angle: Option<Vec<f64>>,
+    x0: Option<Vec<f64>>,
+    P0: Option<Vec<f64>>,
     group: Option<String>,
     name: Option<String>,
     h: Option<f64>,
@@ -503,6 +507,8 @@ fn lie_system(
         r0: R0,
         r0_axis_angle: R0_axis_angle,
         pi0: Pi0,
+        x0,
+        p0: P0,
         h,
         t_end,
         params: params.unwrap_or_default(),

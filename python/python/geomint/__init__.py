@@ -329,6 +329,8 @@ def lie_system(
     params: Optional[Mapping[str, float]] = None,
     R0: Optional[ArrayLike] = None,
     R0_axis_angle: Optional[ArrayLike] = None,
+    x0: Optional[ArrayLike] = None,
+    P0: Optional[ArrayLike] = None,
     group: str = "SO(3)",
     name: Optional[str] = None,
     h: Optional[float] = None,
@@ -354,16 +356,23 @@ def lie_system(
     >>> geomint.run(top, "hp-sv", h=0.01, steps=1000).max_error("vertical_momentum") < 1e-12
     True
 
+    With ``group="SE(3)"`` the body also translates: ``inertia`` is the 6 × 6 metric ``M`` of
+    ``ℓ = ½ ξᵀMξ``, ``ξ = (Ω, v)`` (or its 6 diagonal entries), ``V`` a formula in ``r11 … r33``
+    and the position ``x1, x2, x3``, ``x0`` the initial position and ``P0`` the initial body
+    linear momentum (both 0 by default); the state is ``g`` (4 × 4) row-major then ``(Π, P)``.
+
     Bad input (a formula that does not parse, an unknown name, an inertia that is not positive
     definite, an ``R0`` that is not a rotation) raises ``ValueError`` naming the parameter.
     """
     return _native.lie_system(
-        _shaped("inertia", inertia, [(3,), (3, 3)]),
+        _shaped("inertia", inertia, [(6,), (6, 6)] if str(group).strip() == "SE(3)" else [(3,), (3, 3)]),
         _shaped("Pi0", Pi0, [(3,)]),
         V=None if V is None else str(V),
         params=None if params is None else {str(k): float(v) for k, v in params.items()},
         R0=None if R0 is None else _shaped("R0", R0, [(3, 3)]),
         R0_axis_angle=None if R0_axis_angle is None else _shaped("R0_axis_angle", R0_axis_angle, [(3,)]),
+        x0=None if x0 is None else _shaped("x0", x0, [(3,)]),
+        P0=None if P0 is None else _shaped("P0", P0, [(3,)]),
         group=str(group),
         name=name,
         h=_number("h", h),

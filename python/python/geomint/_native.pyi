@@ -68,6 +68,8 @@ def lie_system(
     params: Optional[Dict[str, float]] = None,
     R0: Optional[List[float]] = None,
     R0_axis_angle: Optional[List[float]] = None,
+    x0: Optional[List[float]] = None,
+    P0: Optional[List[float]] = None,
     group: Optional[str] = None,
     name: Optional[str] = None,
     h: Optional[float] = None,

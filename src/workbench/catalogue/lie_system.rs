@@ -43,6 +43,14 @@
 //! catalogue's free rigid body ([`super::lie::RigidBody::custom`], step for step) and reports
 //! its invariants: the energy, the Casimir `|Π|²` and the spatial angular momentum `RΠ`.
 //!
+//! With `group = "SE(3)"` the body also translates: `g = (R, x)`, body velocity `ξ = (Ω, v)`,
+//! `ℓ(g, ξ) = ½ ξᵀMξ − V(R, x)` with `inertia` the 6 × 6 metric `M` (its 6 diagonal entries, or
+//! 36 entries as six rows, e.g. Kirchhoff's vehicle with added masses), `V` a formula in
+//! `r11 … r33` and `x1, x2, x3` ([`RigidMotionPotential`]), the initial state `R0`, `x0`
+//! (default 0), `Pi0` and the body linear momentum `P0` (default 0). The methods are those of
+//! the catalogue's `underwater-vehicle` (no SO(3)-only method); the quantities the energy, and
+//! for a free body (no `V`) the Casimirs `|P|²`, `Π·P` and the spatial momentum.
+//!
 //! Bad input is one input error naming the file and the field: an unknown key, a group other
 //! than SO(3), an inertia that is not 3 positive moments or a symmetric positive definite matrix,
 //! an `R0` that is not a rotation (to [`STATE_TOLERANCE`]), lists of the wrong length, a
@@ -58,13 +66,13 @@ use crate::workbench::problem::{Family, Kind, Problem, Quantity, STATE_TOLERANCE
 use crate::workbench::run::Observe;
 use geom_core::formula::FormulaFunction;
 use geom_core::function::ScalarDerivatives;
-use geom_core::lie::{LieGroup, So3, So3xR3, se3};
+use geom_core::lie::{LieGroup, Se3, So3, So3xR3, se3};
 use geom_core::scalar::AdScalar;
 use geom_core::{Result as GeomResult, Scalar};
 use integrators::hp::{KineticPotential, LieFunction, LieState, Potential, PotentialGradient};
 use integrators::rkmk::LieVectorField;
 use integrators::{commutator_free, crouch_grossman};
-use nalgebra::{Matrix3, SVector, Vector3, Vector6};
+use nalgebra::{Matrix3, Matrix4, Matrix6, SVector, Vector3, Vector6};
 use num_dual::DualSVec64;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
@@ -74,7 +82,7 @@ use std::path::Path;
 pub const ENTRIES: [&str; 9] = ["r11", "r12", "r13", "r21", "r22", "r23", "r31", "r32", "r33"];
 
 /// The groups a system file may name.
-pub const GROUPS: &str = "SO(3)";
+pub const GROUPS: &str = "SO(3) and SE(3)";
 
 /// A rigid body of formulas (module documentation): what a TOML system file with `group` holds,
 /// also built in memory (the Python package's `geomint.lie_system`). [`LieSystemSpec::problem`]
@@ -104,6 +112,12 @@ pub struct LieSystemSpec {
     /// The initial body angular momentum `Π0`.
     #[serde(rename = "Pi0")]
     pub pi0: Vec<f64>,
+    /// SE(3): the initial position `x0` of the body frame's origin (0 by default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub x0: Option<Vec<f64>>,
+    /// SE(3): the initial body linear momentum `P0` (0 by default).
+    #[serde(rename = "P0", skip_serializing_if = "Option::is_none")]
+    pub p0: Option<Vec<f64>>,
     /// Default step (0.01).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub h: Option<f64>,
@@ -126,9 +140,9 @@ enum Entries {
 fn entries<'de, D: Deserializer<'de>>(d: D, what: &str) -> std::result::Result<Vec<f64>, D::Error> {
     match Entries::deserialize(d) {
         Ok(Entries::Flat(v)) => Ok(v),
-        Ok(Entries::Rows(rows)) if rows.iter().all(|r| r.len() == 3) => Ok(rows.concat()),
+        Ok(Entries::Rows(rows)) if rows.iter().all(|r| r.len() == rows.len()) => Ok(rows.concat()),
         _ => Err(serde::de::Error::custom(format!(
-            "{what} must be a list of numbers or a 3 × 3 matrix written as three rows [[.., .., ..], [..], [..]]"
+            "{what} must be a list of numbers or a square matrix written as rows [[.., .., ..], [..], [..]]"
         ))),
     }
 }
@@ -184,17 +198,18 @@ impl LieSystemSpec {
     /// not declare is an input error listing those it does); `origin` starts the messages.
     pub fn problem(&self, overrides: &[(String, f64)], origin: &str) -> Result<Box<dyn Problem>, WorkbenchError> {
         let fail = |msg: String| input(origin, msg);
-        if self.group.trim() != "SO(3)" {
-            return Err(fail(format!("group '{}' is not supported; a body's group is {GROUPS}", self.group)));
-        }
-        let inertia = inertia_tensor(&self.inertia).map_err(fail)?;
-        let pi0 = vector3("Pi0", &self.pi0).map_err(fail)?;
+        let on_se3 = match self.group.trim() {
+            "SO(3)" => false,
+            "SE(3)" => true,
+            other => return Err(fail(format!("group '{other}' is not supported; the groups are {GROUPS}"))),
+        };
         let r0 = match (&self.r0, &self.r0_axis_angle) {
             (Some(_), Some(_)) => return Err(fail("give R0 or R0_axis_angle, not both".into())),
             (Some(r), None) => rotation(r).map_err(fail)?,
             (None, Some(theta)) => So3.exp(&vector3("R0_axis_angle", theta).map_err(fail)?),
             (None, None) => Matrix3::identity(),
         };
+        let pi0 = vector3("Pi0", &self.pi0).map_err(fail)?;
         let mut params = self.params.clone();
         for (key, value) in overrides {
             match params.get_mut(key) {
@@ -216,24 +231,57 @@ impl LieSystemSpec {
         if !(h.is_finite() && h > 0.0 && t_end.is_finite() && t_end > 0.0) {
             return Err(fail(format!("h and t_end must be finite and positive, got {h} and {t_end}")));
         }
-        let moments = match self.inertia.len() {
-            3 => format!("I = diag({}, {}, {})", self.inertia[0], self.inertia[1], self.inertia[2]),
-            _ => "I given".into(),
-        };
+        let text = self.potential.as_deref().map(str::trim).filter(|v| !v.is_empty());
+        let values: Vec<(&str, f64)> = params.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let group = if on_se3 { "SE(3)" } else { "SO(3)" };
         let what = |body: &str| {
+            let inertia = match (on_se3, self.inertia.len()) {
+                (false, 3) | (true, 6) => {
+                    let v: Vec<String> = self.inertia.iter().map(|x| x.to_string()).collect();
+                    format!("diag({})", v.join(", "))
+                }
+                _ => "given".into(),
+            };
+            let metric = if on_se3 { "M" } else { "I" };
             intern(&match &self.name {
-                Some(name) => format!("{name}: {body} on SO(3), {moments} ({origin})"),
-                None => format!("{body} on SO(3), {moments} ({origin})"),
+                Some(name) => format!("{name}: {body} on {group}, {metric} = {inertia} ({origin})"),
+                None => format!("{body} on {group}, {metric} = {inertia} ({origin})"),
             })
         };
-        let state: Vec<f64> = coordinates(&LieState::new(r0, pi0));
         let defaults = (h, t_end);
-        let text = self.potential.as_deref().map(str::trim).filter(|v| !v.is_empty());
+        if on_se3 {
+            let metric = metric_tensor(&self.inertia).map_err(fail)?;
+            let x0 = match &self.x0 {
+                Some(x) => vector3("x0", x).map_err(fail)?,
+                None => Vector3::zeros(),
+            };
+            let p0 = match &self.p0 {
+                Some(p) => vector3("P0", p).map_err(fail)?,
+                None => Vector3::zeros(),
+            };
+            let mut g0 = Matrix4::identity();
+            g0.fixed_view_mut::<3, 3>(0, 0).copy_from(&r0);
+            g0.fixed_view_mut::<3, 1>(0, 3).copy_from(&x0);
+            let potential = RigidMotionPotential::parse(text.unwrap_or("0"), &values)
+                .map_err(|e| fail(format!("V: {e} (V(R, x) is a function of r11 … r33 and x1, x2, x3)")))?;
+            let (v0, f0) = (potential.value_at(&g0), potential.force(&g0));
+            if !(v0.is_finite() && f0.iter().all(|x| x.is_finite())) {
+                return Err(fail(format!("V or its gradient is not finite at (R0, x0) (V = {v0})")));
+            }
+            let lagrangian = KineticPotential::new(metric, potential).map_err(|e| fail(format!("inertia: {e}")))?;
+            let summary = what(&text.map_or("free rigid body".into(), |t| format!("V = {t}")));
+            let s0 = LieState::new(g0, se3::join(&pi0, &p0));
+            return Ok(Box::new(Motion { lagrangian, s0, summary, defaults, free: text.is_none() }));
+        }
+        if self.x0.is_some() || self.p0.is_some() {
+            return Err(fail("x0 and P0 apply to group = \"SE(3)\" only".into()));
+        }
+        let inertia = inertia_tensor(&self.inertia).map_err(fail)?;
+        let state: Vec<f64> = coordinates(&LieState::new(r0, pi0));
         let Some(text) = text else {
             let body = lie::RigidBody::custom(&inertia, &state).map_err(|e| fail(e.to_string()))?;
             return Ok(Box::new(FreeBody { body, inertia, summary: what("free rigid body"), defaults }));
         };
-        let values: Vec<(&str, f64)> = params.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let v = FormulaFunction::<9>::parse(text, &ENTRIES, &values)
             .map_err(|e| fail(format!("V: {e} (V(R) is a function of the entries r11 … r33 of R)")))?;
         let potential = FormulaPotential { v };
@@ -245,6 +293,20 @@ impl LieSystemSpec {
         let lagrangian = KineticPotential::new(inertia, potential).map_err(|e| fail(format!("inertia: {e}")))?;
         let body = Body { lagrangian, s0: LieState::new(r0, pi0), summary: what(&format!("V = {text}")), defaults };
         Ok(Box::new(Potent { body, vertical }))
+    }
+}
+
+/// The 6 × 6 metric of an SE(3) body from its 6 diagonal entries or 36 entries row by row
+/// (symmetric positive definite, checked by the model).
+fn metric_tensor(v: &[f64]) -> Result<Matrix6<f64>, String> {
+    match v.len() {
+        6 if v.iter().all(|x| x.is_finite() && *x > 0.0) => Ok(Matrix6::from_diagonal(&Vector6::from_column_slice(v))),
+        6 => Err(format!("inertia: the diagonal of the metric must be finite and positive, got {v:?}")),
+        36 => Ok(Matrix6::from_row_slice(v)),
+        n => Err(format!(
+            "inertia of an SE(3) body must be the 6 diagonal entries or the 6 × 6 metric (36 entries) of \
+             ℓ = ½ ξᵀMξ, ξ = (Ω, v), got {n} values"
+        )),
     }
 }
 
@@ -566,5 +628,202 @@ impl Problem for FreeBody {
     }
     fn perturb(&self, state: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
         self.body.perturb(state, eps, normal)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The names of the variables of an SE(3) potential: the entries of `R` ([`ENTRIES`]), then the
+/// position `x1, x2, x3`.
+pub const MOTION_ENTRIES: [&str; 12] =
+    ["r11", "r12", "r13", "r21", "r22", "r23", "r31", "r32", "r33", "x1", "x2", "x3"];
+
+/// A potential `V(R, x)` on SE(3), `g = (R, x)`, written as a formula in [`MOTION_ENTRIES`], with
+/// its left-trivialized gradient: for `η = (ω, v)`, `g exp(εη̂) = (R exp(εω̂), x + εRv) + O(ε²)`,
+/// so
+///
+/// ```text
+///   <dV(g), η> = ω · vee(A − Aᵀ) + v · (Rᵀ ∂V/∂x),   A = Rᵀ ∂V/∂R,
+/// ```
+///
+/// and the body force is `−dV` (torque, then force). `∂V/∂R` and `∂V/∂x` are the formula's
+/// compiled gradient at `f64`, automatic differentiation in the twelve entries at the dual numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RigidMotionPotential {
+    v: FormulaFunction<12>,
+}
+
+/// `(vee(A − Aᵀ), Rᵀ ∂V/∂x)` from the gradient `grad` of `V` in [`MOTION_ENTRIES`].
+fn motion_gradient<S: Scalar>(g: &Matrix4<S>, grad: &SVector<S, 12>) -> Vector6<S> {
+    let r: Matrix3<S> = g.fixed_view::<3, 3>(0, 0).into_owned();
+    let dr = Matrix3::from_fn(|i, j| grad[3 * i + j]);
+    let dx = Vector3::new(grad[9], grad[10], grad[11]);
+    se3::join(&left_gradient(&r, &dr), &(r.transpose() * dx))
+}
+
+/// The twelve variables of `g = (R, x)`: `R` row by row, then `x`.
+fn motion_entries<S: Scalar>(g: &Matrix4<S>, k: usize) -> S {
+    if k < 9 { g[(k / 3, k % 3)] } else { g[(k - 9, 3)] }
+}
+
+impl RigidMotionPotential {
+    /// `V(R, x)` written as `text` in [`MOTION_ENTRIES`] with the parameters `params`.
+    pub fn parse(text: &str, params: &[(&str, f64)]) -> Result<Self, geom_core::formula::FormulaError> {
+        Ok(Self { v: FormulaFunction::parse(text, &MOTION_ENTRIES, params)? })
+    }
+    /// `V(g)` at `f64`.
+    pub fn value_at(&self, g: &Matrix4<f64>) -> f64 {
+        self.v.value(&SVector::from_fn(|k, _| motion_entries(g, k)))
+    }
+    /// The body force `−dV ∈ se(3)*` (type documentation).
+    pub fn force(&self, g: &Matrix4<f64>) -> Vector6<f64> {
+        -motion_gradient(g, &self.v.gradient(&SVector::from_fn(|k, _| motion_entries(g, k))))
+    }
+}
+
+impl<S: Scalar> Potential<S, Se3, 6> for RigidMotionPotential {
+    #[inline]
+    fn value(&self, _: &Se3, g: &Matrix4<S>) -> S {
+        self.v.formula().eval_with(&|k: usize| motion_entries(g, k))
+    }
+}
+
+impl PotentialGradient<f64, Se3, 6> for RigidMotionPotential {
+    #[inline]
+    fn left_gradient(&self, _: &Se3, g: &Matrix4<f64>) -> GeomResult<Vector6<f64>> {
+        Ok(motion_gradient(g, &self.v.gradient(&SVector::from_fn(|k, _| motion_entries(g, k)))))
+    }
+}
+
+impl PotentialGradient<DualSVec64<6>, Se3, 6> for RigidMotionPotential {
+    fn left_gradient(&self, _: &Se3, g: &Matrix4<DualSVec64<6>>) -> GeomResult<Vector6<DualSVec64<6>>> {
+        let v = self.v.formula().eval_with(&|k: usize| AdScalar::<12>::up_seeded(motion_entries(g, k), k));
+        let grad: SVector<DualSVec64<6>, 12> = <DualSVec64<6> as AdScalar<12>>::gradient(&v);
+        Ok(motion_gradient(g, &grad))
+    }
+}
+
+/// The SE(3) body as a left-trivialized vector field: `ξ = M⁻¹μ`, `μ̇ = ad*_ξ μ − dV`.
+impl LieField<Se3, 6> for KineticPotential<RigidMotionPotential, 6> {
+    fn field(&self, group: &Se3, g: &Matrix4<f64>, mu: &SVector<f64, 6>) -> (SVector<f64, 6>, SVector<f64, 6>) {
+        let xi = self.inertia_inverse() * mu;
+        (xi, group.ad_star(&xi, mu) + self.potential.force(g))
+    }
+}
+
+/// `H(g, μ) = ½ μ·M⁻¹μ + V(g)` of an SE(3) body at every scalar (the cotangent lifts'), and its
+/// reduction `h(μ) = ½ μ·M⁻¹μ` on `se(3)*` for a free body (the Lie–Poisson methods').
+#[derive(Debug, Clone, PartialEq)]
+pub struct MotionHamiltonian {
+    metric_inv: Matrix6<f64>,
+    potential: RigidMotionPotential,
+}
+
+impl<S: Scalar> LieFunction<S, Se3, 6> for MotionHamiltonian {
+    fn eval(&self, group: &Se3, g: &Matrix4<S>, mu: &SVector<S, 6>) -> S {
+        mu.dot(&(self.metric_inv.map(S::from) * mu)) * S::from(0.5) + self.potential.value(group, g)
+    }
+}
+
+impl geom_core::function::ScalarFunction<6> for MotionHamiltonian {
+    fn eval<S: Scalar>(&self, mu: &SVector<S, 6>) -> S {
+        mu.dot(&(self.metric_inv.map(S::from) * mu)) * S::from(0.5)
+    }
+}
+
+/// A body on SE(3): `ℓ = ½ ξᵀMξ − V(R, x)`, its initial state and defaults.
+#[derive(Debug, Clone)]
+struct Motion {
+    lagrangian: KineticPotential<RigidMotionPotential, 6>,
+    s0: MatrixState<4, 6>,
+    summary: &'static str,
+    defaults: (f64, f64),
+    free: bool,
+}
+
+impl Motion {
+    fn hamiltonian(&self) -> MotionHamiltonian {
+        let l = &self.lagrangian;
+        MotionHamiltonian { metric_inv: *l.inertia_inverse(), potential: l.potential.clone() }
+    }
+}
+
+impl Observe<MatrixState<4, 6>> for Motion {
+    fn coordinates(&self, s: &MatrixState<4, 6>) -> Vec<f64> {
+        coordinates(s)
+    }
+    fn quantities(&self, s: &MatrixState<4, 6>) -> Vec<f64> {
+        let h = self.hamiltonian();
+        let energy = 0.5 * s.mu.dot(&(h.metric_inv * s.mu)) + h.potential.value_at(&s.g);
+        let mut v = vec![energy];
+        if self.free {
+            let (pi, p) = se3::split(&s.mu);
+            v.extend([p.norm_squared(), pi.dot(&p)]);
+            v.extend(s.spatial_momentum(&Se3).iter());
+        }
+        v.push(Se3.defect(&s.g));
+        v
+    }
+}
+
+impl Problem for Motion {
+    fn name(&self) -> &'static str {
+        system::NAME
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+    fn family(&self) -> Family {
+        Family::LieGroup
+    }
+    /// The Lie-group methods on any group (not the SO(3) ones: RKMK4, CG4a, CF4, LGVI); the
+    /// Lie–Poisson ones for a free body only.
+    fn methods(&self) -> Vec<&'static str> {
+        methods::for_family(Family::LieGroup)
+            .iter()
+            .map(|m| m.name)
+            .filter(|n| !["rkmk4", "cg4a", "cf4", "lgvi"].contains(n))
+            .filter(|n| self.free || !n.starts_with("lie-poisson"))
+            .collect()
+    }
+    fn defaults(&self) -> (f64, f64) {
+        self.defaults
+    }
+    fn state_labels(&self) -> Vec<String> {
+        labels(4, 6, "g", "mu")
+    }
+    fn quantities(&self) -> Vec<Quantity> {
+        let mut q = vec![Quantity::new("energy", Kind::Energy, 1, "E = ½ μ·M⁻¹μ + V(R, x)")];
+        if self.free {
+            q.extend([
+                Quantity::new("casimir_p2", Kind::Casimir, 1, "|P|²"),
+                Quantity::new("casimir_pi_p", Kind::Casimir, 1, "Π·P"),
+                Quantity::new("spatial_momentum", Kind::Momentum, 6, "Ad*_{g⁻¹} μ (momentum map of left translations)"),
+            ]);
+        }
+        q.push(Quantity::new("group_defect", Kind::Constraint, 1, "distance of g from SE(3)"));
+        q
+    }
+    fn reference(&self) -> (&'static str, usize) {
+        ("rk4-embedded", 8)
+    }
+    fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
+        let m = if method.name.starts_with("lie-poisson") {
+            methods::lie_poisson(method, Se3, self.hamiltonian())?
+        } else {
+            methods::lie_group(method, Se3, self.lagrangian.clone(), self.hamiltonian())?
+        };
+        start(m, self.s0, h, self.clone())
+    }
+    fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
+        Ok(coordinates(&self.s0))
+    }
+    /// `g ∈ SE(3)` row-major, then `μ = (Π, P)`.
+    fn with_state(&self, state: &[f64]) -> Result<Box<dyn Problem>, WorkbenchError> {
+        Ok(Box::new(Self { s0: lie_state(self, &Se3, "g is not in SE(3)", state)?, ..self.clone() }))
+    }
+    /// `(g exp(ε ξ), μ + ε ν)`, `ξ ∈ se(3)`.
+    fn perturb(&self, state: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
+        perturb_on::<_, 4, 6>(&Se3, state, eps, normal)
     }
 }
