@@ -67,7 +67,7 @@ def test_a_free_body_is_the_catalogues_rigid_body():
         assert mine.states.tobytes() == theirs.states.tobytes(), method
         assert mine.max_error("casimir") < 1e-13, method
     # a full inertia tensor and a rotation matrix for R0
-    r0 = geomint.run("rigid-body", "hp-sv", 0.05, 0).states[0][:9].reshape(3, 3)
+    r0 = geomint.problem("rigid-body").initial_state[:9].reshape(3, 3)
     full = geomint.lie_system(np.diag([2.0, 1.0, 2.0 / 3.0]), [math.cos(1.1), 0.0, math.sin(1.1)], R0=r0, h=0.05)
     assert np.array_equal(full.initial_state, body.initial_state)
 
@@ -123,7 +123,9 @@ def test_pickled_saved_and_resumed(cli, tmp_path):
         ({"V": "k*r31 + x", "params": {"k": 1.0}}, ValueError, "unknown name 'x'"),
         ({"V": "r31 + (r32"}, ValueError, "V: "),
         ({"V": "1/(r33 - 1)"}, ValueError, "not finite at R0"),
-        ({"group": "SE(3)"}, ValueError, "group 'SE\\(3\\)' is not supported"),
+        ({"group": "SU(2)"}, ValueError, "group 'SU\\(2\\)' is not supported; the groups are SO\\(3\\) and SE\\(3\\)"),
+        ({"group": "SE(3)"}, ValueError, r"inertia must have shape \(6,\) or \(6, 6\)"),
+        ({"x0": [0.0, 0.0, 1.0]}, ValueError, "x0 and P0 apply to group"),
         ({"h": -0.1}, ValueError, "h and t_end must be finite and positive"),
         ({"h": "small"}, TypeError, "h must be a number"),
         ({"inertia": "heavy"}, ValueError, "could not convert|inertia must have shape"),
@@ -133,6 +135,29 @@ def test_bad_input_raises_naming_the_parameter(kw, error, message):
     args = {"inertia": [1.0, 2.0, 3.0], "Pi0": [0.1, 0.2, 0.3], **kw}
     with pytest.raises(error, match=message):
         geomint.lie_system(**args)
+
+
+def test_an_se3_body_runs_pickles_and_keeps_its_order():
+    sinker = geomint.lie_system(
+        [2.0, 1.5, 1.0, 5.0, 5.0, 5.0],
+        [0.1, 0.2, 0.0],
+        group="SE(3)",
+        V="w*x3 + k*(r31^2 + r32^2)",
+        params={"w": 1.0, "k": 0.5},
+        x0=[0.0, 0.0, 10.0],
+        P0=[1.0, 0.0, 0.5],
+    )
+    assert len(sinker.labels) == 22 and "lgvi" not in sinker.methods
+    assert sinker.initial_state[3] == 0.0 and sinker.initial_state[11] == 10.0
+    back = pickle.loads(pickle.dumps(sinker))
+    a = geomint.run(sinker, "hp-sv", 0.02, 500, every=500)
+    b = geomint.run(back, "hp-sv", 0.02, 500, every=500)
+    assert a.states.tobytes() == b.states.tobytes()
+    e1 = geomint.run(sinker, "hp-sv", 0.02, 500).max_error("energy")
+    e2 = geomint.run(sinker, "hp-sv", 0.01, 1000).max_error("energy")
+    assert abs(math.log2(e1 / e2) - 2.0) < 0.3, (e1, e2)
+    # it sinks: the weight w pulls x3 down, with P3 = M33 v3 and M33 = 5
+    assert a.final_state[11] < 10.0
 
 
 def test_a_bad_file_names_the_file_and_the_field(tmp_path):
