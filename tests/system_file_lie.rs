@@ -268,10 +268,8 @@ fn bad_files_name_the_field() {
         (ok.replace("[1.0, 2.0, 3.0]", "[1.0, 2.0]"), "inertia must be 3 principal moments"),
         (ok.replace("[1.0, 2.0, 3.0]", "[[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]"), "inertia: "),
         (ok.replace("[1.0, 2.0, 3.0]", "[[1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0]]"), "positive definite"),
-        (
-            ok.replace("[1.0, 2.0, 3.0]", "[[1.0, 0.0], [0.0, 1.0]]"),
-            "inertia must be a list of numbers or a 3 × 3 matrix",
-        ),
+        (ok.replace("[1.0, 2.0, 3.0]", "[[1.0, 0.0], [0.0, 1.0]]"), "3 × 3 matrix (9 entries), got 4 values"),
+        (ok.replace("[1.0, 2.0, 3.0]", "[[1.0, 0.0], [0.0]]"), "inertia must be a list of numbers or a square matrix"),
         (ok.replace("[1.0, 2.0, 3.0]", "\"heavy\""), "inertia must be a list"),
         (ok.replace("[0.1, 0.2, 0.3]", "[0.1, 0.2]"), "Pi0 must have 3 components, got 2"),
         (format!("{ok}R0 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.1]]\n"), "R0 is not a rotation"),
