@@ -22,4 +22,5 @@ mod rattle_default_options;
 mod sphere_discretization_map;
 mod support;
 mod system_file;
+mod system_file_lie;
 mod user_group_every_layer;

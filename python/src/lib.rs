@@ -19,6 +19,7 @@ mod callbacks;
 
 use callbacks::{HostErrors, raise_stored};
 use geomint::workbench::WorkbenchError;
+use geomint::workbench::catalogue::lie_system::{LieSystemSpec, declares_group};
 use geomint::workbench::catalogue::nbody::Bodies;
 use geomint::workbench::catalogue::system::SystemSpec;
 use geomint::workbench::checkpoint::Outcome;
@@ -278,7 +279,7 @@ impl PySystem {
                 format!("<geomint.System nbody: {} bodies in R^{}, G = {:?}>", b.masses().len(), b.dim(), b.g())
             }
             Origin::Body => format!("<geomint.System {}: {}>", self.problem().name(), self.problem().summary()),
-            Origin::Formula(_) | Origin::Callback => {
+            Origin::Formula(_) | Origin::Callback | Origin::Lie(_) => {
                 format!("<geomint.System {}: {}>", self.problem().name(), self.problem().summary())
             }
         }
@@ -459,12 +460,73 @@ fn _callback_hamiltonian(
     Ok(PySystem { system, reduce: None, callbacks: Some((keep.unwrap_or_else(|| py.None()), errors)) })
 }
 
-/// The Hamiltonian system of the TOML file `path` (the format of `geomint run --system
-/// FILE.toml`; see [`hamiltonian`]).
+/// The system of the TOML file `path` (the format of `geomint run --system FILE.toml`): a
+/// Hamiltonian of formulas (see [`hamiltonian`]), or a rigid body when the file declares a
+/// `group` (see [`lie_system`]).
 #[pyfunction]
 fn system_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<PySystem> {
     let origin = format!("system file {}", path.display());
-    formula_system(py, SystemSpec::read(&path).map_err(to_py)?, &origin)
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| to_py(WorkbenchError::Input(format!("{origin}: cannot read it: {e}"))))?;
+    if declares_group(&text) {
+        return body_system(py, LieSystemSpec::from_toml(&text, &origin).map_err(to_py)?, &origin);
+    }
+    formula_system(py, SystemSpec::from_toml(&text, &origin).map_err(to_py)?, &origin)
+}
+
+/// A rigid body on SO(3) or SE(3) written as formulas (`group` in a system file): inertia
+/// `inertia` (3 principal moments or a 3 × 3 tensor), potential `V(R)` as a formula in the
+/// entries `r11 … r33` of `R` with `params` (none: a free body), initial body momentum `Pi0` and
+/// attitude `R0` (a rotation) or `R0 = exp(R0_axis_angle^)` (identity by default), default step
+/// `h` and final time `t_end`; on SE(3) `inertia` is the 6 × 6 metric, `V` also takes `x1, x2,
+/// x3`, and `x0`, `P0` are the initial position and body linear momentum. Pickled as its TOML
+/// text.
+#[pyfunction]
+#[pyo3(signature = (inertia, Pi0, *, V=None, params=None, R0=None, R0_axis_angle=None, x0=None, P0=None, group=None, name=None, h=None, t_end=None))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+fn lie_system(
+    py: Python<'_>,
+    inertia: Vec<f64>,
+    Pi0: Vec<f64>,
+    V: Option<String>,
+    params: Option<std::collections::BTreeMap<String, f64>>,
+    R0: Option<Vec<f64>>,
+    R0_axis_angle: Option<Vec<f64>>,
+    x0: Option<Vec<f64>>,
+    P0: Option<Vec<f64>>,
+    group: Option<String>,
+    name: Option<String>,
+    h: Option<f64>,
+    t_end: Option<f64>,
+) -> PyResult<PySystem> {
+    let spec = LieSystemSpec {
+        name,
+        group: group.unwrap_or_else(|| "SO(3)".into()),
+        inertia,
+        potential: V,
+        r0: R0,
+        r0_axis_angle: R0_axis_angle,
+        pi0: Pi0,
+        x0,
+        p0: P0,
+        h,
+        t_end,
+        params: params.unwrap_or_default(),
+    };
+    body_system(py, spec, "geomint.lie_system")
+}
+
+fn body_system(py: Python<'_>, spec: LieSystemSpec, origin: &str) -> PyResult<PySystem> {
+    let toml = spec.to_toml();
+    let system = System::lie(spec, origin).map_err(to_py)?;
+    let args = PyTuple::new(py, [toml.into_pyobject(py)?.into_any()])?;
+    PySystem::new(system, ("_lie_system_from_toml", args.unbind()))
+}
+
+/// Rebuilds a rigid body of formulas from its TOML text (unpickling).
+#[pyfunction]
+fn _lie_system_from_toml(py: Python<'_>, text: &str) -> PyResult<PySystem> {
+    body_system(py, LieSystemSpec::from_toml(text, "system").map_err(to_py)?, "system")
 }
 
 /// Rebuilds a system of formulas from its TOML text (unpickling).
@@ -886,6 +948,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(system_file, m)?)?;
     m.add_function(wrap_pyfunction!(_callback_hamiltonian, m)?)?;
     m.add_function(wrap_pyfunction!(_system_from_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(lie_system, m)?)?;
+    m.add_function(wrap_pyfunction!(_lie_system_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(perturbed_states, m)?)?;
     m.add_function(wrap_pyfunction!(rigid_body, m)?)?;
     m.add_function(wrap_pyfunction!(heavy_top, m)?)?;

@@ -24,7 +24,7 @@
 //! the CLI's, because the same workbench function produces it. Only the shapes of arrays are
 //! checked here.
 
-use geomint::workbench::catalogue::{self, lie, nbody::Bodies, system::SystemSpec};
+use geomint::workbench::catalogue::{self, lie, lie_system::LieSystemSpec, nbody::Bodies, system::SystemSpec};
 use geomint::workbench::experiment::{self, RunSpec};
 use geomint::workbench::problem::{self, Family, Problem, Quantity};
 use geomint::workbench::{WorkbenchError, methods};
@@ -61,6 +61,9 @@ pub enum Origin {
     Formula(SystemSpec),
     /// A separable Hamiltonian given by callbacks ([`callback`]).
     Callback,
+    /// A rigid body on SO(3) with a potential written as a formula (the workbench's problem
+    /// `system` with a `group`).
+    Lie(LieSystemSpec),
 }
 
 /// A system to integrate: the workbench problem, from its own initial state, and its origin.
@@ -140,6 +143,13 @@ impl System {
     pub fn formula(spec: SystemSpec, origin: &str) -> Result<Self, WorkbenchError> {
         let problem = spec.problem(&[], origin)?;
         Ok(Self { origin: Origin::Formula(spec), problem })
+    }
+
+    /// A rigid body on SO(3) written as formulas ([`LieSystemSpec`], the format of
+    /// `geomint run --system FILE.toml` with `group = "SO(3)"`): input errors start with `origin`.
+    pub fn lie(spec: LieSystemSpec, origin: &str) -> Result<Self, WorkbenchError> {
+        let problem = spec.problem(&[], origin)?;
+        Ok(Self { origin: Origin::Lie(spec), problem })
     }
 
     /// A separable Hamiltonian given by callbacks: [`callback::CallbackSpec::problem`].

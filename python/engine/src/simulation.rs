@@ -359,6 +359,11 @@ fn system_file(origin: Option<&Origin>, current: Option<&str>, dir: &Path) -> Re
             std::fs::write(&p, spec.to_toml()).map_err(io(&p))?;
             absolute(p)
         }
+        Some(Origin::Lie(spec)) => {
+            let p = dir.join("system.toml");
+            std::fs::write(&p, spec.to_toml()).map_err(io(&p))?;
+            absolute(p)
+        }
         Some(Origin::Body) => Err(input(
             "a rigid body or heavy top built from data cannot be saved: the CLI's checkpoint names catalogue \
              problems, N-body systems and systems of formulas only (start from the catalogue's 'rigid-body' or \

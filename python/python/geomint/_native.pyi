@@ -60,6 +60,22 @@ def hamiltonian(
 ) -> System: ...
 def system_file(path: str) -> System: ...
 def _system_from_toml(text: str) -> System: ...
+def lie_system(
+    inertia: List[float],
+    Pi0: List[float],
+    *,
+    V: Optional[str] = None,
+    params: Optional[Dict[str, float]] = None,
+    R0: Optional[List[float]] = None,
+    R0_axis_angle: Optional[List[float]] = None,
+    x0: Optional[List[float]] = None,
+    P0: Optional[List[float]] = None,
+    group: Optional[str] = None,
+    name: Optional[str] = None,
+    h: Optional[float] = None,
+    t_end: Optional[float] = None,
+) -> System: ...
+def _lie_system_from_toml(text: str) -> System: ...
 def _callback_hamiltonian(
     grad_T: Any,
     grad_V: Any,

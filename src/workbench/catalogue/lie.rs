@@ -15,13 +15,13 @@ use integrators::models::{FreeRigidBody, HeavyTop, UnderwaterVehicle};
 use integrators::{commutator_free, crouch_grossman};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3, Vector6};
 
-fn labels(m: usize, d: usize, g: &str, mu: &str) -> Vec<String> {
+pub(super) fn labels(m: usize, d: usize, g: &str, mu: &str) -> Vec<String> {
     let mut v: Vec<String> = (0..m * m).map(|k| format!("{g}{}{}", k / m + 1, k % m + 1)).collect();
     v.extend((0..d).map(|i| format!("{mu}{}", i + 1)));
     v
 }
 
-fn coordinates<const M: usize, const D: usize>(s: &MatrixState<M, D>) -> Vec<f64> {
+pub(super) fn coordinates<const M: usize, const D: usize>(s: &MatrixState<M, D>) -> Vec<f64> {
     // row-major entries of g, then μ
     let mut v: Vec<f64> = (0..M * M).map(|k| s.g[(k / M, k % M)]).collect();
     v.extend(s.mu.iter());
@@ -30,7 +30,7 @@ fn coordinates<const M: usize, const D: usize>(s: &MatrixState<M, D>) -> Vec<f64
 
 /// `(g, μ)` from `state` (`g` row-major, then `μ`), checked by [`check_state`] and with `g` on
 /// `group` within [`STATE_TOLERANCE`](crate::workbench::problem::STATE_TOLERANCE) (`not_in` names the group in the error).
-fn lie_state<G, const M: usize, const D: usize>(
+pub(super) fn lie_state<G, const M: usize, const D: usize>(
     problem: &dyn Problem,
     group: &G,
     not_in: &str,
@@ -51,7 +51,7 @@ where
 /// `(g exp(ε ξ), μ + ε ν)` in the coordinates of `state` (`g` row-major, then `μ`), with `ξ` and
 /// `ν` of standard normal components from `normal`: a perturbation that stays on the group.
 /// A state of another length is returned as it is.
-fn perturb_on<G, const M: usize, const D: usize>(
+pub(super) fn perturb_on<G, const M: usize, const D: usize>(
     group: &G,
     state: &[f64],
     eps: f64,
@@ -71,11 +71,11 @@ where
     v
 }
 
-fn group_defect() -> Quantity {
+pub(super) fn group_defect() -> Quantity {
     Quantity::new("group_defect", Kind::Constraint, 1, "distance of g from the group (|RᵀR − I| + |det R − 1|)")
 }
 
-fn start<O: Observe<MatrixState<M, D>> + 'static, const M: usize, const D: usize>(
+pub(super) fn start<O: Observe<MatrixState<M, D>> + 'static, const M: usize, const D: usize>(
     method: Box<dyn discretization::OneStep<MatrixState<M, D>>>,
     s0: MatrixState<M, D>,
     h: f64,

@@ -4,6 +4,7 @@
 pub mod canonical;
 pub mod groupoid;
 pub mod lie;
+pub mod lie_system;
 pub mod nbody;
 pub mod nonholonomic;
 pub mod system;
@@ -163,7 +164,7 @@ pub fn resolve(
             let g = param_values(name, nbody::PARAMS, params)?[0];
             nbody::Bodies::read(file, g)?.problem()?
         }
-        (system::NAME, Some(file)) => system::read(file, params)?,
+        (system::NAME, Some(file)) => lie_system::read(file, params)?,
         (system::NAME, None) => {
             return Err(WorkbenchError::Input(format!(
                 "problem '{}' needs its file: give --system FILE.toml (or system = \"FILE.toml\" in the config)",
