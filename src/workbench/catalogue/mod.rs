@@ -6,6 +6,7 @@ pub mod groupoid;
 pub mod lie;
 pub mod nbody;
 pub mod nonholonomic;
+pub mod planetary;
 pub mod system;
 pub mod time_dependent;
 
