@@ -432,7 +432,8 @@ fn processed_method_kernel_maps_and_failures() {
     // a planet on the star: the drift fails, the state is left as it was
     let mut bad = y;
     bad.q[1] = SVector::zeros();
-    let bits = |s: &JacobiState<3, 3>| s.q.iter().chain(&s.v).flat_map(|x| x.iter().map(|w| w.to_bits())).collect::<Vec<_>>();
+    let bits =
+        |s: &JacobiState<3, 3>| s.q.iter().chain(&s.v).flat_map(|x| x.iter().map(|w| w.to_bits())).collect::<Vec<_>>();
     let before = bits(&bad);
     assert!(p.step(&mut bad, 0.1).is_err() && p.step_n(&mut bad, 0.1, 3).is_err());
     assert_eq!(bits(&bad), before);

@@ -45,10 +45,10 @@ use crate::workbench::catalogue::canonical::{Canonical, CanonicalSystem};
 use crate::workbench::methods::{self, MethodInfo};
 use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation, check_state};
 use crate::workbench::run::{Observe, Run};
+use discretization::PhaseState;
 use discretization::composition::{
     CompositionScheme, kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6,
 };
-use discretization::PhaseState;
 use geom_core::GeomError;
 use geom_core::pairwise::{self, DynGravity, DynNBody, Gravity, NBody};
 use geom_core::step::DynPhaseState;
@@ -687,7 +687,10 @@ mod tests {
         whole.advance_by(300).unwrap();
         resumed.advance_by(300).unwrap();
         assert_eq!((bits(&resumed.save().unwrap()), resumed.steps()), (bits(&whole.save().unwrap()), 600));
-        assert_eq!((bits(&resumed.state()), bits(&resumed.quantities())), (bits(&whole.state()), bits(&whole.quantities())));
+        assert_eq!(
+            (bits(&resumed.state()), bits(&resumed.quantities())),
+            (bits(&whole.state()), bits(&whole.quantities()))
+        );
         // a state of the inertial run's size is refused
         assert!(start().restore(&whole.state()[..35], 0).is_err());
     }

@@ -47,9 +47,9 @@ struct Synchronized<const N: usize, const D: usize, const B: usize, O> {
 
 impl<const N: usize, const D: usize, const B: usize, O> Synchronized<N, D, B, O> {
     fn physical(&self, y: &JacobiState<D, B>) -> PhaseState<N> {
-        self.method.to_physical(y, self.h).unwrap_or_else(|_| {
-            PhaseState::new(SVector::repeat(f64::NAN), SVector::repeat(f64::NAN))
-        })
+        self.method
+            .to_physical(y, self.h)
+            .unwrap_or_else(|_| PhaseState::new(SVector::repeat(f64::NAN), SVector::repeat(f64::NAN)))
     }
 }
 

@@ -180,8 +180,9 @@ impl<const D: usize, const B: usize> PlanetarySplit<D, B> for DemocraticHeliocen
 
     #[inline]
     fn to_split<const N: usize>(&self, s: &PhaseState<N>) -> HeliocentricState<D, B> {
-        let (x, p, u): ([SVector<f64, D>; B], [SVector<f64, D>; B], [SVector<f64, D>; B]) =
-            (rows(&s.q, |_| 1.0), rows(&s.p, |_| 1.0), rows(&s.p, |i| self.masses[i]));
+        let x: [SVector<f64, D>; B] = rows(&s.q, |_| 1.0);
+        let p: [SVector<f64, D>; B] = rows(&s.p, |_| 1.0);
+        let u: [SVector<f64, D>; B] = rows(&s.p, |i| self.masses[i]);
         let (mut r, mut p0) = (SVector::<f64, D>::zeros(), SVector::<f64, D>::zeros());
         for i in 0..B {
             r += x[i] * self.masses[i];
@@ -204,7 +205,8 @@ impl<const D: usize, const B: usize> PlanetarySplit<D, B> for DemocraticHeliocen
             p0 -= s.v[i] * self.masses[i];
         }
         let x: [SVector<f64, D>; B] = std::array::from_fn(|i| if i == 0 { x0 } else { s.q[i] + x0 });
-        let p: [SVector<f64, D>; B] = std::array::from_fn(|i| if i == 0 { p0 } else { (s.v[i] + s.v[0]) * self.masses[i] });
+        let p: [SVector<f64, D>; B] =
+            std::array::from_fn(|i| if i == 0 { p0 } else { (s.v[i] + s.v[0]) * self.masses[i] });
         PhaseState::new(flat(&x, |_| 1.0), flat(&p, |_| 1.0))
     }
 

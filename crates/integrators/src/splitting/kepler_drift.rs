@@ -228,7 +228,7 @@ impl KeplerDrift {
             previous = if f.is_nan() { f64::INFINITY } else { f.abs() };
             // (on a short stretch s stays near t/r_0: a step beyond 2|t|/r_0 takes the bound too,
             // else a huge s would loosen the stopping test 4ε|s|)
-            if !a_priori && !(next > lo && next < hi && progress && next.abs() <= 2.0 * x.abs()) {
+            if !(a_priori || next > lo && next < hi && progress && next.abs() <= 2.0 * x.abs()) {
                 (lo, hi) = bounded(lo, hi);
                 a_priori = true;
             }

@@ -43,8 +43,8 @@ pub fn moving_state(eps: f64) -> PhaseState<9> {
     let mut s = state(eps);
     for k in 0..3 {
         s.q[k] += 0.3;
-        for i in 0..3 {
-            s.p[3 * i + k] += m[i] * 0.01 * (k + 1) as f64;
+        for (i, mi) in m.iter().enumerate() {
+            s.p[3 * i + k] += mi * 0.01 * (k + 1) as f64;
         }
     }
     s
