@@ -9,6 +9,10 @@
 //!   iteration from `t/r₀`, no bracket, no period reduction, no error checks — and the pair
 //!   loop of the kick), target 1.3;
 //! * SABA4 (4 kicks and 5 drifts per step) against its stages by hand, target 1.3;
+//! * `whfast` as the workbench runs it, `ProcessedWisdomHolman` of the map with the corrector of
+//!   order 17: `OneStep::step` on the mapping variable in Jacobi coordinates, `φ^K_h` then
+//!   `φ^I_h` (one drift and one kick, no change of coordinates; the corrector only at output),
+//!   against the same two sub-flows by hand on Jacobi arrays, target 1.3;
 //! * the corrector of order 17 and SABAC4, timed against the plain method (their cost, for
 //!   the record; target: the number of sub-flows they add).
 //!
@@ -19,7 +23,7 @@ mod common;
 use common::ratio::Report;
 use geom_core::step::{OneStep, PhaseState};
 use geomint::workbench::catalogue::canonical::{CanonicalSystem, G_SOLAR, OuterSolarSystem, SOLAR_MASSES};
-use integrators::splitting::{WisdomHolman, saba, stumpff};
+use integrators::splitting::{JacobiState, ProcessedWisdomHolman, WisdomHolman, saba, stumpff};
 use std::hint::black_box;
 
 const H: f64 = 10.0;
@@ -166,6 +170,22 @@ impl ByHand {
     }
 }
 
+/// The mapping variable by hand: Jacobi positions and velocities.
+#[derive(Clone, Copy)]
+struct JacobiArrays {
+    q: [V3; B],
+    v: [V3; B],
+}
+
+impl ByHand {
+    /// One step of the processed kernel on Jacobi arrays: `φ^K_h`, then `φ^I_h`.
+    #[inline(always)]
+    fn kernel_step(&self, s: &mut JacobiArrays, h: f64) {
+        self.drift(&mut s.q, &mut s.v, h);
+        self.kick(&s.q, &mut s.v, h);
+    }
+}
+
 fn run<M: OneStep<PhaseState<18>>>(m: &M, s: &mut PhaseState<18>, n: usize) {
     for _ in 0..n {
         m.step(black_box(s), black_box(H)).unwrap();
@@ -205,6 +225,41 @@ fn main() {
             },
         );
     }
+
+    // whfast as the workbench runs it: the processed kernel on Jacobi coordinates
+    let corrected = WisdomHolman::whfast(&model).unwrap().with_corrector(17).unwrap();
+    let processed = ProcessedWisdomHolman::new(corrected).unwrap();
+    let y0: JacobiState<3, B> = processed.to_mapping(&x0, H).unwrap();
+    let arrays = |y: &JacobiState<3, B>| JacobiArrays {
+        q: std::array::from_fn(|i| std::array::from_fn(|k| y.q[i][k])),
+        v: std::array::from_fn(|i| std::array::from_fn(|k| y.v[i][k])),
+    };
+    let (mut a, mut b) = (y0, arrays(&y0));
+    for _ in 0..1000 {
+        processed.step(&mut a, H).unwrap();
+        hand.kernel_step(&mut b, H);
+    }
+    let gap = (0..B)
+        .flat_map(|i| (0..3).map(move |k| (i, k)))
+        .map(|(i, k)| (a.q[i][k] - b.q[i][k]).abs().max((a.v[i][k] - b.v[i][k]).abs()))
+        .fold(0.0, f64::max);
+    assert!(gap <= 1e-12, "processed kernel: {gap:.2e}");
+    let (mut s1, mut s2) = (y0, arrays(&y0));
+    report.case(
+        "outer_solar_system_whfast_processed_step",
+        1.3,
+        STEPS,
+        |n| {
+            for _ in 0..n {
+                processed.step(black_box(&mut s1), black_box(H)).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hand.kernel_step(black_box(&mut s2), black_box(H));
+            }
+        },
+    );
 
     // the cost of the refinements, against the plain method
     let plain = WisdomHolman::whfast(&model).unwrap();

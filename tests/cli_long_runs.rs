@@ -166,6 +166,7 @@ fn a_run_resumed_to_2000_steps_equals_a_run_of_2000_steps() {
         ("so3-optimal-control", "del-cayley", 400),
         ("rolling-disk", "dla", 400),
         ("kepler-time", "time-midpoint", 400),
+        ("outer-solar-system", "whfast", 400),
     ] {
         let (whole, half) = (tmp.join(&format!("{problem}-whole")), tmp.join(&format!("{problem}-half")));
         let (whole_s, half_s) = (whole.display().to_string(), half.display().to_string());

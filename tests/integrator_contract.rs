@@ -39,7 +39,7 @@ use integrators::lgvi::Lgvi;
 use integrators::magnus::{AlgebraCurve, LinearMagnus, Magnus, MagnusOrder, MatrixCurve};
 use integrators::models::FreeRigidBody;
 use integrators::rkmk::{GroupState, LieVectorField, Rkmk};
-use integrators::splitting::{Harmonic, Kick, Splitting, WisdomHolman, blanes_moan_s6};
+use integrators::splitting::{Harmonic, Kick, ProcessedWisdomHolman, Splitting, WisdomHolman, blanes_moan_s6};
 use integrators::tableau;
 use integrators::variational::VariationalIntegrator;
 use integrators::verlet_composition::VerletComposition;
@@ -242,6 +242,13 @@ fn the_wisdom_holman_family_keeps_the_contract() {
     check(&WisdomHolman::saba(&model, 4).unwrap(), &x0);
     check(&WisdomHolman::sabac(&model, 4).unwrap(), &x0);
     check(&WisdomHolman::whfast_democratic(&model).unwrap(), &x0);
+    // the processed methods on their mapping variable (Jacobi, democratic heliocentric states):
+    // of order 1 as maps of that state (the processed trajectory has the method's order)
+    let whfast = ProcessedWisdomHolman::new(WisdomHolman::whfast(&model).unwrap().with_corrector(17).unwrap()).unwrap();
+    let report = check_integrator(&whfast, &whfast.to_mapping(&x0, 0.05).unwrap(), &contract());
+    println!("{:?}", report.unwrap_or_else(|e| panic!("{e}")));
+    let dh = ProcessedWisdomHolman::new(WisdomHolman::whfast_democratic(&model).unwrap()).unwrap();
+    check_integrator(&dh, &dh.to_mapping(&x0, 0.05).unwrap(), &contract()).unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]

@@ -23,7 +23,7 @@ use integrators::dop853::{Dop853, Dop853Flow, Options};
 use integrators::driver::Increment;
 use integrators::energy_preserving::{Avf, Gonzalez, ItohAbe};
 use integrators::hp::{self, HpGroup, HpIntegrator, HpLagrangian, LieState};
-use integrators::splitting::WisdomHolman;
+use integrators::splitting::{ProcessedWisdomHolman, WisdomHolman};
 use integrators::tableau;
 use integrators::verlet_composition::VerletComposition;
 use nalgebra::SMatrix;
@@ -498,25 +498,39 @@ pub const PLANETARY: &[&str] = &["wisdom-holman", "wisdom-holman-dh", "whfast", 
 /// of `integrators::splitting::CORRECTOR_ORDERS`, as WHFast's recommended setting).
 pub const WHFAST_CORRECTOR: u32 = 17;
 
+/// A method of [`PLANETARY`], as [`planetary`] builds it: on the inertial state, or processed
+/// (on its mapping variable, the corrector applied only at output).
+pub enum Planetary<const N: usize, const D: usize, const B: usize> {
+    /// A method on the inertial state `(q, p)`.
+    Inertial(Box<dyn OneStep<PhaseState<N>>>),
+    /// A method on its mapping variable in Jacobi coordinates, with the map to the inertial state
+    /// (`integrators::splitting::ProcessedWisdomHolman`).
+    Processed(ProcessedWisdomHolman<N, D, B>),
+}
+
 /// A method of [`PLANETARY`] for the gravitational N-body Hamiltonian `model` of `B` bodies in
-/// `R^D` (`N = B·D`), body 0 the central one, as a trait object: `wisdom-holman`
-/// (`WisdomHolman::whfast`), `wisdom-holman-dh` (`WisdomHolman::whfast_democratic`), `whfast`
-/// (with the corrector of order [`WHFAST_CORRECTOR`]), `saba4`, `sabac4`; an input error for any
-/// other method.
+/// `R^D` (`N = B·D`), body 0 the central one: `wisdom-holman` (`WisdomHolman::whfast`),
+/// `wisdom-holman-dh` (`WisdomHolman::whfast_democratic`), `saba4`, `sabac4` on the inertial
+/// state, and `whfast`, the Wisdom–Holman map with the corrector of order [`WHFAST_CORRECTOR`]
+/// processed as WHFast does it (Rein & Tamayo 2015): one drift and one kick per step on the
+/// mapping variable `y = φ^K_{−h/2}(C^{−1}(T(x)))`, the corrector applied only where the run is
+/// read (`ProcessedWisdomHolman::to_physical`); an input error for any other method.
 pub fn planetary<const N: usize, const D: usize, const B: usize>(
     info: &MethodInfo,
     model: &NBody<Gravity<B>, N, D>,
-) -> Result<Box<dyn OneStep<PhaseState<N>>>, WorkbenchError> {
-    Ok(match info.name {
-        "wisdom-holman" => Box::new(WisdomHolman::whfast(model).map_err(geom)?),
-        "wisdom-holman-dh" => Box::new(WisdomHolman::whfast_democratic(model).map_err(geom)?),
+) -> Result<Planetary<N, D, B>, WorkbenchError> {
+    let inertial = |m: Box<dyn OneStep<PhaseState<N>>>| Ok(Planetary::Inertial(m));
+    match info.name {
+        "wisdom-holman" => inertial(Box::new(WisdomHolman::whfast(model).map_err(geom)?)),
+        "wisdom-holman-dh" => inertial(Box::new(WisdomHolman::whfast_democratic(model).map_err(geom)?)),
         "whfast" => {
-            Box::new(WisdomHolman::whfast(model).and_then(|m| m.with_corrector(WHFAST_CORRECTOR)).map_err(geom)?)
+            let corrected = WisdomHolman::whfast(model).and_then(|m| m.with_corrector(WHFAST_CORRECTOR));
+            Ok(Planetary::Processed(corrected.and_then(ProcessedWisdomHolman::new).map_err(geom)?))
         }
-        "saba4" => Box::new(WisdomHolman::saba(model, 4).map_err(geom)?),
-        "sabac4" => Box::new(WisdomHolman::sabac(model, 4).map_err(geom)?),
-        _ => return Err(not_here(info)),
-    })
+        "saba4" => inertial(Box::new(WisdomHolman::saba(model, 4).map_err(geom)?)),
+        "sabac4" => inertial(Box::new(WisdomHolman::sabac(model, 4).map_err(geom)?)),
+        _ => Err(not_here(info)),
+    }
 }
 
 /// The canonical methods that compute their increment `Φ_h(y) − y` directly

@@ -43,4 +43,5 @@ mod splitting_schemes;
 mod user_chart;
 mod variational_equations;
 mod wisdom_holman;
+mod wisdom_holman_common;
 mod wisdom_holman_democratic;

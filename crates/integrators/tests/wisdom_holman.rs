@@ -5,6 +5,7 @@
 //! SABA_n and SABAC_n (Gauss' rule, the order conditions at first order in `ε`, `g_n`, and the
 //! error terms they remove); bad input refused with the state untouched.
 
+use crate::wisdom_holman_common::{self as common, dist, model, sci, slope, state};
 use geom_core::GeomError;
 use geom_core::function::PhaseSpaceDerivatives;
 use geom_core::pairwise::{self, Gravity, NBody};
@@ -12,70 +13,15 @@ use geom_core::step::{OneStep, PhaseState};
 use integrators::classical::StormerVerlet;
 use integrators::dop853::Dop853;
 use integrators::splitting::{
-    CORRECTOR_A1, CORRECTOR_ORDERS, JacobiState, PlanetarySystem, SymplecticCorrector, WisdomHolman, kick_moments,
-    order_defects, perturbed_order_defects, saba, sabac_corrector, strang,
+    CORRECTOR_A1, CORRECTOR_ORDERS, DemocraticHeliocentric, JacobiState, PlanetarySplit, PlanetarySystem,
+    ProcessedWisdomHolman, SymplecticCorrector, WisdomHolman, kick_moments, lie_trotter, order_defects,
+    perturbed_order_defects, saba, sabac_corrector, strang,
 };
 use nalgebra::SVector;
 
-/// A star of mass 1 and planets of masses `ε` and `0.4 ε` in space (`G = 1`): `a ≈ 1` and
-/// `a ≈ 1.8`, eccentricities ≈ 0.05 and 0.1, inclined by a few degrees (inner period ≈ 2π).
-type Model = NBody<Gravity<3>, 9, 3>;
-
-fn model(eps: f64) -> Model {
-    pairwise::gravity::<9, 3, 3>(1.0, [1.0, eps, 0.4 * eps]).unwrap()
-}
-
-fn state(eps: f64) -> PhaseState<9> {
-    let m = [1.0, eps, 0.4 * eps];
-    let x = [[0.0, 0.0, 0.0], [0.95, 0.0, 0.02], [0.0, -1.9, -0.05]];
-    let v = [[0.0, 0.0, 0.0], [0.0, 1.05, 0.03], [0.78, 0.0, 0.04]];
-    // the star moves so that the total momentum is zero
-    let mut q = SVector::<f64, 9>::zeros();
-    let mut p = SVector::<f64, 9>::zeros();
-    for i in 1..3 {
-        for k in 0..3 {
-            q[3 * i + k] = x[i][k];
-            p[3 * i + k] = m[i] * v[i][k];
-            p[k] -= m[i] * v[i][k];
-        }
-    }
-    PhaseState::new(q, p)
-}
-
-fn dist(a: &PhaseState<9>, b: &PhaseState<9>, eps: f64) -> f64 {
-    // positions, and velocities (momenta over masses) of the planets
-    let m = [1.0, eps, 0.4 * eps];
-    (0..9).map(|r| (a.q[r] - b.q[r]).abs().max((a.p[r] - b.p[r]).abs() / m[r / 3])).fold(0.0, f64::max)
-}
-
-/// `max_k |H(x_k) − H(x_0)| / |H(x_0) − H_star|` over `steps` steps of `h` (relative to the
-/// planets' part of the energy, `O(ε)`), the states written out every step.
+/// `max_k |H(x_k) − H(x_0)| / ε` from [`state`].
 fn energy_error<M: OneStep<PhaseState<9>>>(method: &M, eps: f64, h: f64, steps: usize) -> f64 {
-    let ham = model(eps);
-    let mut s = state(eps);
-    let e0 = ham.value(&s.q, &s.p);
-    let scale = eps; // |H| of the planets ∝ ε
-    let mut worst = 0.0f64;
-    for _ in 0..steps {
-        method.step(&mut s, h).unwrap();
-        worst = worst.max((ham.value(&s.q, &s.p) - e0).abs() / scale);
-    }
-    worst
-}
-
-/// `[a, b, …]` in scientific notation.
-fn sci(v: &[f64]) -> String {
-    let parts: Vec<String> = v.iter().map(|x| format!("{x:.3e}")).collect();
-    format!("[{}]", parts.join(", "))
-}
-
-fn slope(x: &[f64], y: &[f64]) -> f64 {
-    let n = x.len() as f64;
-    let (lx, ly): (Vec<f64>, Vec<f64>) = (x.iter().map(|v| v.ln()).collect(), y.iter().map(|v| v.ln()).collect());
-    let (mx, my) = (lx.iter().sum::<f64>() / n, ly.iter().sum::<f64>() / n);
-    let cov: f64 = lx.iter().zip(&ly).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let var: f64 = lx.iter().map(|a| (a - mx) * (a - mx)).sum();
-    cov / var
+    common::energy_error(method, &state(eps), eps, h, steps)
 }
 
 #[test]
@@ -402,4 +348,105 @@ fn bad_input_is_refused_and_a_failed_step_leaves_the_state_untouched() {
     let sabac = WisdomHolman::sabac(&ham, 3).unwrap();
     assert!(sabac.is_symmetric() && sabac.name().starts_with("SABA3C"));
     assert_eq!((sabac.order(), WisdomHolman::sabac(&ham, 1).unwrap().order()), (4, 2));
+}
+
+/// `n` steps of `method` from `x0` (every step corrected), and of the processed method
+/// (`P_h ∘ κ_h^n ∘ P_h^{−1}`): the largest distance of the two trajectories sampled every 50
+/// steps, the same without the post-processor (the mapping variable read as if it were the
+/// state: the negative control), and the largest energy errors of both.
+fn processed_gap<S: PlanetarySplit<3, 3>>(method: &WisdomHolman<9, 3, 3, S>, eps: f64, h: f64, n: usize) -> [f64; 4] {
+    let ham = model(eps);
+    let processed = ProcessedWisdomHolman::new(method.clone()).unwrap();
+    let x0 = state(eps);
+    let e0 = ham.value(&x0.q, &x0.p);
+    let (mut x, mut y) = (x0, processed.to_mapping(&x0, h).unwrap());
+    let [mut gap, mut raw, mut e_every, mut e_processed] = [0.0f64; 4];
+    for _ in 0..n / 50 {
+        method.step_n(&mut x, h, 50).unwrap();
+        processed.step_n(&mut y, h, 50).unwrap();
+        let out = processed.to_physical(&y, h).unwrap();
+        gap = gap.max(dist(&out, &x, eps));
+        raw = raw.max(dist(&method.system().to_inertial(&y), &x, eps));
+        e_every = e_every.max((ham.value(&x.q, &x.p) - e0).abs() / eps);
+        e_processed = e_processed.max((ham.value(&out.q, &out.p) - e0).abs() / eps);
+    }
+    [gap, raw, e_every, e_processed]
+}
+
+/// The processed methods (`ProcessedWisdomHolman`: one drift fewer per step, the corrector and
+/// the outer half drifts applied to a copy at output) compute the trajectory of the methods
+/// that correct every step: the same map conjugated by `P_h`, so the same trajectory up to
+/// round-off (the bound: 10⁴ ε_mach per inner orbit, a round-off drift of the phase), and the
+/// same energy error; the mapping variable itself is off by `O(ε h)` (and by the half drift),
+/// which the post-processor removes.
+#[test]
+fn processed_methods_are_the_every_step_methods_to_round_off() {
+    let (eps, h, n) = (1e-3, 0.05, 2000); // 16 inner orbits
+    let ham = model(eps);
+    let jacobi = [
+        WisdomHolman::whfast(&ham).unwrap().with_corrector(17).unwrap(),
+        WisdomHolman::whfast(&ham).unwrap().with_corrector(3).unwrap(),
+        WisdomHolman::whfast(&ham).unwrap(),
+        WisdomHolman::saba(&ham, 4).unwrap(),
+    ];
+    let mut rows: Vec<(String, [f64; 4])> =
+        jacobi.iter().map(|m| (OneStep::<PhaseState<9>>::name(m), processed_gap(m, eps, h, n))).collect();
+    let dh = WisdomHolman::whfast_democratic(&ham).unwrap();
+    rows.push((OneStep::<PhaseState<9>>::name(&dh), processed_gap(&dh, eps, h, n)));
+    let bound = 1e4 * f64::EPSILON * (n as f64 * h / std::f64::consts::TAU);
+    for (name, [gap, raw, e_every, e_processed]) in &rows {
+        println!(
+            "{name}: |processed − every step| = {gap:.2e} (bound {bound:.1e}), without the post-processor {raw:.2e}; \
+             energy errors {e_every:.3e} (every step), {e_processed:.3e} (processed)"
+        );
+        assert!(*gap < bound, "{name}: {gap:.2e}");
+        assert!(*raw > 1e3 * gap.max(bound * 1e-3), "{name}: the negative control {raw:.2e}");
+        assert!((e_processed / e_every - 1.0).abs() < 0.05, "{name}: {e_processed:e} vs {e_every:e}");
+    }
+}
+
+/// The processed method on its own state: the kernel is one drift of `2c h` and the inner
+/// stages; `to_physical` inverts `to_mapping` to round-off; SABAC and a kernel that does not
+/// end with its first drift are refused; a failed step, a bad `h` and non-finite input leave
+/// the state untouched, bit for bit.
+#[test]
+fn processed_method_kernel_maps_and_failures() {
+    let eps = 1e-3;
+    let ham = model(eps);
+    let p = ProcessedWisdomHolman::new(WisdomHolman::whfast(&ham).unwrap().with_corrector(17).unwrap()).unwrap();
+    assert_eq!(p.kernel(), &[(0, 1.0), (1, 1.0)]);
+    assert_eq!((OneStep::<JacobiState<3, 3>>::order(&p), OneStep::<JacobiState<3, 3>>::is_symmetric(&p)), (1, false));
+    let saba4 = ProcessedWisdomHolman::new(WisdomHolman::saba(&ham, 4).unwrap()).unwrap();
+    let stages = saba(4).unwrap().stages(2);
+    assert_eq!(saba4.kernel().len(), stages.len() - 1);
+    assert_eq!(saba4.kernel()[0], (0, 2.0 * stages[0].1));
+    let x0 = state(eps);
+    let y = p.to_mapping(&x0, 0.1).unwrap();
+    let back = p.to_physical(&y, 0.1).unwrap();
+    assert!(dist(&back, &x0, eps) < 1e-14, "{:.2e}", dist(&back, &x0, eps));
+    // refused: SABAC (outer corrector kicks), Lie–Trotter (ends with a kick)
+    assert!(ProcessedWisdomHolman::new(WisdomHolman::sabac(&ham, 4).unwrap()).is_err());
+    assert!(ProcessedWisdomHolman::new(WisdomHolman::new(&ham, lie_trotter()).unwrap()).is_err());
+    let dh = ProcessedWisdomHolman::new(WisdomHolman::whfast_democratic(&ham).unwrap()).unwrap();
+    let _: <DemocraticHeliocentric<3, 3> as PlanetarySplit<3, 3>>::State = dh.to_mapping(&x0, 0.1).unwrap();
+    // a planet on the star: the drift fails, the state is left as it was
+    let mut bad = y;
+    bad.q[1] = SVector::zeros();
+    let bits =
+        |s: &JacobiState<3, 3>| s.q.iter().chain(&s.v).flat_map(|x| x.iter().map(|w| w.to_bits())).collect::<Vec<_>>();
+    let before = bits(&bad);
+    assert!(p.step(&mut bad, 0.1).is_err() && p.step_n(&mut bad, 0.1, 3).is_err());
+    assert_eq!(bits(&bad), before);
+    assert!(p.to_physical(&bad, 0.1).is_err());
+    let mut nan = y;
+    nan.v[2][1] = f64::NAN;
+    let before = bits(&nan);
+    assert!(matches!(p.step(&mut nan, 0.1), Err(GeomError::NonFinite { .. })));
+    assert_eq!(bits(&nan), before);
+    assert!(matches!(p.to_mapping(&x0, 0.0), Err(GeomError::InvalidStep { .. })));
+    let mut on_star = x0;
+    for k in 0..3 {
+        on_star.q[3 + k] = on_star.q[k];
+    }
+    assert!(p.to_mapping(&on_star, 0.1).is_err());
 }

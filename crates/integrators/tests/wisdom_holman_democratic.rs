@@ -4,9 +4,9 @@
 //! against DOP853 at tolerance 1e-13; the energy error `∝ ε h²` and bounded; the trajectory
 //! agrees with the Jacobi one to `O(h²)`; SABA_n in these coordinates; what is refused.
 
+use crate::wisdom_holman_common::{self as common, dist, model, slope};
 use geom_core::GeomError;
 use geom_core::function::PhaseSpaceDerivatives;
-use geom_core::pairwise::{self, Gravity, NBody};
 use geom_core::step::{OneStep, PhaseState};
 use integrators::dop853::Dop853;
 use integrators::splitting::{
@@ -14,48 +14,9 @@ use integrators::splitting::{
 };
 use nalgebra::SVector;
 
-type Model = NBody<Gravity<3>, 9, 3>;
-
-/// A star of mass 1 and planets of masses `ε` and `0.4 ε` (as in `wisdom_holman.rs`).
-fn model(eps: f64) -> Model {
-    pairwise::gravity::<9, 3, 3>(1.0, [1.0, eps, 0.4 * eps]).unwrap()
-}
-
+/// The common three bodies with a moving centre of mass (its drift exercised too).
 fn state(eps: f64) -> PhaseState<9> {
-    let m = [1.0, eps, 0.4 * eps];
-    let x = [[0.0, 0.0, 0.0], [0.95, 0.0, 0.02], [0.0, -1.9, -0.05]];
-    let v = [[0.0, 0.0, 0.0], [0.0, 1.05, 0.03], [0.78, 0.0, 0.04]];
-    let mut q = SVector::<f64, 9>::zeros();
-    let mut p = SVector::<f64, 9>::zeros();
-    for i in 1..3 {
-        for k in 0..3 {
-            q[3 * i + k] = x[i][k];
-            p[3 * i + k] = m[i] * v[i][k];
-            p[k] -= m[i] * v[i][k];
-        }
-    }
-    // a centre of mass that moves, so that its drift is exercised too
-    for k in 0..3 {
-        q[k] += 0.3;
-        for i in 0..3 {
-            p[3 * i + k] += m[i] * 0.01 * (k + 1) as f64;
-        }
-    }
-    PhaseState::new(q, p)
-}
-
-fn dist(a: &PhaseState<9>, b: &PhaseState<9>, eps: f64) -> f64 {
-    let m = [1.0, eps, 0.4 * eps];
-    (0..9).map(|r| (a.q[r] - b.q[r]).abs().max((a.p[r] - b.p[r]).abs() / m[r / 3])).fold(0.0, f64::max)
-}
-
-fn slope(x: &[f64], y: &[f64]) -> f64 {
-    let n = x.len() as f64;
-    let (lx, ly): (Vec<f64>, Vec<f64>) = (x.iter().map(|v| v.ln()).collect(), y.iter().map(|v| v.ln()).collect());
-    let (mx, my) = (lx.iter().sum::<f64>() / n, ly.iter().sum::<f64>() / n);
-    let cov: f64 = lx.iter().zip(&ly).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let var: f64 = lx.iter().map(|a| (a - mx) * (a - mx)).sum();
-    cov / var
+    common::moving_state(eps)
 }
 
 /// `H_K + H_I + H_J` written out in the democratic heliocentric coordinates (module
@@ -191,17 +152,9 @@ fn order_two_against_dop853_and_close_to_the_jacobi_trajectory() {
     assert!((q - 2.0).abs() < 0.3, "{q}");
 }
 
-/// `max_k |H(x_k) − H(x_0)| / ε` over `steps` steps of `h`.
+/// `max_k |H(x_k) − H(x_0)| / ε` from [`state`].
 fn energy_error<M: OneStep<PhaseState<9>>>(method: &M, eps: f64, h: f64, steps: usize) -> f64 {
-    let ham = model(eps);
-    let mut s = state(eps);
-    let e0 = ham.value(&s.q, &s.p);
-    let mut worst = 0.0f64;
-    for _ in 0..steps {
-        method.step(&mut s, h).unwrap();
-        worst = worst.max((ham.value(&s.q, &s.p) - e0).abs() / eps);
-    }
-    worst
+    common::energy_error(method, &state(eps), eps, h, steps)
 }
 
 #[test]

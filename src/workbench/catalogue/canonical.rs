@@ -8,7 +8,7 @@ use crate::workbench::WorkbenchError;
 use crate::workbench::methods::{self, MethodInfo};
 use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation, check_state};
 use crate::workbench::run::{CompensatedRun, Observe, Run};
-use discretization::{OneStep, PhaseState};
+use discretization::PhaseState;
 use geom_core::Scalar;
 use geom_core::function::Derivatives;
 use geom_core::function::{PhaseSpaceDerivatives, ScalarFunction, Separable};
@@ -59,9 +59,16 @@ pub trait CanonicalSystem<const N: usize>: Clone + Send + Sync + 'static {
     /// Whether `H` is a gravitational N-body Hamiltonian whose first body is the central one, so
     /// that the planetary methods ([`methods::PLANETARY`]: Wisdom–Holman, WHFast, SABA) apply.
     const PLANETARY: bool = false;
-    /// A method of [`methods::PLANETARY`] for this system ([`methods::planetary`]) where
+    /// The run of a method of [`methods::PLANETARY`] for this system from `initial` with step
+    /// `h`, observed by `observe` ([`super::planetary::start`]) where
     /// [`CanonicalSystem::PLANETARY`]; an input error by default.
-    fn planetary(&self, info: &MethodInfo) -> Result<Box<dyn OneStep<PhaseState<N>>>, WorkbenchError> {
+    fn planetary(
+        &self,
+        info: &MethodInfo,
+        _initial: PhaseState<N>,
+        _h: f64,
+        _observe: Canonical<Self, N>,
+    ) -> Result<Box<dyn Simulation>, WorkbenchError> {
         Err(WorkbenchError::Input(format!(
             "method '{}' applies to the N-body problems only, not to '{}'",
             info.name,
@@ -143,11 +150,10 @@ impl<P: CanonicalSystem<N>, const N: usize> Problem for Canonical<P, N> {
             .collect()
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        let m = if methods::PLANETARY.contains(&method.name) {
-            self.0.planetary(method)?
-        } else {
-            methods::canonical(method, self.0.hamiltonian())?
-        };
+        if methods::PLANETARY.contains(&method.name) {
+            return self.0.planetary(method, self.initial(), h, self.clone());
+        }
+        let m = methods::canonical(method, self.0.hamiltonian())?;
         Ok(Box::new(Run::new(m, self.initial(), h, self.clone())?))
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
@@ -466,8 +472,14 @@ impl CanonicalSystem<18> for OuterSolarSystem {
     }
     /// The Sun first: the planetary methods apply.
     const PLANETARY: bool = true;
-    fn planetary(&self, info: &MethodInfo) -> Result<Box<dyn OneStep<PhaseState<18>>>, WorkbenchError> {
-        methods::planetary(info, &SOLAR_HAMILTONIAN)
+    fn planetary(
+        &self,
+        info: &MethodInfo,
+        initial: PhaseState<18>,
+        h: f64,
+        observe: Canonical<Self, 18>,
+    ) -> Result<Box<dyn Simulation>, WorkbenchError> {
+        super::planetary::start(info, &SOLAR_HAMILTONIAN, initial, h, observe)
     }
     fn initial(&self) -> PhaseState<18> {
         let q = SVector::<f64, 18>::from_fn(|k, _| SOLAR_POSITIONS[k / 3][k % 3]);

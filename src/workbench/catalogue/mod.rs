@@ -7,6 +7,7 @@ pub mod lie;
 pub mod lie_system;
 pub mod nbody;
 pub mod nonholonomic;
+pub mod planetary;
 pub mod system;
 pub mod time_dependent;
 

@@ -38,11 +38,12 @@
 //! with an energy error `O(ε h²)`. Unlike Jacobi coordinates, the split does not depend on
 //! the order of the planets.
 
+use super::bodies::{self, all_finite, drift_planets, flat, rows};
 use super::kepler_drift::KeplerDrift;
 use super::planetary_split::PlanetarySplit;
 use geom_core::GeomError;
 use geom_core::pairwise::{Gravity, NBody};
-use geom_core::step::PhaseState;
+use geom_core::step::{FlatState, PhaseState};
 use nalgebra::SVector;
 
 /// A planetary system in democratic heliocentric coordinates: `q[0]`, `v[0]` the centre of mass
@@ -54,6 +55,21 @@ pub struct HeliocentricState<const D: usize, const B: usize> {
     pub q: [SVector<f64, D>; B],
     /// `u_0 = P_0/M` and the barycentric velocities `u_i = P_i/m_i`.
     pub v: [SVector<f64, D>; B],
+}
+
+/// The words `Q_0 … Q_{B−1}, u_0 … u_{B−1}` (`2·B·D`): a checkpoint of a run on democratic
+/// heliocentric coordinates ([`super::ProcessedWisdomHolman`]).
+impl<const D: usize, const B: usize> FlatState for HeliocentricState<D, B> {
+    const WORDS: usize = 2 * B * D;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        bodies::write_words(&self.q, &self.v, out);
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        bodies::read_words(words).map(|(q, v)| Self { q, v })
+    }
+    fn words_finite(&self) -> bool {
+        all_finite(&self.q, &self.v)
+    }
 }
 
 /// The split Hamiltonian `H = H_K + (H_I + H_J)` of `B` gravitating bodies in `R^D` in
@@ -122,13 +138,7 @@ impl<const D: usize, const B: usize> DemocraticHeliocentric<D, B> {
     /// then be partly advanced: callers work on a copy).
     #[inline]
     pub fn drift(&self, s: &mut HeliocentricState<D, B>, t: f64) -> Result<(), GeomError> {
-        s.q[0] += s.v[0] * t;
-        for i in 1..B {
-            let mut orbit = PhaseState::new(s.q[i], s.v[i]);
-            self.kepler.advance(&mut orbit, t)?;
-            (s.q[i], s.v[i]) = (orbit.q, orbit.p);
-        }
-        Ok(())
+        drift_planets(&mut s.q, &mut s.v, t, |_| self.kepler)
     }
 
     /// The flow of `H_I` for time `t`: `u_i ← u_i + t Σ_{j≥1, j≠i} G m_j (Q_j − Q_i)/|Q_j − Q_i|³`.
@@ -170,17 +180,19 @@ impl<const D: usize, const B: usize> PlanetarySplit<D, B> for DemocraticHeliocen
 
     #[inline]
     fn to_split<const N: usize>(&self, s: &PhaseState<N>) -> HeliocentricState<D, B> {
-        let x: [SVector<f64, D>; B] = std::array::from_fn(|i| SVector::from_fn(|k, _| s.q[D * i + k]));
+        let x: [SVector<f64, D>; B] = rows(&s.q, |_| 1.0);
+        let p: [SVector<f64, D>; B] = rows(&s.p, |_| 1.0);
+        let u: [SVector<f64, D>; B] = rows(&s.p, |i| self.masses[i]);
         let (mut r, mut p0) = (SVector::<f64, D>::zeros(), SVector::<f64, D>::zeros());
-        for (i, xi) in x.iter().enumerate() {
-            r += xi * self.masses[i];
-            p0 += SVector::<f64, D>::from_fn(|k, _| s.p[D * i + k]);
+        for i in 0..B {
+            r += x[i] * self.masses[i];
+            p0 += p[i];
         }
         let u0 = p0 / self.total;
         let mut out = HeliocentricState { q: [r / self.total; B], v: [u0; B] };
         for i in 1..B {
             out.q[i] = x[i] - x[0];
-            out.v[i] = SVector::from_fn(|k, _| s.p[D * i + k] / self.masses[i]) - u0;
+            out.v[i] = u[i] - u0;
         }
         out
     }
@@ -192,9 +204,10 @@ impl<const D: usize, const B: usize> PlanetarySplit<D, B> for DemocraticHeliocen
             x0 -= s.q[i] * (self.masses[i] / self.total);
             p0 -= s.v[i] * self.masses[i];
         }
-        let x = |i: usize| if i == 0 { x0 } else { s.q[i] + x0 };
-        let p = |i: usize| if i == 0 { p0 } else { (s.v[i] + s.v[0]) * self.masses[i] };
-        PhaseState::new(SVector::from_fn(|r, _| x(r / D)[r % D]), SVector::from_fn(|r, _| p(r / D)[r % D]))
+        let x: [SVector<f64, D>; B] = std::array::from_fn(|i| if i == 0 { x0 } else { s.q[i] + x0 });
+        let p: [SVector<f64, D>; B] =
+            std::array::from_fn(|i| if i == 0 { p0 } else { (s.v[i] + s.v[0]) * self.masses[i] });
+        PhaseState::new(flat(&x, |_| 1.0), flat(&p, |_| 1.0))
     }
 
     #[inline(always)]

@@ -25,7 +25,9 @@
 //! `n = 5`, `s ← s − 5F / (F' + √|16 F'² − 20 F F''|)` (Conway, *An improved algorithm due to
 //! Laguerre for the solution of Kepler's equation*, Celest. Mech. 39, 1986), kept inside the
 //! bracket (a step that leaves it is replaced by bisection, or by doubling while the bracket
-//! is unbounded), from `s = t/r_0 − η_0 t²/(2 r_0³)` on a short stretch of orbit (a step of a
+//! is unbounded; on a short stretch the a priori bound, which costs two square roots and three
+//! divisions, is computed only at the first step that needs it: the values of `F` already
+//! bracket the root), from `s = t/r_0 − η_0 t²/(2 r_0³)` on a short stretch of orbit (a step of a
 //! planetary integration), else from the root of Barker's (parabolic) equation where the orbit
 //! is parabola-like, else the starting value of the eccentric anomaly `E = M + 0.85 e sgn(sin M)`
 //! (Danby 1988, §6.6) on an ellipse and `H = asinh(M/e)` on a hyperbola. It stops when the
@@ -123,14 +125,17 @@ impl KeplerDrift {
         let eta = q0.dot(&p0);
         let beta = 2.0 * mu / r0 - v2;
         let zeta = mu - beta * r0;
-        let l2 = (r0 * r0 * v2 - eta * eta).max(0.0);
-        let ecc = (1.0 - beta * l2 / (mu * mu)).max(0.0).sqrt();
-        let r_peri = l2 / (mu * (1.0 + ecc));
+        // the eccentricity and the pericentre distance (for the bracket and the starting values
+        // of long stretches), computed only where needed
+        let conic = || {
+            let l2 = (r0 * r0 * v2 - eta * eta).max(0.0);
+            let ecc = (1.0 - beta * l2 / (mu * mu)).max(0.0).sqrt();
+            (ecc, l2 / (mu * (1.0 + ecc)))
+        };
 
-        // reduce t modulo the period of an ellipse, and bracket s
+        // reduce t modulo the period of an ellipse (|t| > P/2 ⇔ t² β³ > (π μ)²)
         let mut t = t;
-        let mut s_max = f64::INFINITY;
-        if beta > 0.0 {
+        if beta > 0.0 && t * t * (beta * beta * beta) > (0.5 * TAU * mu) * (0.5 * TAU * mu) {
             let period = TAU * mu / (beta * beta.sqrt());
             if t.abs() > 0.5 * period {
                 t %= period;
@@ -143,15 +148,38 @@ impl KeplerDrift {
                     return Ok(KeplerSolve { iterations: 0, time_error: 0.0 });
                 }
             }
-            s_max = TAU / beta.sqrt();
         }
-        // moving away from the centre on an open orbit, r ≥ r_0 from now on
-        let receding = beta <= 0.0 && eta * t >= 0.0;
-        let bound = (t.abs() / if receding { r0 } else { r_peri }).min(s_max);
-        let (mut lo, mut hi) = if t > 0.0 { (0.0, bound) } else { (-bound, 0.0) };
-        let mut s = starting_value(mu, r0, eta, beta, zeta, ecc, t);
+        // the a priori bracket of s (module documentation): taken at the start of a long
+        // stretch, else at the first iteration that needs it (a starting value or a Laguerre
+        // step outside the bracket of the values of F seen so far, or beyond 2|t|/r_0)
+        let bound = || {
+            let s_max = if beta > 0.0 { TAU / beta.sqrt() } else { f64::INFINITY };
+            // moving away from the centre on an open orbit, r ≥ r_0 from now on
+            let receding = beta <= 0.0 && eta * t >= 0.0;
+            (t.abs() / if receding { r0 } else { conic().1 }).min(s_max)
+        };
+        let bounded = |lo: f64, hi: f64| {
+            let b = bound();
+            if t > 0.0 { (lo, hi.min(b)) } else { (lo.max(-b), hi) }
+        };
+        let (mut lo, mut hi) = if t > 0.0 { (0.0, f64::INFINITY) } else { (f64::NEG_INFINITY, 0.0) };
+        let x = t / r0;
+        let mut a_priori = false;
+        let mut s = if x * x * (mu / r0).max(beta.abs()) <= 1e-2 {
+            short_stretch(x, eta, r0)
+        } else {
+            (lo, hi) = bounded(lo, hi);
+            a_priori = true;
+            starting_value(mu, r0, eta, beta, zeta, conic().0, t)
+        };
         if !(s > lo && s < hi) {
-            s = if bound.is_finite() { 0.5 * (lo + hi) } else { t / r0 };
+            if !a_priori {
+                (lo, hi) = bounded(lo, hi);
+                a_priori = true;
+            }
+            if !(s > lo && s < hi) {
+                s = if lo.is_finite() && hi.is_finite() { 0.5 * (lo + hi) } else { t / r0 };
+            }
         }
 
         let mut iterations = 0;
@@ -184,17 +212,26 @@ impl KeplerDrift {
                     break (g1, g2, fp, noise.max(f.abs()));
                 }
             }
-            if hi - lo <= 4.0 * f64::EPSILON * lo.abs().max(hi.abs()) {
+            // (an open bracket, before the a priori bound is taken, is not a stopping test)
+            if (a_priori || hi.is_finite() && lo.is_finite()) && hi - lo <= 4.0 * f64::EPSILON * lo.abs().max(hi.abs())
+            {
                 break (g1, g2, fp, noise.max(f.abs()));
             }
             if iterations >= MAX_ITERATIONS {
                 return Err(GeomError::NotConverged { iterations, residual: f.abs(), step: step.abs() });
             }
             // Laguerre's step if it stays in the bracket and |F| has at least halved since the
-            // previous iteration; else bisection (or doubling while the bracket is unbounded)
+            // previous iteration; else bisection (or doubling while the bracket is unbounded),
+            // within the a priori bracket
             let next = s - step;
             let progress = f.abs() <= 0.5 * previous;
             previous = if f.is_nan() { f64::INFINITY } else { f.abs() };
+            // (on a short stretch s stays near t/r_0: a step beyond 2|t|/r_0 takes the bound too,
+            // else a huge s would loosen the stopping test 4ε|s|)
+            if !(a_priori || next > lo && next < hi && progress && next.abs() <= 2.0 * x.abs()) {
+                (lo, hi) = bounded(lo, hi);
+                a_priori = true;
+            }
             s = if next > lo && next < hi && progress {
                 next
             } else if hi.is_infinite() {
@@ -221,9 +258,15 @@ impl KeplerDrift {
     }
 }
 
-/// The starting value of `s`. On a short stretch of orbit, `(t/r_0)² max(μ/r_0, |β|) ≤ 10⁻²`
-/// (a small fraction of a radian of the orbit: the steps of a planetary integration), the
-/// Taylor expansion `s = t/r_0 − η_0 t²/(2 r_0³) + O(t³)` of `ds/dt = 1/r`. Else the root `s_p`
+/// The starting value of `s` on a short stretch of orbit, `(t/r_0)² max(μ/r_0, |β|) ≤ 10⁻²`
+/// (a small fraction of a radian of the orbit: the steps of a planetary integration): the
+/// Taylor expansion `s = t/r_0 − η_0 t²/(2 r_0³) + O(t³)` of `ds/dt = 1/r`, `x = t/r_0`.
+#[inline(always)]
+fn short_stretch(x: f64, eta: f64, r0: f64) -> f64 {
+    x * (1.0 - 0.5 * x * eta / r0)
+}
+
+/// The starting value of `s` on a longer stretch ([`short_stretch`] otherwise): the root `s_p`
 /// of the parabolic (`β = 0`) equation `μ s³/6 + η_0 s²/2 + r_0 s = t` (Barker's equation, by
 /// Cardano: with `s = y − η_0/μ` it is
 /// `μ y³/6 + (L²/2μ) y + η_0³/(3μ²) − r_0 η_0/μ − t = 0`, increasing in `y`), kept when
@@ -231,10 +274,6 @@ impl KeplerDrift {
 /// `E_1 = M_1 + 0.85 e sgn(sin M_1)` on an ellipse, the hyperbolic anomaly `H_1 = asinh(M_1/e)`
 /// on a hyperbola (`M_1 = M_0 + n t`, `s = (E_1 − E_0)/√β` or `(H_1 − H_0)/√−β`).
 fn starting_value(mu: f64, r0: f64, eta: f64, beta: f64, zeta: f64, ecc: f64, t: f64) -> f64 {
-    let x = t / r0;
-    if x * x * (mu / r0).max(beta.abs()) <= 1e-2 {
-        return x * (1.0 - 0.5 * x * eta / r0);
-    }
     let k = eta / mu;
     let half_latus = (r0 - 0.5 * eta * k).max(0.0); // L²/(2μ) at β = 0
     // y³ + 3a y + 2b = 0

@@ -30,8 +30,10 @@
 //!   Levison & Lee 1998), [`PlanetarySplit`] (what both provide), [`WisdomHolman`] (the
 //!   Wisdom–Holman map, SABA_n and SABAC_n of Laskar & Robutel
 //!   ([`saba()`], [`perturbed_order_defects`]), the symplectic correctors of Wisdom, Holman &
-//!   Touma ([`SymplecticCorrector`])).
+//!   Touma ([`SymplecticCorrector`])), and [`ProcessedWisdomHolman`], the same on its mapping
+//!   variable with the corrector applied only at output (WHFast's way).
 
+mod bodies;
 mod composed_flow;
 mod democratic;
 mod exact_flow;
@@ -42,6 +44,7 @@ mod kick_drift;
 mod order_conditions;
 mod planetary;
 mod planetary_split;
+mod processed;
 mod saba;
 mod schemes;
 mod stumpff;
@@ -58,6 +61,7 @@ pub use kick_drift::{Drift, Kick};
 pub use order_conditions::{bba_coefficient, order_defects, perturbed_order_defects};
 pub use planetary::{JacobiState, PlanetarySystem};
 pub use planetary_split::PlanetarySplit;
+pub use processed::ProcessedWisdomHolman;
 pub use saba::{SABA_MAX, saba, sabac_corrector};
 pub use schemes::{
     ORDER_TOLERANCE, SchemeError, SplittingScheme, all_schemes, blanes_moan_s6, blanes_moan_s10, lie_trotter,

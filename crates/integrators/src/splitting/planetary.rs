@@ -29,12 +29,13 @@
 //!   and, for the pair `(i, j)` at distance `r` in the direction `n`,
 //!   `(M^{−1}∇²V u)_i = Σ_j (G m_j / r³)(I − 3 n nᵀ)(u_i − u_j)`.
 
+use super::bodies::{self, all_finite, drift_planets, flat, rows};
 use super::jacobi::JacobiMasses;
 use super::kepler_drift::KeplerDrift;
 use super::planetary_split::PlanetarySplit;
 use geom_core::GeomError;
 use geom_core::pairwise::{Gravity, NBody};
-use geom_core::step::PhaseState;
+use geom_core::step::{FlatState, PhaseState};
 use nalgebra::SVector;
 
 /// A planetary system in Jacobi coordinates: `q[0]`, `v[0]` the centre of mass and its
@@ -46,6 +47,21 @@ pub struct JacobiState<const D: usize, const B: usize> {
     pub q: [SVector<f64, D>; B],
     /// Jacobi velocities `v'_i = p'_i / m'_i`.
     pub v: [SVector<f64, D>; B],
+}
+
+/// The words `q'_0 … q'_{B−1}, v'_0 … v'_{B−1}` (`2·B·D`): a checkpoint of a run on Jacobi
+/// coordinates ([`super::ProcessedWisdomHolman`]).
+impl<const D: usize, const B: usize> FlatState for JacobiState<D, B> {
+    const WORDS: usize = 2 * B * D;
+    fn write_words(&self, out: &mut Vec<f64>) {
+        bodies::write_words(&self.q, &self.v, out);
+    }
+    fn read_words(words: &[f64]) -> Option<Self> {
+        bodies::read_words(words).map(|(q, v)| Self { q, v })
+    }
+    fn words_finite(&self) -> bool {
+        all_finite(&self.q, &self.v)
+    }
 }
 
 /// The split Hamiltonian `H = H_K + H_I` of `B` gravitating bodies in `R^D` (module
@@ -103,8 +119,7 @@ impl<const D: usize, const B: usize> PlanetarySystem<D, B> {
     #[inline]
     pub fn to_jacobi<const N: usize>(&self, s: &PhaseState<N>) -> JacobiState<D, B> {
         let m = self.masses.masses();
-        let x = std::array::from_fn(|i| SVector::from_fn(|k, _| s.q[D * i + k]));
-        let v = std::array::from_fn(|i| SVector::from_fn(|k, _| s.p[D * i + k] / m[i]));
+        let (x, v) = (rows(&s.q, |_| 1.0), rows(&s.p, |i| m[i]));
         JacobiState { q: self.masses.to_jacobi(&x), v: self.masses.to_jacobi(&v) }
     }
 
@@ -113,7 +128,7 @@ impl<const D: usize, const B: usize> PlanetarySystem<D, B> {
     pub fn to_inertial<const N: usize>(&self, s: &JacobiState<D, B>) -> PhaseState<N> {
         let m = self.masses.masses();
         let (x, v) = (self.masses.to_inertial(&s.q), self.masses.to_inertial(&s.v));
-        PhaseState::new(SVector::from_fn(|r, _| x[r / D][r % D]), SVector::from_fn(|r, _| v[r / D][r % D] * m[r / D]))
+        PhaseState::new(flat(&x, |_| 1.0), flat(&v, |i| m[i]))
     }
 
     /// The flow of `H_K` for time `t`: the centre of mass moves by `t v'_0`, planet `i` on its
@@ -121,13 +136,7 @@ impl<const D: usize, const B: usize> PlanetarySystem<D, B> {
     /// then be partly advanced: callers work on a copy).
     #[inline]
     pub fn drift(&self, s: &mut JacobiState<D, B>, t: f64) -> Result<(), GeomError> {
-        s.q[0] += s.v[0] * t;
-        for i in 1..B {
-            let mut orbit = PhaseState::new(s.q[i], s.v[i]);
-            self.kepler[i].advance(&mut orbit, t)?;
-            (s.q[i], s.v[i]) = (orbit.q, orbit.p);
-        }
-        Ok(())
+        drift_planets(&mut s.q, &mut s.v, t, |i| self.kepler[i])
     }
 
     /// The inertial accelerations of the pair forces `a_i = Σ_j G m_j (x_j − x_i)/|x_j − x_i|³`

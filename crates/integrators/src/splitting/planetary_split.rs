@@ -13,7 +13,7 @@
 //!   term `|Σ P_i|²/(2 m_0)`, and its flow is the symmetric composition of their exact flows.
 
 use geom_core::GeomError;
-use geom_core::step::PhaseState;
+use geom_core::step::{FlatState, PhaseState};
 
 /// A planetary system of `B` bodies in `R^D` (body 0 the central one) split as
 /// `H = H_K + H_I` in some canonical coordinates, with the flows of the pieces.
@@ -25,8 +25,9 @@ use geom_core::step::PhaseState;
 /// [`PlanetarySplit::CORRECTOR_KICK`], [`PlanetarySplit::corrector_kick`] is the exact flow of
 /// `{{H_K, H_I}, H_I}`. No allocation in any of them.
 pub trait PlanetarySplit<const D: usize, const B: usize>: Clone + std::fmt::Debug + Send + Sync {
-    /// The state in the split's coordinates.
-    type State: Copy + std::fmt::Debug;
+    /// The state in the split's coordinates, written as words for checkpoints
+    /// ([`FlatState`]: `words_finite` without allocation).
+    type State: Copy + std::fmt::Debug + FlatState + Send + Sync;
     /// The coordinates' name, e.g. `"Jacobi coordinates"`.
     const COORDINATES: &'static str;
     /// Whether the flow of `{{H_K, H_I}, H_I}` is a kick ([`PlanetarySplit::corrector_kick`]):

@@ -192,11 +192,15 @@ impl<const N: usize, const D: usize, const B: usize, S: PlanetarySplit<D, B>> Wi
     pub fn sabac_coefficient(&self) -> Option<f64> {
         self.sabac
     }
+    /// The kernel's stages `(k, c)` (`k = 0` the drift, `1` the kick, for `c h`).
+    pub fn stages(&self) -> &[(usize, f64)] {
+        &self.stages
+    }
 
     /// The stages `(k, c)` on the split's coordinates: `k = 0` the drift, `1` the kick, both
     /// for `c h`.
     #[inline(always)]
-    fn run(&self, s: &mut S::State, stages: &[(usize, f64)], h: f64) -> Result<(), GeomError> {
+    pub(crate) fn run(&self, s: &mut S::State, stages: &[(usize, f64)], h: f64) -> Result<(), GeomError> {
         for &(part, c) in stages {
             if part == 0 {
                 self.system.drift(s, c * h)?;
