@@ -160,6 +160,32 @@ fn optional_steps(steps: Option<i64>) -> PyResult<Option<usize>> {
     }
 }
 
+/// `ValueError` unless `path` is a regular file (after symlinks): a FIFO would block the read
+/// forever and a device (`/dev/zero`) never ends. A path that cannot be examined is left to the
+/// reader, which reports it.
+fn regular_file(path: &std::path::Path) -> PyResult<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(PyValueError::new_err(format!(
+            "{} is not a regular file (a FIFO, device or directory)",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// `MemoryError` unless `rows × cols` floats can be allocated twice (the result and its copy
+/// into numpy), so that a huge count fails before anything is allocated instead of aborting
+/// the interpreter when the allocation fails.
+fn fits_in_memory(what: &str, rows: usize, cols: usize) -> PyResult<()> {
+    let total = rows.checked_mul(cols).and_then(|n| n.checked_mul(2));
+    let ok = total.is_some_and(|n| Vec::<f64>::new().try_reserve_exact(n).is_ok());
+    if ok {
+        Ok(())
+    } else {
+        Err(PyMemoryError::new_err(format!("{what}: {rows} × {cols} values do not fit in memory")))
+    }
+}
+
 fn optional_count(what: &str, n: Option<i64>) -> PyResult<Option<usize>> {
     match n {
         Some(k) if k < 1 => Err(PyValueError::new_err(format!("{what} must be at least 1, got {k}"))),
@@ -374,6 +400,7 @@ fn nbody(
 #[pyo3(signature = (path, G=1.0))]
 #[allow(non_snake_case)]
 fn nbody_file(py: Python<'_>, path: std::path::PathBuf, G: f64) -> PyResult<PySystem> {
+    regular_file(&path)?;
     let bodies = Bodies::read(&path, G).map_err(to_py)?;
     let (b, d) = (bodies.masses().len(), bodies.dim());
     let m = (bodies.masses().to_vec(), vec![b]);
@@ -465,6 +492,7 @@ fn _callback_hamiltonian(
 /// `group` (see [`lie_system`]).
 #[pyfunction]
 fn system_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<PySystem> {
+    regular_file(&path)?;
     let origin = format!("system file {}", path.display());
     let text = std::fs::read_to_string(&path)
         .map_err(|e| to_py(WorkbenchError::Input(format!("{origin}: cannot read it: {e}"))))?;
@@ -754,6 +782,7 @@ fn perturbed_states<'py>(
     let members = optional_count("members", Some(members))?.unwrap_or(0);
     let state = state.as_ref().map(values);
     let sys = system.get();
+    fits_in_memory("perturbed_states", members, sys.problem().state_labels().len())?;
     let states = engine::perturbed_states(&sys.system, members, eps, seed, state.as_ref().map(|s| s.0.as_slice()))
         .map_err(to_py)?;
     matrix(py, states, members, sys.problem().state_labels().len())

@@ -428,6 +428,26 @@ fn gnomonic<S: Scalar>(x0: &Vector3<f64>, u: &Vector2<S>) -> Vector3<S> {
     y / y.norm()
 }
 
+/// [`gnomonic`] for the anchor and the structure functions of [`SpherePair`]'s algebroid, checked:
+/// [`GeomError::NonFinite`] for a non-finite `x_0` or `u`, [`GeomError::OutsideDomain`] for
+/// `|u|_∞ > 1e8`. In `y = x_0 + E u` the component along `x_0` (of size 1) keeps a relative
+/// accuracy of about `ε |u|`, and with it `x · x_0 = 1/|y|`, by which the anchor divides twice:
+/// beyond `|u| = 1e8 ≈ ε^{-1/2}` fewer than half the digits are left, beyond `|u| ≈ 1/ε` none
+/// (`x` is then computed on the equator of `x_0`, the chart's boundary, and the anchor divides
+/// by zero), and beyond `1e154` `|y|` overflows.
+fn gnomonic_checked<S: Scalar>(x0: &Vector3<f64>, u: &Vector2<S>) -> Result<Vector3<S>> {
+    if !(x0.iter().all(|v| v.is_finite()) && u.iter().all(|v| v.re().is_finite())) {
+        return Err(GeomError::NonFinite { what: "gnomonic chart of S^2 (base point or coordinates)" });
+    }
+    if u.iter().any(|v| v.re().abs() > 1e8) {
+        return Err(GeomError::OutsideDomain {
+            map: "gnomonic chart of S^2",
+            reason: "|u| > 1e8: x0 + E u has lost the digits of x0 (the chart's numerical domain)",
+        });
+    }
+    Ok(gnomonic(x0, u))
+}
+
 /// The inverse `u = Eᵀ x/(x · x_0)` of [`gnomonic`]; [`GeomError::OutsideDomain`] unless
 /// `x · x_0 > 0`.
 fn gnomonic_inv<S: Scalar>(x0: &Vector3<f64>, x: &Vector3<S>) -> Result<Vector2<S>> {
@@ -476,18 +496,23 @@ impl LieAlgebroid<2, 2> for SpherePair {
     fn base_chart_inv<S: Scalar>(&self, x0: &Vector3<f64>, x: &Vector3<S>) -> Result<Vector2<S>> {
         gnomonic_inv(x0, x)
     }
-    /// Column `a`: the gnomonic coordinates of `E_a(x)` at `x = φ_{x_0}(u)`.
+    /// Column `a`: the gnomonic coordinates of `E_a(x)` at `x = φ_{x_0}(u)`. Errors:
+    /// [`GeomError::NonFinite`] for a non-finite `x_0` or `u`; [`GeomError::OutsideDomain`]
+    /// for `|u|_∞ > 1e8`, where `x_0 + E u` has lost the digits of `x_0` (at `|u| ≈ 1/ε` the
+    /// point falls on the chart's boundary and the anchor divides by zero; at `1e300` it
+    /// overflows).
     fn anchor<S: Scalar>(&self, x0: &Vector3<f64>, u: &Vector2<S>) -> Result<SMatrix<S, 2, 2>> {
-        let x = gnomonic(x0, u);
+        let x = gnomonic_checked(x0, u)?;
         let (f1, f2) = SpherePair::frame(&x);
         let mut rho = SMatrix::<S, 2, 2>::zeros();
         rho.set_column(0, &gnomonic_tangent(x0, &x, &f1));
         rho.set_column(1, &gnomonic_tangent(x0, &x, &f2));
         Ok(rho)
     }
-    /// `C^1_12 = −C^1_21 = −x_k/|k × x|` at `x = φ_{x_0}(u)`, all other components `0`.
+    /// `C^1_12 = −C^1_21 = −x_k/|k × x|` at `x = φ_{x_0}(u)`, all other components `0`; the
+    /// errors of [`LieAlgebroid::anchor`] for a non-finite `x_0`, `u` or `|u|_∞ > 1e8`.
     fn structure<S: Scalar>(&self, x0: &Vector3<f64>, u: &Vector2<S>) -> Result<StructureFunctions<S, 2>> {
-        let x = gnomonic(x0, u);
+        let x = gnomonic_checked(x0, u)?;
         let k = SpherePair::frame_axis(&x);
         let (i, j) = ((k + 1) % 3, (k + 2) % 3);
         let cot = x[k] / (x[i] * x[i] + x[j] * x[j]).sqrt();

@@ -38,7 +38,9 @@
 //! see `examples/so3_optimal_control.rs`). Where the solution is not isolated, `DE` is singular:
 //! every straight roll of the plate-ball system solves its BVP with the multipliers
 //! `λ_k ≡ c·(rolling axis)` for every `c`, so `DE` has the null vector `(0, axis)` there
-//! (a guess on such a solution is accepted with 0 iterations; a guess near one gives huge steps).
+//! (a guess on such a solution is accepted with 0 iterations; a guess near one gives huge steps:
+//! [`Shooting::solve`] then restarts with the minimum-norm steps of robust shooting, below, and
+//! returns a member of the family with its gauge directions, [`BvpSolution::gauge`]).
 //! Short nonholonomic maneuvers are ill-conditioned for the same reason (the multipliers act on the
 //! path only through the rotation of the rolling axis; `σ_min(DE) ~ 1e-7` for a plate-ball run
 //! over `t = 1`, `~ 0.2` over `t = 6`).
@@ -76,7 +78,7 @@ mod lm;
 mod options;
 
 use block::BlockBidiagonal;
-use lm::{Blocks, DenseSvd, levenberg_marquardt};
+use lm::{Blocks, DenseSvd, Linearization, levenberg_marquardt};
 use num_dual::DualSVec64;
 pub use options::{BvpError, MAX_DENSE_UNKNOWNS, ShootingOptions};
 
@@ -90,8 +92,14 @@ pub struct BvpSolution<E, const K: usize, const M: usize> {
     pub iterates: Vec<SVector<f64, M>>,
     /// `|E(u_j)|_∞` at those iterates.
     pub residuals: Vec<f64>,
-    /// The outer Newton report.
+    /// The outer Newton report (after the minimum-norm fallback of [`Shooting::solve`]: its
+    /// accepted steps, final residual and `criterion = Residual`).
     pub report: NewtonReport,
+    /// Orthonormal null directions of `DE` at the solution (right singular vectors with
+    /// `σ_i <= 1e-9 σ_max`, the default [`ShootingOptions::rank_rtol`]) in the coordinates
+    /// `u = (ξ_1, λ_1)`: the gauge freedom of a solution that is a member of a continuous family
+    /// (as [`RobustSolution::gauge`]). Empty for an isolated solution.
+    pub gauge: Vec<DVector<f64>>,
 }
 
 /// Shooting for the fixed-endpoint problem of a [`ConstrainedFlow`] over `n` steps (module
@@ -154,11 +162,22 @@ impl<Gd, L, C, const M: usize> Shooting<Gd, L, C, M> {
         Ok((residual, jacobian))
     }
 
-    /// Solve the boundary-value problem from the guess `(ξ_1, λ_1)` by bare Newton. Errors: outer
-    /// Newton failures ([`GeomError::NotConverged`], [`GeomError::SingularMatrix`]), a trajectory
-    /// of `n` arrows that cannot be allocated ([`GeomError::InvalidParameter`]) and any error of
-    /// [`Shooting::residual`]. Where the solution is not isolated or the guess is far, use
-    /// [`Shooting::solve_robust`] or [`MultipleShooting`].
+    /// Solve the boundary-value problem from the guess `(ξ_1, λ_1)` by Newton, with a
+    /// minimum-norm fallback for degenerate problems. Newton (exact `DE`, LU) runs first; where
+    /// it stops with [`GeomError::NotConverged`] or [`GeomError::SingularMatrix`] — as it does
+    /// where the solutions form a continuous family (a gauge symmetry: `DE` is singular on the
+    /// family and nearly so near it, so Newton's steps along the null direction blow up) — the
+    /// solve restarts from the guess with the minimum-norm steps of [`Shooting::solve_robust`]
+    /// (Levenberg–Marquardt with the truncated-SVD pseudo-inverse, [`ShootingOptions::default`]
+    /// with this solver's residual tolerance): they have no component along the numerical null
+    /// space, so the gauge is fixed at the guess's value as in [`MultipleShooting`], and the
+    /// result is a member of the family. [`BvpSolution::gauge`] reports the null directions of
+    /// `DE` at the returned solution either way (one more evaluation of `DE`).
+    ///
+    /// Errors: the Newton error when the fallback does not converge either (a guess outside
+    /// both basins: [`MultipleShooting`] or [`Shooting::solve_continuation`] may reach it), a
+    /// trajectory of `n` arrows that cannot be allocated ([`GeomError::InvalidParameter`]) and
+    /// any other error of [`Shooting::residual`].
     pub fn solve<const R: usize, const K: usize>(
         &self,
         target: &Arrow<Gd, R>,
@@ -181,7 +200,7 @@ impl<Gd, L, C, const M: usize> Shooting<Gd, L, C, M> {
                 residuals.push(e.amax());
             }
         };
-        let (u, report) = solve_m(
+        let newton = solve_m(
             |u: &SVector<f64, M>, jac: Option<&mut SMatrix<f64, M, M>>| {
                 let e = self.evaluate(target, u, &mut trajectory, jac)?;
                 record(u, &e);
@@ -189,11 +208,44 @@ impl<Gd, L, C, const M: usize> Shooting<Gd, L, C, M> {
             },
             &u0,
             &self.newton,
-        )?;
-        // the step test returns x_{k+1} without evaluating it: evaluate the final trajectory
-        let e = self.evaluate(target, &u, &mut trajectory, None)?;
+        );
+        let (u, report) = match newton {
+            Ok(done) => done,
+            Err(e @ (GeomError::NotConverged { .. } | GeomError::SingularMatrix { .. })) => {
+                let opts = ShootingOptions { residual_tol: self.newton.residual_tol, ..ShootingOptions::default() };
+                let lm = levenberg_marquardt(
+                    |u| {
+                        let us = SVector::<f64, M>::from_column_slice(u.as_slice());
+                        let mut jac = SMatrix::<f64, M, M>::zeros();
+                        let e = self.evaluate(target, &us, &mut trajectory, Some(&mut jac))?;
+                        record(&us, &e);
+                        Ok((DVector::from_column_slice(e.as_slice()), DenseSvd::new(dense(&jac))))
+                    },
+                    DVector::from_column_slice(u0.as_slice()),
+                    &opts,
+                );
+                // the fallback's own failure says less than Newton's: report Newton's
+                let Ok(out) = lm else { return Err(e) };
+                let report = NewtonReport {
+                    iterations: out.iterations,
+                    residual: out.residual,
+                    step: 0.0,
+                    jacobian_updates: out.iterations + out.rejected + 1,
+                    criterion: geom_core::newton::StopCriterion::Residual,
+                };
+                (SVector::<f64, M>::from_column_slice(out.u.as_slice()), report)
+            }
+            Err(e) => return Err(e),
+        };
+        // the step test returns x_{k+1} without evaluating it: evaluate the final trajectory,
+        // with DE for the gauge directions
+        let mut jac = SMatrix::<f64, M, M>::zeros();
+        let e = self.evaluate(target, &u, &mut trajectory, Some(&mut jac))?;
         record(&u, &e);
-        Ok(BvpSolution { trajectory, iterates, residuals, report })
+        let mut svd = DenseSvd::new(dense(&jac));
+        svd.prepare(report.iterations)?;
+        let (gauge, _) = svd.null_space(ShootingOptions::default().rank_rtol)?;
+        Ok(BvpSolution { trajectory, iterates, residuals, report, gauge })
     }
 
     /// Run the trajectory from `u` into `trajectory`, return `E(u)` and write `DE(u)` into `jacobian`

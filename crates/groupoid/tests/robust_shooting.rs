@@ -3,6 +3,7 @@
 //! multiple shooting, residual histories and typed errors.
 
 use geom_core::lie::{Chart, LieGroup, Product, Rn, So3, so3};
+use geom_core::newton::{NewtonOptions, newton_blocks};
 use geom_core::{GeomError, Scalar};
 use groupoid::bvp::{BvpError, MultipleShooting, RobustSolution, Shooting, ShootingOptions};
 use groupoid::constraints::{ConstrainedFlow, Constraints, SigmaPoint, constraint_residual};
@@ -147,10 +148,35 @@ fn summary(label: &str, s: &RobustSolution<(Q, Q), 3>) {
     );
 }
 
+/// Newton alone on the shooting residual (what `Shooting::solve` ran before its minimum-norm
+/// fallback): the negative control of the degenerate problems.
+fn newton_alone(
+    bvp: &Shooting<Ball, Cost, NoSlip, 8>,
+    target: &(Q, Q),
+    xi: &SVector<f64, 5>,
+    lambda: &SVector<f64, 3>,
+) -> Result<SVector<f64, 8>, GeomError> {
+    let u0 = SVector::<f64, 8>::from_fn(|i, _| if i < 5 { xi[i] } else { lambda[i - 5] });
+    let opts = NewtonOptions { residual_tol: 1e-12, step_tol: 1e-13, ..NewtonOptions::default() };
+    let (u, _) = newton_blocks::<8, 1>(
+        |u, jac| {
+            let (e, j) = bvp.residual(target, &u[0])?;
+            if let Some(out) = jac {
+                out[0][0] = j;
+            }
+            Ok([e])
+        },
+        &[u0],
+        &opts,
+    )?;
+    Ok(u[0])
+}
+
 /// Plate-ball straight roll `(0, 0, Id) → (1, 0, exp(hat(0, 1, 0)))`, `T = 1`, `N = 10`, from a
 /// perturbed guess (first step `(0.12, 0.01)` with the rotation of a roll by `0.1`, off `N`;
 /// `λ_1 = (0, 0.3, 0)`). The solution is not isolated: `λ_k ≡ c · (0, 1, 0)` solves it for every
-/// `c`, so `DE` is singular there and bare Newton stops with a singular Jacobian.
+/// `c`, so `DE` is singular there and Newton stops with a singular Jacobian; `Shooting::solve`
+/// then falls back to minimum-norm steps and returns a member of the family with its gauge.
 #[test]
 fn straight_roll_converges_with_one_gauge_direction_where_newton_is_singular() {
     let n = 10;
@@ -158,10 +184,10 @@ fn straight_roll_converges_with_one_gauge_direction_where_newton_is_singular() {
     let target = straight_target();
     let xi = SVector::<f64, 5>::from([0.12, 0.01, 0.0, 0.1, 0.0]);
     let lambda = SVector::<f64, 3>::from([0.0, 0.3, 0.0]);
-    // negative control: bare Newton
-    let bare = bvp.solve(&target, &xi, &lambda);
-    println!("bare Newton from the perturbed guess: {bare:?}");
-    assert!(matches!(bare, Err(GeomError::SingularMatrix { .. })), "{bare:?}");
+    // negative control: Newton alone (no fallback) stops at a singular Jacobian
+    let newton = newton_alone(&bvp, &target, &xi, &lambda);
+    println!("Newton alone from the perturbed guess: {newton:?}");
+    assert!(matches!(newton, Err(GeomError::SingularMatrix { .. })), "{newton:?}");
 
     let sol = bvp.solve_robust(&target, &xi, &lambda, &ShootingOptions::default()).unwrap();
     summary("straight roll, single shooting LM", &sol);
@@ -184,6 +210,27 @@ fn straight_roll_converges_with_one_gauge_direction_where_newton_is_singular() {
     assert!(sol.singular_values[6] > 1e-5 * sol.singular_values[0], "{:?}", sol.singular_values);
     assert_monotone(&sol.residual_history);
     assert_eq!(sol.residual_history.len(), sol.iterations + 1);
+
+    // Shooting::solve: Newton fails, the minimum-norm fallback returns the same member of the
+    // family with the same gauge direction
+    let bare = bvp.solve(&target, &xi, &lambda).unwrap();
+    let diff = bare
+        .trajectory
+        .iter()
+        .zip(&sol.trajectory)
+        .map(|(a, b)| (a.g.1.0 - b.g.1.0).amax().max((a.lambda - b.lambda).amax()))
+        .fold(0.0, f64::max);
+    println!(
+        "Shooting::solve: {:?}, gauge {:?}, |difference to solve_robust| = {diff:.1e}, λ_1 = {:?}",
+        bare.report,
+        bare.gauge[0].as_slice(),
+        bare.trajectory[0].lambda.as_slice()
+    );
+    assert!(*bare.residuals.last().unwrap() <= 1e-12);
+    assert!(diff <= 1e-12, "{diff:e}");
+    assert_eq!(bare.gauge.len(), 1);
+    assert!((bare.gauge[0][6].abs() - 1.0).abs() < 1e-10, "{:?}", bare.gauge[0]);
+    assert!(max_constraint(&bare.trajectory) <= 1e-12);
 }
 
 /// The loop guess of the reorientation: first step a roll by `(0.135, 0)` and `λ_1 = (0, 0, 8)`
@@ -215,9 +262,9 @@ fn reorientation_in_place_by_continuation_from_a_loop() {
     let (e0, _) =
         bvp.residual(&target, &SVector::<f64, 8>::from_fn(|i, _| if i < 5 { xi[i] } else { lambda[i - 5] })).unwrap();
     assert!(e0.amax() > 0.05, "{e0}");
-    let bare = bvp.solve(&target, &xi, &lambda);
-    println!("bare Newton from the loop guess: {:?}", bare.as_ref().map(|s| s.report));
-    assert!(bare.is_err());
+    let newton = newton_alone(&bvp, &target, &xi, &lambda);
+    println!("Newton alone from the loop guess: {newton:?}");
+    assert!(newton.is_err());
 
     let sol = bvp.solve_continuation(&reachable, &target, &xi, &lambda, 4, &ShootingOptions::default()).unwrap();
     summary("reorientation, continuation in 4 stages", &sol);
@@ -259,6 +306,24 @@ fn reorientation_in_place_by_continuation_from_a_loop() {
     summary("reorientation, direct LM from the loop guess", &direct);
     assert!((cost(&direct.trajectory, h) - cost(&sol.trajectory, h)).abs() <= 1e-10);
     assert_monotone(&direct.residual_history);
+
+    // Shooting::solve from the loop guess (Newton alone fails, above): its minimum-norm fallback
+    // converges to a member of the family, and reports the vertical rotation as its gauge
+    let bare = bvp.solve(&target, &xi, &lambda).unwrap();
+    let u = bare.iterates.last().unwrap();
+    let generator = DVector::from_vec(vec![-u[1], u[0], -u[3], u[2], 0.0, -u[6], u[5], 0.0]).normalize();
+    let alignment = bare.gauge.first().map(|g| g.dot(&generator).abs()).unwrap_or(0.0);
+    println!(
+        "Shooting::solve from the loop guess: {:?}, |E|_inf {:.1e}, |gauge · vertical rotation| = {alignment:.12}",
+        bare.report,
+        bare.residuals.last().unwrap()
+    );
+    assert!(*bare.residuals.last().unwrap() <= 1e-12);
+    assert!(max_constraint(&bare.trajectory) <= 1e-12);
+    assert!(end_defect(&bare.trajectory, &target) <= 1e-12);
+    assert!((cost(&bare.trajectory, h) - cost(&sol.trajectory, h)).abs() <= 1e-10);
+    assert_eq!(bare.gauge.len(), 1);
+    assert!(alignment > 1.0 - 1e-8, "{alignment}");
 }
 
 /// The flow, the data `u*`, the boundary values and the trajectory of [`manufactured`].

@@ -15,6 +15,7 @@ mod constrained_variational;
 mod nonholonomic;
 mod optimal_control;
 mod robust_shooting;
+mod sphere_pair_hostile;
 mod time_dependent;
 mod unconstrained_heavy_top;
 mod unconstrained_pair;

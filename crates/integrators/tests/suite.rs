@@ -18,6 +18,7 @@ mod hp_composition_orders;
 mod hp_errors;
 mod hp_heavy_top;
 mod hp_hostile_inputs;
+mod hp_large_step;
 mod hp_prk_rn;
 mod hp_reversible;
 mod hp_rigid_body;

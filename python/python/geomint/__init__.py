@@ -109,8 +109,17 @@ def _settings(h: Any, steps: Any, every: Any, t_end: Any = None, threads: Any = 
     )
 
 
+def _mapping(name: str, x: Any) -> Any:
+    """``x`` if it is ``None`` or a mapping, else ``TypeError`` naming the parameter."""
+    import collections.abc
+
+    if x is not None and not isinstance(x, collections.abc.Mapping):
+        raise TypeError(f"{name} must be a mapping of names to values, got {type(x).__name__}")
+    return x
+
+
 def _params(params: Optional[Mapping[str, float]]) -> Optional[List[tuple]]:
-    if params is None:
+    if _mapping("params", params) is None:
         return None
     out = []
     for k, v in params.items():
@@ -235,8 +244,10 @@ def hamiltonian(
         p0=[float(x) for x in np.asarray(p0, dtype=float).ravel()],
         T=T,
         V=V,
-        params=None if params is None else {str(k): float(v) for k, v in params.items()},
-        invariants=None if invariants is None else {str(k): str(v) for k, v in invariants.items()},
+        params=None if _mapping("params", params) is None else {str(k): float(v) for k, v in params.items()},
+        invariants=None
+        if _mapping("invariants", invariants) is None
+        else {str(k): str(v) for k, v in invariants.items()},
         name=name,
         h=None if h is None else float(h),
         t_end=None if t_end is None else float(t_end),

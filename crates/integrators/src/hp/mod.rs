@@ -77,6 +77,23 @@
 //! Gauss `s = 2` with `q = 2` is a fourth-order variational method on any group, Gauss `s = 3`
 //! with `q = 4` a sixth-order one (orders measured in tests/hp_truncation.rs).
 //!
+//! # Huge steps
+//!
+//! A returned step solves its discrete equations: the Newton solve of the stage equations is
+//! accepted only by the tests of [`geom_core::newton`] (residual, contraction-checked step,
+//! round-off floor), none of which accepts a stall. Far outside the stability region the
+//! solution of the discrete equations is still returned, and is then useless as an
+//! approximation of the flow: Störmer–Verlet (Cayley) on the heavy top at `h = 1e6` returns,
+//! after 20–36 Newton iterations, states that satisfy the three equations of [`stormer_verlet`]
+//! to a relative `5e-13` (the rounding of `g_{k+1}` near a rotation by π explains up to
+//! `7e-12`), with a relative energy error of `3e4` after 3 steps
+//! (tests/hp_large_step.rs, which evaluates the equations independently of this module).
+//! Such a result is the scheme's, not the solver's: the energy error, not the step's `Result`,
+//! reports it (the CLI exits with its divergence status). Where the equations have no solution
+//! near the warm start the step fails with [`GeomError::NotConverged`] or
+//! [`GeomError::SingularMatrix`] and leaves the state untouched (the exponential chart and
+//! Gauss–Legendre at the same `h`).
+//!
 //! # Trait objects
 //!
 //! The integrator is generic over the group `G` and the Lagrangian `L` (monomorphic inner loop).
