@@ -697,6 +697,51 @@ fn run<'py>(
     }
 }
 
+/// The solution of a fixed-step run at the offsets `taus` from its start (see
+/// `geomint.solve_hamiltonian` and [`engine::at_times::at_times`]): a dict of `states` and
+/// `values` (one row per time) and `first` (the quantities at the start).
+#[pyfunction]
+#[pyo3(signature = (system, method, h, steps, taus, state=None))]
+fn _at_times<'py>(
+    py: Python<'py>,
+    system: &Bound<'py, PySystem>,
+    method: &str,
+    h: f64,
+    steps: i64,
+    taus: PyReadonlyArrayDyn<'py, f64>,
+    state: Option<PyReadonlyArrayDyn<'py, f64>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let steps = optional_steps(Some(steps))?.unwrap_or(1);
+    let taus = values(&taus).0;
+    let state = state.as_ref().map(values);
+    let sys = system.get();
+    let spec = &sys.system;
+    let state = state.as_ref().map(|s| s.0.as_slice());
+    let job = |stop: &AtomicBool| engine::at_times::at_times(spec, method, h, steps, state, &taus, stop);
+    let outcome = match sys.host() {
+        Some(host) if host.python => job(&AtomicBool::new(false)),
+        _ => interruptible(py, job)?,
+    };
+    let failure = match &outcome {
+        Err(RunError::Workbench(e)) => Some(e),
+        _ => None,
+    };
+    if let Some(e) = raise_stored(py, sys.host(), failure) {
+        return Err(e);
+    }
+    let r = match outcome {
+        Ok(Some(r)) => r,
+        Ok(None) => return Err(PyKeyboardInterrupt::new_err("the run was interrupted")),
+        Err(e) => return Err(run_err(e)),
+    };
+    let rows = taus.len();
+    let d = PyDict::new(py);
+    d.set_item("states", matrix(py, r.states, rows, r.coordinates)?)?;
+    d.set_item("values", matrix(py, r.values, rows, r.width)?)?;
+    d.set_item("first", PyArray1::from_vec(py, r.first))?;
+    Ok(d)
+}
+
 fn ensemble_dict<'py>(py: Python<'py>, e: Ensemble) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let (m, n, k) = (e.members, e.labels.len(), e.quantities.len());
@@ -983,6 +1028,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rigid_body, m)?)?;
     m.add_function(wrap_pyfunction!(heavy_top, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(_at_times, m)?)?;
     m.add_function(wrap_pyfunction!(ensemble, m)?)?;
     m.add_function(wrap_pyfunction!(check_ensemble, m)?)?;
     m.add("MAX_THREADS", geomint_engine::max_threads())?;

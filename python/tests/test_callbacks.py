@@ -9,6 +9,7 @@ import _thread
 import ctypes
 import math
 import pickle
+import time
 
 import numpy as np
 import pytest
@@ -235,6 +236,28 @@ def test_solve_hamiltonian_at_t_eval_meets_the_exact_solution():
     assert np.max(np.abs(bad.y[0] - np.cos(te))) > 1e-3
     with pytest.raises(ValueError, match="t_eval"):
         geomint.solve_hamiltonian(osc, (0.0, 10.0), t_eval=[11.0])
+
+
+def test_solve_hamiltonian_at_t_eval_is_one_run_read_at_the_times():
+    """On the grid the solution is the run's own state; between grid times it is one step of the
+    method of the remainder from the grid state before it (checked against separate runs); a
+    grid of 10^5 times is one run, not 10^5 (it once took 26 s)."""
+    kepler = geomint.problem("kepler")
+    full = geomint.solve_hamiltonian(kepler, (0.0, 2.0), method="yoshida6", h=0.01)
+    on_grid = geomint.solve_hamiltonian(kepler, (0.0, 2.0), method="yoshida6", h=0.01, t_eval=full.t[::7])
+    np.testing.assert_array_equal(on_grid.y, full.y[:, ::7])
+    np.testing.assert_array_equal(on_grid.errors["energy"], full.errors["energy"][::7])
+    te = [0.0, 0.005, 0.733, 1.999]
+    sol = geomint.solve_hamiltonian(kepler, (0.0, 2.0), method="yoshida6", h=0.01, t_eval=te)
+    for j, t in enumerate(te):
+        k = int(math.floor(t / 0.01 + 1e-9))
+        rest = t - k * 0.01
+        y = full.y[:, k] if rest <= 1e-12 else geomint.run(kepler, "yoshida6", rest, 1, state=full.y[:, k]).final_state
+        np.testing.assert_array_equal(sol.y[:, j], y)
+    start = time.perf_counter()
+    many = geomint.solve_hamiltonian(kepler, (0.0, 10.0), method="stormer-verlet", h=0.01, t_eval=np.linspace(0, 10, 100_000))
+    assert many.y.shape == (4, 100_000) and time.perf_counter() - start < 5.0
+    assert np.max(many.errors["energy"]) < 1e-3
 
 
 def test_solve_hamiltonian_takes_any_method_of_the_system():

@@ -31,6 +31,7 @@ use geomint::workbench::{WorkbenchError, methods};
 use nalgebra::{Matrix3, Vector3};
 use std::sync::atomic::AtomicBool;
 
+pub mod at_times;
 pub mod callback;
 pub mod simulation;
 

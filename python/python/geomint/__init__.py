@@ -592,26 +592,16 @@ def solve_hamiltonian(
     te = np.asarray(t_eval, dtype=float).ravel()
     if te.size and (np.any(np.diff(te) < 0) or te[0] < t0 or te[-1] > t1 or not np.all(np.isfinite(te))):
         raise ValueError(f"t_eval must be sorted and within t_span = ({t0}, {t1})")
-    sim = Simulation(system, method, step, every=steps + 1, state=state)
-    states, values = [], {}
-    for t in te:
-        k = min(steps, int(math.floor((t - t0) / step + 1e-9)))
-        if k > sim.steps:
-            sim.step(k - sim.steps)
-        rest = (t - t0) - k * step
-        yk = sim.state
-        last = rest > 1e-12 * step
-        r = run(system, method, rest if last else step, 1, state=yk, every=1)
-        states.append(r.states[-1] if last else yk)
-        for name, v in r.values.items():
-            values.setdefault(name, []).append(v[-1] if last else v[0])
-    first = run(system, method, step, 1, state=state, every=1)
-    qs = first.quantities
-    rows = {name: np.asarray([first.values[name][0]] + values.get(name, [])) for name in first.values}
-    errors = {name: e[1:] for name, e in _errors(rows, qs).items()}
-    y = np.asarray(states, dtype=float).reshape(len(te), -1).T
+    method = system.methods[0] if method is None else method
+    d = _native._at_times(system, method, step, steps, te - t0, state=state)
+    qs = _quantities(system.quantities)
+    first = _split(np.asarray(d["first"]).reshape(1, -1), qs, by_dim=True)
+    rows = _split(np.asarray(d["values"]), qs, by_dim=True)
+    table = {name: np.concatenate([first[name], rows[name]]) for name in rows}
+    errors = {name: e[1:] for name, e in _errors(table, qs).items()}
+    y = np.asarray(d["states"], dtype=float).reshape(len(te), -1).T
     return HamiltonianSolution(
-        t=te, y=y, errors=errors, method=sim.method, h=step, steps=steps, labels=list(first.labels)
+        t=te, y=y, errors=errors, method=method, h=step, steps=steps, labels=list(system.labels)
     )
 
 
