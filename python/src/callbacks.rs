@@ -1,6 +1,7 @@
-//! Systems of callbacks (`geomint.Hamiltonian`): a separable `H = T(p) + V(q)` given by the
-//! gradients `∇T(p)`, `∇V(q)` (and, for the energy, `T` and `V`) as compiled functions, called
-//! from Rust with the GIL released, or as plain Python functions, called with the GIL held.
+//! Systems of callbacks: a separable `H = T(p) + V(q)` given by the gradients `∇T(p)`, `∇V(q)`
+//! (and, for the energy, `T` and `V`) (`geomint.Hamiltonian`), or an ODE `ẏ = f(t, y)` given by
+//! its field (and invariants `g(y)`) (`geomint.ode`), as compiled functions, called from Rust
+//! with the GIL released, or as plain Python functions, called with the GIL held.
 //!
 //! A Python callback that raises stores its exception in the system's [`HostErrors`] and writes
 //! `NaN`: the step fails on the non-finite state (the state stays at the last good step), and
@@ -12,6 +13,7 @@
 
 use geomint::workbench::WorkbenchError;
 use geomint_engine::callback::{CallbackSpec, Compiled, Energy, EnergyFn, Gradient, GradientFn};
+use geomint_engine::vector_field::{Field, FieldFn, FieldSpec};
 use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -126,6 +128,24 @@ fn host_energy(name: &'static str, f: Py<PyAny>, errors: Arc<HostErrors>) -> Ene
     }))
 }
 
+fn host_field(f: Py<PyAny>, errors: Arc<HostErrors>) -> Field {
+    Field::Host(Arc::new(move |t: f64, y: &[f64], out: &mut [f64]| {
+        if errors.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        Python::attach(|py| {
+            let r = py.check_signals().and_then(|()| {
+                let r = f.bind(py).call1((t, PyArray1::from_slice(py, y)))?;
+                write("f", &r, out)
+            });
+            if let Err(e) = r {
+                out.fill(f64::NAN);
+                errors.set("f", e);
+            }
+        })
+    }))
+}
+
 /// A callback from Python: `(address, user_data)` of a compiled function (integers), or a
 /// Python callable.
 enum Given {
@@ -196,4 +216,44 @@ pub fn spec(
         t_end,
     };
     Ok((spec, errors))
+}
+
+/// The field `f(t, y)` and the invariants `g(y)` of an ODE as the engine takes them, and the
+/// system's error slot (see [`spec`]).
+pub fn field_spec(
+    f: &Bound<'_, PyAny>,
+    invariants: Vec<(String, Bound<'_, PyAny>)>,
+    t0: f64,
+    y0: Vec<f64>,
+    h: Option<f64>,
+    t_end: Option<f64>,
+) -> PyResult<(FieldSpec, Arc<HostErrors>)> {
+    let field = given("f", f)?;
+    let invariants = invariants
+        .into_iter()
+        .map(|(name, g)| Ok::<_, PyErr>((given("invariant", &g)?, name)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let python = matches!(field, Given::Python(_)) || invariants.iter().any(|(g, _)| matches!(g, Given::Python(_)));
+    let errors = Arc::new(HostErrors { python, ..HostErrors::default() });
+    let field = match field {
+        // SAFETY: as for the gradients of [`spec`].
+        Given::Compiled(a, d) => {
+            Field::Compiled(unsafe { Compiled::new(std::mem::transmute::<usize, FieldFn>(a), d as *mut c_void) })
+        }
+        Given::Python(f) => host_field(f, Arc::clone(&errors)),
+    };
+    let invariants = invariants
+        .into_iter()
+        .map(|(g, name)| {
+            let g = match g {
+                // SAFETY: as for the gradients of [`spec`].
+                Given::Compiled(a, d) => Energy::Compiled(unsafe {
+                    Compiled::new(std::mem::transmute::<usize, EnergyFn>(a), d as *mut c_void)
+                }),
+                Given::Python(f) => host_energy("invariant", f, Arc::clone(&errors)),
+            };
+            (name, g)
+        })
+        .collect();
+    Ok((FieldSpec { field, invariants, t0, y0, h, t_end }, errors))
 }

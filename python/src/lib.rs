@@ -305,7 +305,7 @@ impl PySystem {
                 format!("<geomint.System nbody: {} bodies in R^{}, G = {:?}>", b.masses().len(), b.dim(), b.g())
             }
             Origin::Body => format!("<geomint.System {}: {}>", self.problem().name(), self.problem().summary()),
-            Origin::Formula(_) | Origin::Callback | Origin::Lie(_) => {
+            Origin::Formula(_) | Origin::Callback | Origin::VectorField | Origin::Lie(_) => {
                 format!("<geomint.System {}: {}>", self.problem().name(), self.problem().summary())
             }
         }
@@ -484,6 +484,27 @@ fn _callback_hamiltonian(
     };
     let (spec, errors) = callbacks::spec(grad_T, grad_V, energy, q0, p0, h, t_end)?;
     let system = System::callback(&spec).map_err(to_py)?;
+    Ok(PySystem { system, reduce: None, callbacks: Some((keep.unwrap_or_else(|| py.None()), errors)) })
+}
+
+/// An ODE `ẏ = f(t, y)` on `R^n` given by callbacks (see `geomint.ode`): `f` and each
+/// invariant are a Python callable or a tuple `(address, user_data)` of a compiled function;
+/// `keep` holds the Python objects that must live as long as the system.
+#[pyfunction]
+#[pyo3(signature = (f, y0, t0=0.0, invariants=Vec::new(), h=None, t_end=None, keep=None))]
+#[allow(clippy::too_many_arguments)]
+fn _vector_field(
+    py: Python<'_>,
+    f: &Bound<'_, PyAny>,
+    y0: Vec<f64>,
+    t0: f64,
+    invariants: Vec<(String, Bound<'_, PyAny>)>,
+    h: Option<f64>,
+    t_end: Option<f64>,
+    keep: Option<Py<PyAny>>,
+) -> PyResult<PySystem> {
+    let (spec, errors) = callbacks::field_spec(f, invariants, t0, y0, h, t_end)?;
+    let system = System::vector_field(&spec).map_err(to_py)?;
     Ok(PySystem { system, reduce: None, callbacks: Some((keep.unwrap_or_else(|| py.None()), errors)) })
 }
 
@@ -1021,6 +1042,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hamiltonian, m)?)?;
     m.add_function(wrap_pyfunction!(system_file, m)?)?;
     m.add_function(wrap_pyfunction!(_callback_hamiltonian, m)?)?;
+    m.add_function(wrap_pyfunction!(_vector_field, m)?)?;
     m.add_function(wrap_pyfunction!(_system_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(lie_system, m)?)?;
     m.add_function(wrap_pyfunction!(_lie_system_from_toml, m)?)?;

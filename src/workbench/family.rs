@@ -10,6 +10,9 @@ pub enum Family {
     LieGroup,
     /// Discrete Lagrangian flows on a Lie groupoid, possibly constrained.
     Groupoid,
+    /// An ordinary differential equation `ẏ = f(t, y)` on `R^n` with no structure the library
+    /// knows of (a user's vector field): the explicit Runge–Kutta methods.
+    Ode,
 }
 
 impl Family {
@@ -19,6 +22,7 @@ impl Family {
             Family::Canonical => "canonical T*R^n",
             Family::LieGroup => "Lie group T*G",
             Family::Groupoid => "Lie groupoid",
+            Family::Ode => "ODE on R^n",
         }
     }
 }

@@ -83,8 +83,8 @@ pub enum Energy {
 /// A compiled function `f` with the `user_data` pointer passed to it.
 #[derive(Clone, Copy)]
 pub struct Compiled<F> {
-    f: F,
-    user_data: *mut c_void,
+    pub(crate) f: F,
+    pub(crate) user_data: *mut c_void,
 }
 
 // SAFETY: the caller of `Compiled::new` promises that the function is thread-safe with its
@@ -119,10 +119,16 @@ impl Gradient {
 impl Energy {
     #[inline]
     fn eval<const N: usize>(&self, x: &SVector<f64, N>) -> f64 {
+        self.eval_slice(x.as_slice())
+    }
+
+    /// `f(x)` at the values `x`.
+    #[inline]
+    pub(crate) fn eval_slice(&self, x: &[f64]) -> f64 {
         match self {
-            // SAFETY: `Compiled::new`'s contract; `x` holds N values.
-            Self::Compiled(c) => unsafe { (c.f)(N as c_int, x.as_ptr(), c.user_data) },
-            Self::Host(f) => f(x.as_slice()),
+            // SAFETY: `Compiled::new`'s contract; `x` holds `x.len()` values.
+            Self::Compiled(c) => unsafe { (c.f)(x.len() as c_int, x.as_ptr(), c.user_data) },
+            Self::Host(f) => f(x),
         }
     }
 }

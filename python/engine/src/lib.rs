@@ -34,6 +34,7 @@ use std::sync::atomic::AtomicBool;
 pub mod at_times;
 pub mod callback;
 pub mod simulation;
+pub mod vector_field;
 
 pub use geomint::workbench::experiment::EnsembleError;
 pub use geomint::workbench::problem::label_list;
@@ -62,6 +63,8 @@ pub enum Origin {
     Formula(SystemSpec),
     /// A separable Hamiltonian given by callbacks ([`callback`]).
     Callback,
+    /// A vector field `ẏ = f(t, y)` given by a callback ([`vector_field`]).
+    VectorField,
     /// A rigid body on SO(3) with a potential written as a formula (the workbench's problem
     /// `system` with a `group`).
     Lie(LieSystemSpec),
@@ -156,6 +159,11 @@ impl System {
     /// A separable Hamiltonian given by callbacks: [`callback::CallbackSpec::problem`].
     pub fn callback(spec: &callback::CallbackSpec) -> Result<Self, WorkbenchError> {
         Ok(Self { origin: Origin::Callback, problem: spec.problem()? })
+    }
+
+    /// An ODE given by its vector field: [`vector_field::FieldSpec::problem`].
+    pub fn vector_field(spec: &vector_field::FieldSpec) -> Result<Self, WorkbenchError> {
+        Ok(Self { origin: Origin::VectorField, problem: spec.problem()? })
     }
 
     /// The workbench problem, from the system's own initial state.
@@ -407,11 +415,12 @@ pub fn method_descriptions(problem: &dyn Problem) -> Vec<(&'static str, String)>
         .collect()
 }
 
-/// The family's short name: `canonical`, `lie-group`, `groupoid`.
+/// The family's short name: `canonical`, `lie-group`, `groupoid`, `ode`.
 pub fn family_key(f: Family) -> &'static str {
     match f {
         Family::Canonical => "canonical",
         Family::LieGroup => "lie-group",
         Family::Groupoid => "groupoid",
+        Family::Ode => "ode",
     }
 }

@@ -373,6 +373,10 @@ fn system_file(origin: Option<&Origin>, current: Option<&str>, dir: &Path) -> Re
             "a system of callbacks cannot be saved: the CLI's checkpoint names catalogue problems, N-body systems \
              and systems of formulas only (write the system as formulas, geomint.hamiltonian, to save it)",
         )),
+        Some(Origin::VectorField) => Err(input(
+            "a vector field given by a callback cannot be saved: the CLI's checkpoint names catalogue problems, \
+             N-body systems and systems of formulas only",
+        )),
         None => match current {
             None => Ok(None),
             Some(file) => {

@@ -44,6 +44,7 @@ __all__ = [
     "methods",
     "nbody",
     "nbody_file",
+    "ode",
     "perturbed_states",
     "problem",
     "problems",
@@ -311,6 +312,59 @@ def Hamiltonian(
         [float(x) for x in np.asarray(p0, dtype=float).ravel()],
         T=t,
         V=v,
+        h=_number("h", h),
+        t_end=_number("t_end", t_end),
+        keep=keep,
+    )
+
+
+def ode(
+    f: Any,
+    y0: ArrayLike,
+    *,
+    t0: float = 0.0,
+    invariants: Optional[Mapping[str, Any]] = None,
+    user_data: Any = None,
+    h: Optional[float] = None,
+    t_end: Optional[float] = None,
+) -> System:
+    """Your own ordinary differential equation ``dy/dt = f(t, y)`` on R^n (n = 1 to 8), from
+    ``y0`` at ``t0``: a vector field with no structure geomint knows of (a force with friction, a
+    driven oscillator, a chemical network), integrated by the explicit Runge–Kutta methods
+    (``dop853`` at the fixed step ``h``, the default; ``rk4``; ``explicit-euler``). For a
+    Hamiltonian system use :func:`hamiltonian` or :func:`Hamiltonian`: the symplectic methods
+    apply there.
+
+    The state is ``(t, y)`` (labels ``t, y1, …, yn``): a run started from a state (``state=``,
+    an ensemble's states) starts at its time, so the field may depend on ``t``. ``invariants``
+    maps names to functions ``g(y)``, monitored like an energy (error ``|g(y(t)) − g(y0)| /
+    |g(y0)|``).
+
+    ``f`` and each invariant are, as for :func:`Hamiltonian`, either **compiled** (a
+    ``scipy.LowLevelCallable``, a ``numba.cfunc``, a ctypes function pointer or an integer
+    address, called with the GIL released; thread-safe) with the signatures::
+
+        void f(int n, double t, const double *y, double *out, void *user_data);  // out = f(t, y)
+        double g(int n, const double *y, void *user_data);                       // g(y)
+
+    or **a plain Python function** ``f(t, y) -> array of n floats`` (scipy's ``fun(t, y)``;
+    ``y`` a fresh float64 array) and ``g(y) -> float``, called with the GIL held; an exception
+    raised by it propagates as itself with a note naming the step and the time, and Ctrl-C works.
+    A system of callbacks cannot be pickled (no Dask) nor saved.
+
+    >>> damped = geomint.ode(lambda t, y: [y[1], -y[0] - 0.1 * y[1]], [1.0, 0.0])
+    >>> r = geomint.run(damped, "rk4", h=0.01, steps=1000)
+    >>> r.labels
+    ['t', 'y1', 'y2']
+    """
+    inv = _mapping("invariants", invariants) or {}
+    fn, gs, keep = _callbacks.field_callbacks(f, inv, user_data)
+    t0v = _number("t0", t0)
+    return _native._vector_field(
+        fn,
+        [float(x) for x in np.asarray(y0, dtype=float).ravel()],
+        t0=0.0 if t0v is None else t0v,
+        invariants=gs,
         h=_number("h", h),
         t_end=_number("t_end", t_end),
         keep=keep,

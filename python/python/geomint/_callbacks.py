@@ -14,6 +14,9 @@ GRADIENT = "void (int, double *, double *, void *)"
 ENERGY = "double (int, double *, void *)"
 """``double f(int n, const double *x, void *user_data)``: ``f(x)``."""
 
+FIELD = "void (int, double, double *, double *, void *)"
+"""``void f(int n, double t, const double *y, double *out, void *user_data)``: ``out = f(t, y)``."""
+
 
 def _normal(signature: str) -> str:
     return "".join(signature.replace("const", "").split())
@@ -112,3 +115,15 @@ def callbacks(
     v = convert("V", V, ENERGY, user_data, keep)
     t = convert("T", T, ENERGY, user_data, keep)
     return gv, gt, v, t, tuple(keep)
+
+
+def field_callbacks(f: Any, invariants: Any, user_data: Any) -> Tuple[Any, List[Tuple[str, Any]], Tuple[Any, ...]]:
+    """The field and the invariants of :func:`geomint.ode` as ``_native`` takes them."""
+    keep: List[Any] = [user_data]
+    field = convert("f", f, FIELD, user_data, keep)
+    if field is None:
+        raise TypeError("f must be a Python function or a compiled function, got None")
+    gs = [(str(name), convert("invariant", g, ENERGY, user_data, keep)) for name, g in invariants.items()]
+    if any(g is None for _, g in gs):
+        raise TypeError("an invariant must be a Python function or a compiled function, got None")
+    return field, gs, tuple(keep)

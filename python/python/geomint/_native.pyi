@@ -87,6 +87,15 @@ def _callback_hamiltonian(
     t_end: Optional[float] = None,
     keep: Any = None,
 ) -> System: ...
+def _vector_field(
+    f: Any,
+    y0: List[float],
+    t0: float = 0.0,
+    invariants: List[Tuple[str, Any]] = ...,
+    h: Optional[float] = None,
+    t_end: Optional[float] = None,
+    keep: Any = None,
+) -> System: ...
 def perturbed_states(
     system: System, members: int, eps: float, seed: int = 0, state: Optional[_F64] = None
 ) -> _F64: ...
@@ -102,6 +111,9 @@ def run(
     t_end: Optional[float] = None,
     every: Optional[int] = None,
     state: Optional[_F64] = None,
+) -> Dict[str, Any]: ...
+def _at_times(
+    system: System, method: str, h: float, steps: int, taus: _F64, state: Optional[_F64] = None
 ) -> Dict[str, Any]: ...
 def ensemble(
     system: System,

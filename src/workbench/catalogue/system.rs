@@ -127,7 +127,7 @@ impl SystemSpec {
 
 /// `s` as a `&'static str`, leaked once per distinct string (the workbench's names and
 /// summaries are static; a process that reads many files with the same names leaks nothing more).
-pub(super) fn intern(s: &str) -> &'static str {
+pub fn intern(s: &str) -> &'static str {
     static SEEN: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(k) = seen.iter().find(|k| **k == s) {
