@@ -21,7 +21,9 @@ mutations (about 30 s); ``GEOMINT_FUZZ_CASES`` sets the number of random mutatio
 run (``GEOMINT_FUZZ_CASES=20000``, some minutes).
 
 Not fuzzed, by design: an integer (or ctypes pointer) given as a compiled callback of
-``geomint.Hamiltonian`` is an address the library calls, as ctypes would; Python callables are.
+``geomint.Hamiltonian`` or ``geomint.ode`` is an address the library calls, as ctypes would
+(the systems are built, not run, with hostile callbacks); an exception raised by a Python
+callback propagates as itself.
 """
 
 from __future__ import annotations
@@ -112,6 +114,9 @@ WORKER = textwrap.dedent(
         "native.ensemble": (_native.ensemble, [system(), "stormer-verlet", 0.01, 10, np.array([k0, k0])], {"every": None, "threads": None, "first_member": 0}),
         "native._at_times": (_native._at_times, [system(), "stormer-verlet", 0.01, 100, np.linspace(0.0, 1.0, 5)], {"state": None}),
         "solve_hamiltonian t_eval": (geomint.solve_hamiltonian, ["kepler", (0.0, 1.0)], {"t_eval": np.linspace(0.0, 1.0, 7), "method": "stormer-verlet", "h": 0.01}),
+        "ode": (geomint.ode, [lambda t, y: y, [1.0]], {"t0": 0.0, "invariants": None, "user_data": None, "h": None, "t_end": None}),
+        "ode run": (lambda y0: geomint.run(geomint.ode(lambda t, y: -y, y0), "rk4", 0.01, 10), [[1.0]], {}),
+        "native._vector_field": (_native._vector_field, [lambda t, y: y, [1.0]], {"t0": 0.0, "invariants": [], "h": None, "t_end": None}),
         "native.check_ensemble": (_native.check_ensemble, [system(), "stormer-verlet", 0.01, 10, [2, 4]], {"every": None, "threads": None}),
         "native.perturbed_states": (_native.perturbed_states, [system(), 3, 1e-3], {"seed": 0, "state": None}),
         "native.Simulation": (_native.Simulation, [system(), "stormer-verlet", 0.01, 1, None], {}),
