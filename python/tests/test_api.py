@@ -11,10 +11,7 @@ import numpy as np
 import pytest
 
 import geomint
-
-
-def bits(a) -> bytes:
-    return np.ascontiguousarray(a, dtype=np.float64).tobytes()
+from support import bits
 
 
 def kepler_states(m: int) -> np.ndarray:

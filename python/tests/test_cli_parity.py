@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 
 import numpy as np
 import pytest
 
 import geomint
-
-
-def read_csv(path):
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    return rows[0], np.array([[float(x) for x in r] for r in rows[1:]])
-
-
-def bits(a: np.ndarray) -> bytes:
-    return np.ascontiguousarray(a, dtype=np.float64).tobytes()
+from support import bits, read_csv
 
 
 @pytest.mark.parametrize(

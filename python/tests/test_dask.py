@@ -6,13 +6,10 @@ import numpy as np
 import pytest
 
 import geomint
+from support import bits
 import geomint.dask
 
 distributed = pytest.importorskip("distributed")
-
-
-def bits(a) -> bytes:
-    return np.ascontiguousarray(a, dtype=np.float64).tobytes()
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ formulas raising ``ValueError`` with the column."""
 
 from __future__ import annotations
 
-import csv
 import pickle
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import numpy as np
 import pytest
 
 import geomint
+from support import bits, read_csv
 
 REPO = Path(__file__).resolve().parents[2]
 KEPLER_FILE = REPO / "examples" / "systems" / "kepler.toml"
@@ -54,11 +54,9 @@ def test_the_file_is_the_cli_run_bit_for_bit(run_cli):
     cli = run_cli("--system", str(KEPLER_FILE), "--method", "stormer-verlet", "--h", "0.01", "--steps", "300",
                   "--every", "10")
     assert cli.returncode == 0, cli.stderr
-    with open(cli.out / "trajectory.csv", newline="") as f:
-        rows = list(csv.reader(f))
-    assert rows[0][2:] == r.labels
-    cli_states = np.array([[float(v) for v in row[2:]] for row in rows[1:]])
-    assert cli_states.tobytes() == np.ascontiguousarray(r.states).tobytes()
+    header, rows = read_csv(cli.out / "trajectory.csv")
+    assert header[2:] == r.labels
+    assert bits(rows[:, 2:]) == bits(r.states)
     # the same system built in Python runs the same bits
     same = geomint.run(kepler(), "stormer-verlet", 0.01, 300, every=10)
     assert same.states.tobytes() == r.states.tobytes()

@@ -6,7 +6,6 @@ same run as the CLI's bit for bit, pickled, saved and resumed, and bad input rai
 
 from __future__ import annotations
 
-import csv
 import math
 import pickle
 import subprocess
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 
 import geomint
+from support import bits, read_csv
 
 REPO = Path(__file__).resolve().parents[2]
 TOP_FILE = REPO / "examples" / "systems" / "heavy_top.toml"
@@ -76,11 +76,9 @@ def test_the_python_system_is_the_cli_run_bit_for_bit(run_cli):
     r = geomint.run(heavy_top(), "hp-sv", 0.01, 300, every=10)
     cli = run_cli("--system", str(TOP_FILE), "--method", "hp-sv", "--h", "0.01", "--steps", "300", "--every", "10")
     assert cli.returncode == 0, cli.stderr
-    with open(cli.out / "trajectory.csv", newline="") as f:
-        rows = list(csv.reader(f))
-    assert rows[0][2:] == r.labels
-    cli_states = np.array([[float(v) for v in row[2:]] for row in rows[1:]])
-    assert cli_states.tobytes() == np.ascontiguousarray(r.states).tobytes()
+    header, rows = read_csv(cli.out / "trajectory.csv")
+    assert header[2:] == r.labels
+    assert bits(rows[:, 2:]) == bits(r.states)
 
 
 def test_pickled_saved_and_resumed(cli, tmp_path):
@@ -99,10 +97,8 @@ def test_pickled_saved_and_resumed(cli, tmp_path):
     proc = subprocess.run([str(cli), "resume", str(d), "--steps", "300", "--quiet"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     whole = geomint.run(top, "hp-sv", 0.01, 300, every=4)
-    with open(d / "trajectory.csv", newline="") as f:
-        rows = list(csv.reader(f))
-    traj = np.array([[float(v) for v in row[2:]] for row in rows[1:]])
-    assert traj.tobytes() == np.ascontiguousarray(whole.states).tobytes()
+    _, rows = read_csv(d / "trajectory.csv")
+    assert bits(rows[:, 2:]) == bits(whole.states)
     again = geomint.Simulation.load(d)
     again.step(50)
     assert again.state.tobytes() == geomint.run(top, "hp-sv", 0.01, 350, every=350).final_state.tobytes()

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import subprocess
 
@@ -11,16 +10,7 @@ import numpy as np
 import pytest
 
 import geomint
-
-
-def bits(a) -> bytes:
-    return np.ascontiguousarray(a, dtype=np.float64).tobytes()
-
-
-def read_csv(path):
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    return rows[0], np.array([[float(x) for x in r] for r in rows[1:]])
+from support import bits, read_csv
 
 
 def same_run(a: geomint.RunResult, b: geomint.RunResult) -> None:

@@ -13,12 +13,9 @@ import numpy as np
 import pytest
 
 import geomint
+from support import bits
 
 GROUPOID = ["spherical-pendulum", "plate-ball", "so3-optimal-control", "rolling-disk", "chaplygin-sleigh"]
-
-
-def bits(a) -> bytes:
-    return np.ascontiguousarray(a, dtype=np.float64).tobytes()
 
 
 def read_csv(path):
