@@ -58,7 +58,7 @@ pub fn at_times(
         None => base.with_state(&base.initial_state()?)?,
     };
     let end = steps as f64 * h;
-    if let Some(bad) = taus.windows(2).position(|w| !(w[1] >= w[0])) {
+    if let Some(bad) = taus.windows(2).position(|w| w[1] < w[0]) {
         return Err(input(format!("t_eval must be sorted: t_eval[{}] > t_eval[{}]", bad, bad + 1)).into());
     }
     if let Some(i) = taus.iter().position(|t| !(t.is_finite() && *t >= 0.0 && *t <= end * (1.0 + 1e-12))) {
