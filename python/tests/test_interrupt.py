@@ -1,4 +1,5 @@
-"""Ctrl-C in Python: SIGINT during a long ``run``, ``ensemble`` or ``Simulation.integrate``
+"""Ctrl-C in Python: SIGINT during a long ``run``, ``ensemble``, ``Simulation.integrate`` or
+``solve_hamiltonian(t_eval=...)``
 raises ``KeyboardInterrupt`` within a second (measured: well under 0.5 s), also when the call is
 the first geomint call of the process; an interrupted simulation goes on, bit for bit."""
 
@@ -23,6 +24,8 @@ SCRIPT = textwrap.dedent(
     try:
         if kind == "run":
             geomint.run("kepler", "stormer-verlet", 0.01, 3_000_000_000, every=1_000_000)
+        elif kind == "t_eval":
+            geomint.solve_hamiltonian("kepler", (0.0, 3.0e7), method="stormer-verlet", h=0.01, t_eval=[1.0, 2.9e7])
         elif kind == "ensemble":
             states = np.tile(geomint.problem("kepler").initial_state, (8, 1))
             geomint.ensemble("kepler", "stormer-verlet", 0.01, 3_000_000_000, states)
@@ -69,7 +72,7 @@ def interrupt(kind: str, after: float = 1.0):
     return latency, rest
 
 
-@pytest.mark.parametrize("kind", ["run", "ensemble", "simulation"])
+@pytest.mark.parametrize("kind", ["run", "ensemble", "simulation", "t_eval"])
 def test_ctrl_c_raises_keyboard_interrupt_within_a_second(kind):
     latency, rest = interrupt(kind)
     print(f"{kind}: KeyboardInterrupt {latency * 1000:.0f} ms after SIGINT")
