@@ -66,33 +66,13 @@ def timed(f: Callable[[], float], repeat: int) -> Tuple[float, float]:
 
 
 def geomint_systems() -> Dict[str, object]:
-    out: Dict[str, object] = {
-        "geomint catalogue": geomint.problem("kepler", {"e": E}),
-        "geomint formula": geomint.hamiltonian(
-            T="0.5*(px^2 + py^2)", V="-1/sqrt(x^2 + y^2)", q=["x", "y"], p=["px", "py"], q0=Q0, p0=P0
-        ),
-    }
-    try:
-        import numba
+    """The catalogue's Kepler, the formula declared separable and the ``numba.cfunc`` gradients
+    of ``callbacks.py`` (the same Kepler, e = 0.6, from perihelion)."""
+    from callbacks import E as E_CALLBACKS, systems
 
-        sig = "void(intc, CPointer(float64), CPointer(float64), voidptr)"
-
-        @numba.cfunc(sig)
-        def grad_v(n, q, out, _):
-            r2 = q[0] * q[0] + q[1] * q[1]
-            r3 = r2 * np.sqrt(r2)
-            out[0] = q[0] / r3
-            out[1] = q[1] / r3
-
-        @numba.cfunc(sig)
-        def grad_t(n, p, out, _):
-            out[0] = p[0]
-            out[1] = p[1]
-
-        out["geomint numba"] = geomint.Hamiltonian(grad_v, grad_t, q0=Q0, p0=P0)
-    except ImportError:
-        print("numba is not installed: no compiled-callback route", file=sys.stderr)
-    return out
+    assert E_CALLBACKS == E
+    names = {"catalogue kepler": "catalogue", "formula separable": "formula", "numba cfunc": "numba"}
+    return {f"geomint {names[k]}": v for k, v in systems(False).items() if k in names}
 
 
 def geomint_points(system: object, method: str, t_end: float, steps: List[int], repeat: int) -> List[Point]:

@@ -699,8 +699,19 @@ fn run<'py>(
     let spec = &sys.system;
     let state = state.as_ref().map(|s| s.0.as_slice());
     let job = |stop: &AtomicBool| simulation::run(spec, method, h, steps, t_end, every, state, stop);
+    run_dict(py, integrate(py, sys, job)?)
+}
+
+/// Runs `job` (steps of `sys`, stopped by its flag) as every integrating call does: on a
+/// worker thread, interruptible ([`interruptible`]), or here with the GIL held when `sys` has
+/// Python callbacks (they check the signals themselves). A callback's stored exception is
+/// raised as itself ([`raise_stored`]); a stopped job raises `KeyboardInterrupt`.
+fn integrate<T: Send>(
+    py: Python<'_>,
+    sys: &PySystem,
+    job: impl FnOnce(&AtomicBool) -> Result<Option<T>, RunError> + Send,
+) -> PyResult<T> {
     let outcome = match sys.host() {
-        // Python callbacks: the steps run here, with the GIL held (the callbacks check signals)
         Some(host) if host.python => job(&AtomicBool::new(false)),
         _ => interruptible(py, job)?,
     };
@@ -712,7 +723,7 @@ fn run<'py>(
         return Err(e);
     }
     match outcome {
-        Ok(Some(result)) => run_dict(py, result),
+        Ok(Some(result)) => Ok(result),
         Ok(None) => Err(PyKeyboardInterrupt::new_err("the run was interrupted")),
         Err(e) => Err(run_err(e)),
     }
@@ -739,22 +750,7 @@ fn _at_times<'py>(
     let spec = &sys.system;
     let state = state.as_ref().map(|s| s.0.as_slice());
     let job = |stop: &AtomicBool| engine::at_times::at_times(spec, method, h, steps, state, &taus, stop);
-    let outcome = match sys.host() {
-        Some(host) if host.python => job(&AtomicBool::new(false)),
-        _ => interruptible(py, job)?,
-    };
-    let failure = match &outcome {
-        Err(RunError::Workbench(e)) => Some(e),
-        _ => None,
-    };
-    if let Some(e) = raise_stored(py, sys.host(), failure) {
-        return Err(e);
-    }
-    let r = match outcome {
-        Ok(Some(r)) => r,
-        Ok(None) => return Err(PyKeyboardInterrupt::new_err("the run was interrupted")),
-        Err(e) => return Err(run_err(e)),
-    };
+    let r = integrate(py, sys, job)?;
     let rows = taus.len();
     let d = PyDict::new(py);
     d.set_item("states", matrix(py, r.states, rows, r.coordinates)?)?;
