@@ -444,7 +444,8 @@ fn hand_newton2(mut f: impl FnMut(&Vector2<f64>) -> (Vector2<f64>, Matrix2<f64>)
 /// `p_{1/2} = p − c H_q(q, p_{1/2})` (Newton matrix `I + c H_qp`),
 /// `q₁ = q + c (H_p(q, p_{1/2}) + H_p(q₁, p_{1/2}))` (Newton matrix `I − c H_pq`),
 /// `p₁ = p_{1/2} − c H_q(q₁, p_{1/2})`, solved for the increments as the library does
-/// (symplectic Euler A then B with `h/2`).
+/// (symplectic Euler A then B with `h/2`), from the same guesses: `δp = −c H_q(q, p)`, and for the
+/// second half the first half's drift `c H_p(q, p_{1/2})`.
 #[inline]
 fn hand_leapfrog(q: &Vector2<f64>, p: &Vector2<f64>, h: f64) -> (Vector2<f64>, Vector2<f64>) {
     let c = 0.5 * h;
@@ -455,7 +456,7 @@ fn hand_leapfrog(q: &Vector2<f64>, p: &Vector2<f64>, h: f64) -> (Vector2<f64>, V
     let (qm, pm) = (q + dq1, p + dp1);
     let dq = hand_newton2(
         |x| (x - polar_hp(&(qm + x), &pm) * c, id - polar_hqp(&(qm + x), &pm).transpose() * c),
-        polar_hp(&qm, &pm) * c,
+        dq1,
     );
     let q_end = qm + dq;
     let (dq2, dp2) = (polar_hp(&q_end, &pm) * c, polar_hq(&q_end, &pm) * -c);
@@ -494,6 +495,10 @@ fn case(
     hand: impl Fn(&Vector2<f64>, &Vector2<f64>, f64) -> (Vector2<f64>, Vector2<f64>),
     s0: PhaseState<2>,
 ) {
+    // `GEOMINT_CASE=substring`: run only the matching cases (e.g. under `perf record`)
+    if std::env::var("GEOMINT_CASE").is_ok_and(|only| !name.contains(&only)) {
+        return;
+    }
     let d = disagreement(route, &hand, s0, 1000);
     assert!(d < 1e-12, "{name}: the route and the hand-written step differ by {d:e} after 1000 steps");
     let (mut a, mut b) = (s0, s0);
@@ -547,6 +552,9 @@ fn gauss_cases<const S: usize, const B: usize, const M: usize>(
     let g_ad_full = GaussCollocation::<_, S, B>::new(AutoDiff(KeplerModel)).expect("Gauss").with_newton(full);
     let default = hand_gauss(hand, g.newton_options());
     let s0 = start();
+    if std::env::var("GEOMINT_CASE").is_ok_and(|only| !format!("kepler_{label}_").contains(&only)) {
+        return;
+    }
     // the default Newton follows the full-Newton trajectory
     let d = disagreement(&g_ad, hand_gauss(hand, &full), s0, 1000);
     assert!(d < 1e-12, "{label}: default Newton vs hand-written full Newton, {d:e} after 1000 steps");

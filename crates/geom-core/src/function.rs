@@ -232,6 +232,17 @@ pub trait PhaseSpaceDerivatives<const N: usize>: Send + Sync {
         self.hessian(q, p).pp
     }
 
+    /// The mixed block `∂²f/∂q∂p(q, p)` alone (`qp` of [`hessian`](Self::hessian),
+    /// `[(i, j)] = ∂²f/∂q_i∂p_j`; default: from the full Hessian). The Newton matrices of
+    /// implicit symplectic Euler and Störmer–Verlet, `I + h H_qp` and `I − h H_pq = I − h H_qpᵀ`,
+    /// need nothing else. [`AutoDiff`] computes it by the `N²` hyper-dual passes
+    /// `(q + e_i ε₁, p + e_j ε₂)` ([`hyper_dual::partial_hessian`]) instead of the `N(2N + 1)` of
+    /// the full Hessian; it is zero for the separable forms ([`Separable`],
+    /// [`AutoDiff::separable`]).
+    fn hessian_qp(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        self.hessian(q, p).qp
+    }
+
     /// [`value`](Self::value), or [`GeomError::NonFinite`] if `q`, `p` or the value is not finite.
     fn try_value(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Result<f64> {
         check_point(q, p)?;
@@ -435,6 +446,13 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Auto
         let q = q.map(|x| hyper_dual::seed(x, 0.0, 0.0));
         hyper_dual::hessian(|ph| self.0.eval(&q, ph), p).2
     }
+
+    /// `∂²f/∂q∂p` by [`hyper_dual::partial_hessian`]: the `N²` passes `(q + e_i ε₁, p + e_j ε₂)`
+    /// (the same numbers as the mixed passes of [`hessian`](Self::hessian)).
+    #[inline]
+    fn hessian_qp(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        hyper_dual::partial_hessian(|qh, ph| self.0.eval(qh, ph), q, p).3
+    }
 }
 
 /// The coordinates of the point `q* = (φ⁻¹, …, φ⁻¹)` at which [`SeparableAutoDiff`] evaluates
@@ -586,6 +604,12 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Sepa
             }
         }
         self.hessian_pp_at(q, p)
+    }
+
+    /// `∂²H/∂q∂p = 0` for the declared `H = T(p) + V(q)`.
+    #[inline]
+    fn hessian_qp(&self, _q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        SMatrix::zeros()
     }
 }
 
@@ -894,6 +918,8 @@ mod tests {
         // the diagonal blocks alone: the same passes, the same bits
         assert_eq!(ad.hessian_qq(&q, &p), h.qq);
         assert_eq!(ad.hessian_pp(&q, &p), h.pp);
+        // the mixed block alone: the N² mixed passes, the same bits
+        assert_eq!(ad.hessian_qp(&q, &p), h.qp);
     }
 
     #[test]
@@ -1112,6 +1138,10 @@ impl<T: ScalarDerivatives<N>, V: ScalarDerivatives<N>, const N: usize> PhaseSpac
     fn hessian_pp(&self, _q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
         self.kinetic.0.hessian(p)
     }
+    /// `0`.
+    fn hessian_qp(&self, _q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        SMatrix::zeros()
+    }
     fn gradient_and_hessian(
         &self,
         q: &SVector<f64, N>,
@@ -1161,6 +1191,10 @@ impl<T: ScalarFunction<N>, V: ScalarFunction<N>, const N: usize> PhaseSpaceDeriv
     /// `∇²T(p)`, `N(N + 1)/2` hyper-dual passes of `T`.
     fn hessian_pp(&self, _q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
         hyper_dual::hessian(|pd| self.kinetic.eval(pd), p).2
+    }
+    /// `0`.
+    fn hessian_qp(&self, _q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        SMatrix::zeros()
     }
     fn gradient_and_hessian(
         &self,
@@ -1268,6 +1302,7 @@ mod separable_tests {
         for h in models {
             // the separable forms evaluate ∇²V at (q, 0) and ∇²T at (q*, p): any (q, p) will do
             assert!(close(h.hessian_qq(&q, &p), full.qq) && close(h.hessian_pp(&q, &p), full.pp));
+            assert_eq!(h.hessian_qp(&q, &p), h.hessian(&q, &p).qp);
             assert!(close(h.hessian_qq(&q, &(p * 3.0)), full.qq) || !h.is_separable());
         }
         // T = |p| is singular at rest: the blocks are taken at (q, p), where they are finite
