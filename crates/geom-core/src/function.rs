@@ -514,6 +514,17 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> SeparableAutoDiff<F, N> {
     fn hessian_pp_at(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
         AutoDiff(&self.0).hessian_pp(q, p)
     }
+    /// The gradient and the diagonal Hessian blocks at `(q, p)` itself (`N(N + 1)` passes).
+    #[cold]
+    #[inline(never)]
+    fn gradient_and_hessian_at(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
+        let (_, gradient, (qq, _, pp)) = hyper_dual::phase_hessian(|qh, ph| self.0.eval(qh, ph), q, p, false);
+        (gradient, Hessian { qq, qp: SMatrix::zeros(), pp })
+    }
 }
 
 /// [`SeparableAutoDiff::regular_at_rest`]: `H` at `(q*, 0)` with every seed zero.
@@ -567,14 +578,29 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Sepa
         self.gradient_and_hessian(q, p).1
     }
 
+    /// The diagonal blocks only (`N(N + 1)` hyper-dual passes), each held at the constant point
+    /// of [`gradient_q`](Self::gradient_q) and [`gradient_p`](Self::gradient_p) when the model is
+    /// regular at rest: `(∇V, ∇²V)` from the passes in `q` at `(q, 0)`, `(∇T, ∇²T)` from those in
+    /// `p` at `(q*, p)`, where the other half's terms fold to constants (the same numbers as the
+    /// passes at `(q, p)`, whose other-half terms have exactly zero derivative parts). A
+    /// non-finite entry there (a `T` or `V` singular at the constant point) is recomputed at
+    /// `(q, p)`.
     fn gradient_and_hessian(
         &self,
         q: &SVector<f64, N>,
         p: &SVector<f64, N>,
     ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
-        // the diagonal blocks only: `N(N + 1)` hyper-dual passes
-        let (_, gradient, (qq, _, pp)) = hyper_dual::phase_hessian(|qh, ph| self.0.eval(qh, ph), q, p, false);
-        (gradient, Hessian { qq, qp: SMatrix::zeros(), pp })
+        if self.1 {
+            let rest = SVector::<f64, N>::zeros().map(|x| hyper_dual::seed(x, 0.0, 0.0));
+            let probe = SVector::<f64, N>::from_element(PROBE).map(|x| hyper_dual::seed(x, 0.0, 0.0));
+            let (_, gq, qq) = hyper_dual::hessian(|qh| self.0.eval(qh, &rest), q);
+            let (_, gp, pp) = hyper_dual::hessian(|ph| self.0.eval(&probe, ph), p);
+            let finite = |v: &f64| v.is_finite();
+            if gq.iter().chain(gp.iter()).all(finite) && qq.iter().chain(pp.iter()).all(finite) {
+                return ((gq, gp), Hessian { qq, qp: SMatrix::zeros(), pp });
+            }
+        }
+        self.gradient_and_hessian_at(q, p)
     }
 
     /// `∇²V(q) = ∂²H/∂q²(q, 0)` for the declared `H = T(p) + V(q)`, held at `p = 0` like
@@ -1304,6 +1330,15 @@ mod separable_tests {
             assert!(close(h.hessian_qq(&q, &p), full.qq) && close(h.hessian_pp(&q, &p), full.pp));
             assert_eq!(h.hessian_qp(&q, &p), h.hessian(&q, &p).qp);
             assert!(close(h.hessian_qq(&q, &(p * 3.0)), full.qq) || !h.is_separable());
+        }
+        // the fused gradient and blocks: the same numbers as the passes at (q, p)
+        let ((gq, gp), hs) = AutoDiff::separable(Sum).gradient_and_hessian(&q, &p);
+        let ((aq, ap), ah) = AutoDiff(Sum).gradient_and_hessian(&q, &p);
+        assert!((gq - aq).amax() <= 1e-15 && (gp - ap).amax() <= 1e-15);
+        assert!(close(hs.qq, ah.qq) && close(hs.pp, ah.pp) && hs.qp == SMatrix::<f64, 2, 2>::zeros());
+        for singular in [&AutoDiff::separable(Optical) as &dyn PhaseSpaceDerivatives<2>, &AutoDiff::separable(SingularAtProbe)] {
+            let (g, hs) = singular.gradient_and_hessian(&q, &p);
+            assert!(g.0.iter().chain(g.1.iter()).all(|v| v.is_finite()) && hs.is_finite());
         }
         // T = |p| is singular at rest: the blocks are taken at (q, p), where they are finite
         let optical = AutoDiff::separable(Optical);
