@@ -6,13 +6,31 @@
 //!   `Z_i = c_i h f(y)`, with the same convergence tests (residual `≤ 1e-14`, or a contracting step
 //!   with error estimate `≤ 1e-14 (1 + |Z|)`), the 8×8 Jacobian factored by nalgebra's LU, and the
 //!   same quadrature update `y₁ = y + h Σ b_i f(Y_i)`. For information, the same `Gauss2` with
-//!   `AutoDiff` (num-dual) derivatives against the same reference.
+//!   `AutoDiff` (num-dual) derivatives against the same reference (the criterion groups time the
+//!   library's default Newton, simplified, against this full-Newton loop).
 //! * (b) throughput of `Driver::run_ensemble` (rayon) for 32 Kepler trajectories × 500 steps of
 //!   `Gauss2`, in a pool of 2 threads against a pool of 1 thread (ratio = t₂/t₁; speedup = t₁/t₂).
 //! * (c) the ratio case `kepler_dop853_fixed_step`: one fixed step of DOP853
 //!   (`integrators::dop853::Dop853::hamiltonian(Kepler)`, the route of the workbench)
 //!   against a hand-written DOP853 step of the same coefficients on a plain `[f64; 4]`
 //!   (`q₁, q₂, p₁, p₂`), the same 12 evaluations of `(p, −q/|q|³)` and the same sums (target 1.2).
+//!
+//! * (d) the `ratio` lines of Gauss–Legendre `s = 1` (the implicit midpoint rule), `2` and `3`
+//!   (`kepler_gauss{s}_*`): the library's default Newton (simplified Newton with polishing) with
+//!   hand-written derivatives, with `AutoDiff(model)` and with `AutoDiff::separable(model)`,
+//!   against a hand-written Gauss (`HandGauss<S, 4S>`, the same loop as above, generic in `S`)
+//!   with the same Newton, the same tests and the same final correction; and full Newton with
+//!   `AutoDiff(model)` against the hand-written full Newton (`*_full_newton_*`). Before timing,
+//!   every route is asserted to follow its hand-written step to 1e-12 over 1000 steps.
+//! * (e) `kepler_polar_generalized_leapfrog_autodiff`: Störmer–Verlet of a non-separable `H`
+//!   (HLW VI.3 (3.4), the generalized leapfrog), Kepler in polar coordinates
+//!   `H = p_r²/2 + p_φ²/(2r²) − 1/r` by `AutoDiff`, against a hand-written generalized leapfrog
+//!   with the same full Newton (two 2×2 solves, closed-form inverse) and the same guesses.
+//!
+//! The models are written as the examples and docs write them (`examples/kepler.rs`: one `eval`
+//! generic over the scalar), with `#[inline]` on `eval` as docs/performance.md ("Build
+//! settings") asks. `GEOMINT_CASE=substring` runs only the matching ratio cases of (d) and (e)
+//! (for `perf record`).
 //!
 //! Each iteration of (a) advances 16 states spread along the orbit (e = 0.6) by one step of
 //! h = 0.01, so ns/step = ns/iteration / 16.
@@ -454,10 +472,7 @@ fn hand_leapfrog(q: &Vector2<f64>, p: &Vector2<f64>, h: f64) -> (Vector2<f64>, V
     let p_half = p + dp;
     let (dq1, dp1) = (polar_hp(q, &p_half) * c, polar_hq(q, &p_half) * -c);
     let (qm, pm) = (q + dq1, p + dp1);
-    let dq = hand_newton2(
-        |x| (x - polar_hp(&(qm + x), &pm) * c, id - polar_hqp(&(qm + x), &pm).transpose() * c),
-        dq1,
-    );
+    let dq = hand_newton2(|x| (x - polar_hp(&(qm + x), &pm) * c, id - polar_hqp(&(qm + x), &pm).transpose() * c), dq1);
     let q_end = qm + dq;
     let (dq2, dp2) = (polar_hp(&q_end, &pm) * c, polar_hq(&q_end, &pm) * -c);
     (q + (dq1 + dq2), p + (dp1 + dp2))
@@ -561,7 +576,14 @@ fn gauss_cases<const S: usize, const B: usize, const M: usize>(
     case(report, &format!("kepler_{label}_hand_derivatives"), targets[0], &g, &default, s0);
     case(report, &format!("kepler_{label}_autodiff"), targets[1], &g_ad, &default, s0);
     case(report, &format!("kepler_{label}_autodiff_separable"), targets[2], &g_sep, &default, s0);
-    case(report, &format!("kepler_{label}_full_newton_autodiff_vs_hand_full"), targets[3], &g_ad_full, hand_gauss(hand, &full), s0);
+    case(
+        report,
+        &format!("kepler_{label}_full_newton_autodiff_vs_hand_full"),
+        targets[3],
+        &g_ad_full,
+        hand_gauss(hand, &full),
+        s0,
+    );
 }
 
 /// The `ratio` lines: one trajectory per route, interleaved with its reference.

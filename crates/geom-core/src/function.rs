@@ -1336,7 +1336,9 @@ mod separable_tests {
         let ((aq, ap), ah) = AutoDiff(Sum).gradient_and_hessian(&q, &p);
         assert!((gq - aq).amax() <= 1e-15 && (gp - ap).amax() <= 1e-15);
         assert!(close(hs.qq, ah.qq) && close(hs.pp, ah.pp) && hs.qp == SMatrix::<f64, 2, 2>::zeros());
-        for singular in [&AutoDiff::separable(Optical) as &dyn PhaseSpaceDerivatives<2>, &AutoDiff::separable(SingularAtProbe)] {
+        for singular in
+            [&AutoDiff::separable(Optical) as &dyn PhaseSpaceDerivatives<2>, &AutoDiff::separable(SingularAtProbe)]
+        {
             let (g, hs) = singular.gradient_and_hessian(&q, &p);
             assert!(g.0.iter().chain(g.1.iter()).all(|v| v.is_finite()) && hs.is_finite());
         }

@@ -88,13 +88,22 @@ fn simplified_newton_follows_full_newton() {
         (x.q - y.q).amax().max((x.p - y.p).amax())
     }
     let pairs: [(Box<dyn OneStep<PhaseState<2>>>, Box<dyn OneStep<PhaseState<2>>>); 4] = [
-        (Box::new(Gauss1::new(AutoDiff(Kepler)).unwrap()), Box::new(Gauss1::new(AutoDiff(Kepler)).unwrap().with_newton(full))),
-        (Box::new(Gauss2::new(AutoDiff(Kepler)).unwrap()), Box::new(Gauss2::new(AutoDiff(Kepler)).unwrap().with_newton(full))),
+        (
+            Box::new(Gauss1::new(AutoDiff(Kepler)).unwrap()),
+            Box::new(Gauss1::new(AutoDiff(Kepler)).unwrap().with_newton(full)),
+        ),
+        (
+            Box::new(Gauss2::new(AutoDiff(Kepler)).unwrap()),
+            Box::new(Gauss2::new(AutoDiff(Kepler)).unwrap().with_newton(full)),
+        ),
         (
             Box::new(Gauss2::new(AutoDiff::separable(Kepler)).unwrap()),
             Box::new(Gauss2::new(AutoDiff(Kepler)).unwrap().with_newton(full)),
         ),
-        (Box::new(Gauss3::new(AutoDiff(Kepler)).unwrap()), Box::new(Gauss3::new(AutoDiff(Kepler)).unwrap().with_newton(full))),
+        (
+            Box::new(Gauss3::new(AutoDiff(Kepler)).unwrap()),
+            Box::new(Gauss3::new(AutoDiff(Kepler)).unwrap().with_newton(full)),
+        ),
     ];
     for (a, b) in &pairs {
         let d = compare(a.as_ref(), b.as_ref());

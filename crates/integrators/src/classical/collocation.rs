@@ -203,10 +203,11 @@ impl<const S: usize> Prk<S> {
 /// [`AutoDiff::separable`](geom_core::function::AutoDiff::separable), whose mixed block is zero),
 /// and reused by every iteration of the step (re-evaluated only after a step that contracts by
 /// less than half); an iterate accepted on the residual gets one more correction with the
-/// factored Jacobian, so that the quadratic invariants hold to round-off over long runs. From
-/// the `O(h²)`-accurate guess the iteration converges in about as many iterations as full
-/// Newton, whose Jacobian costs `S` Hessians per iteration; full Newton remains available with
-/// [`with_newton`](Self::with_newton)`(NewtonOptions::integrator())`.
+/// factored Jacobian, so that the quadratic invariants hold to round-off over long runs (Kepler's
+/// angular momentum drifts 5e-15 over 20 000 steps of `h = 0.05` against 1.4e-13 with full
+/// Newton, whose Jacobian costs `S` Hessians per iteration; the trajectories agree to 1e-12
+/// after 2000 steps of `h = 0.01`: `crates/integrators/tests/ad_implicit.rs`). Full Newton
+/// remains available with [`with_newton`](Self::with_newton)`(NewtonOptions::integrator())`.
 ///
 /// ```
 /// use geom_core::function::{AutoDiff, PhaseSpaceFunction};
@@ -353,7 +354,7 @@ prk_method!(
     "simplified Newton ([`NewtonOptions::simplified`], see [`GaussCollocation`])",
     NewtonOptions::simplified,
     |s| {
-    let t = tableau::gauss_legendre(s)?;
+        let t = tableau::gauss_legendre(s)?;
         Ok((t.clone(), t))
     }
 );
