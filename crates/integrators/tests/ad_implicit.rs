@@ -87,7 +87,8 @@ fn simplified_newton_follows_full_newton() {
         }
         (x.q - y.q).amax().max((x.p - y.p).amax())
     }
-    let pairs: [(Box<dyn OneStep<PhaseState<2>>>, Box<dyn OneStep<PhaseState<2>>>); 4] = [
+    type Method = Box<dyn OneStep<PhaseState<2>>>;
+    let pairs: [(Method, Method); 4] = [
         (
             Box::new(Gauss1::new(AutoDiff(Kepler)).unwrap()),
             Box::new(Gauss1::new(AutoDiff(Kepler)).unwrap().with_newton(full)),
