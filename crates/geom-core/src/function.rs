@@ -232,6 +232,17 @@ pub trait PhaseSpaceDerivatives<const N: usize>: Send + Sync {
         self.hessian(q, p).pp
     }
 
+    /// The mixed block `∂²f/∂q∂p(q, p)` alone (`qp` of [`hessian`](Self::hessian),
+    /// `[(i, j)] = ∂²f/∂q_i∂p_j`; default: from the full Hessian). The Newton matrices of
+    /// implicit symplectic Euler and Störmer–Verlet, `I + h H_qp` and `I − h H_pq = I − h H_qpᵀ`,
+    /// need nothing else. [`AutoDiff`] computes it by the `N²` hyper-dual passes
+    /// `(q + e_i ε₁, p + e_j ε₂)` ([`hyper_dual::partial_hessian`]) instead of the `N(2N + 1)` of
+    /// the full Hessian; it is zero for the separable forms ([`Separable`],
+    /// [`AutoDiff::separable`]).
+    fn hessian_qp(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        self.hessian(q, p).qp
+    }
+
     /// [`value`](Self::value), or [`GeomError::NonFinite`] if `q`, `p` or the value is not finite.
     fn try_value(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> Result<f64> {
         check_point(q, p)?;
@@ -435,6 +446,13 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Auto
         let q = q.map(|x| hyper_dual::seed(x, 0.0, 0.0));
         hyper_dual::hessian(|ph| self.0.eval(&q, ph), p).2
     }
+
+    /// `∂²f/∂q∂p` by [`hyper_dual::partial_hessian`]: the `N²` passes `(q + e_i ε₁, p + e_j ε₂)`
+    /// (the same numbers as the mixed passes of [`hessian`](Self::hessian)).
+    #[inline]
+    fn hessian_qp(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        hyper_dual::partial_hessian(|qh, ph| self.0.eval(qh, ph), q, p).3
+    }
 }
 
 /// The coordinates of the point `q* = (φ⁻¹, …, φ⁻¹)` at which [`SeparableAutoDiff`] evaluates
@@ -496,6 +514,17 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> SeparableAutoDiff<F, N> {
     fn hessian_pp_at(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
         AutoDiff(&self.0).hessian_pp(q, p)
     }
+    /// The gradient and the diagonal Hessian blocks at `(q, p)` itself (`N(N + 1)` passes).
+    #[cold]
+    #[inline(never)]
+    fn gradient_and_hessian_at(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
+        let (_, gradient, (qq, _, pp)) = hyper_dual::phase_hessian(|qh, ph| self.0.eval(qh, ph), q, p, false);
+        (gradient, Hessian { qq, qp: SMatrix::zeros(), pp })
+    }
 }
 
 /// [`SeparableAutoDiff::regular_at_rest`]: `H` at `(q*, 0)` with every seed zero.
@@ -549,14 +578,29 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Sepa
         self.gradient_and_hessian(q, p).1
     }
 
+    /// The diagonal blocks only (`N(N + 1)` hyper-dual passes), each held at the constant point
+    /// of [`gradient_q`](Self::gradient_q) and [`gradient_p`](Self::gradient_p) when the model is
+    /// regular at rest: `(∇V, ∇²V)` from the passes in `q` at `(q, 0)`, `(∇T, ∇²T)` from those in
+    /// `p` at `(q*, p)`, where the other half's terms fold to constants (the same numbers as the
+    /// passes at `(q, p)`, whose other-half terms have exactly zero derivative parts). A
+    /// non-finite entry there (a `T` or `V` singular at the constant point) is recomputed at
+    /// `(q, p)`.
     fn gradient_and_hessian(
         &self,
         q: &SVector<f64, N>,
         p: &SVector<f64, N>,
     ) -> ((SVector<f64, N>, SVector<f64, N>), Hessian<N>) {
-        // the diagonal blocks only: `N(N + 1)` hyper-dual passes
-        let (_, gradient, (qq, _, pp)) = hyper_dual::phase_hessian(|qh, ph| self.0.eval(qh, ph), q, p, false);
-        (gradient, Hessian { qq, qp: SMatrix::zeros(), pp })
+        if self.1 {
+            let rest = SVector::<f64, N>::zeros().map(|x| hyper_dual::seed(x, 0.0, 0.0));
+            let probe = SVector::<f64, N>::from_element(PROBE).map(|x| hyper_dual::seed(x, 0.0, 0.0));
+            let (_, gq, qq) = hyper_dual::hessian(|qh| self.0.eval(qh, &rest), q);
+            let (_, gp, pp) = hyper_dual::hessian(|ph| self.0.eval(&probe, ph), p);
+            let finite = |v: &f64| v.is_finite();
+            if gq.iter().chain(gp.iter()).all(finite) && qq.iter().chain(pp.iter()).all(finite) {
+                return ((gq, gp), Hessian { qq, qp: SMatrix::zeros(), pp });
+            }
+        }
+        self.gradient_and_hessian_at(q, p)
     }
 
     /// `∇²V(q) = ∂²H/∂q²(q, 0)` for the declared `H = T(p) + V(q)`, held at `p = 0` like
@@ -586,6 +630,12 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Sepa
             }
         }
         self.hessian_pp_at(q, p)
+    }
+
+    /// `∂²H/∂q∂p = 0` for the declared `H = T(p) + V(q)`.
+    #[inline]
+    fn hessian_qp(&self, _q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        SMatrix::zeros()
     }
 }
 
@@ -894,6 +944,8 @@ mod tests {
         // the diagonal blocks alone: the same passes, the same bits
         assert_eq!(ad.hessian_qq(&q, &p), h.qq);
         assert_eq!(ad.hessian_pp(&q, &p), h.pp);
+        // the mixed block alone: the N² mixed passes, the same bits
+        assert_eq!(ad.hessian_qp(&q, &p), h.qp);
     }
 
     #[test]
@@ -1112,6 +1164,10 @@ impl<T: ScalarDerivatives<N>, V: ScalarDerivatives<N>, const N: usize> PhaseSpac
     fn hessian_pp(&self, _q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
         self.kinetic.0.hessian(p)
     }
+    /// `0`.
+    fn hessian_qp(&self, _q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        SMatrix::zeros()
+    }
     fn gradient_and_hessian(
         &self,
         q: &SVector<f64, N>,
@@ -1161,6 +1217,10 @@ impl<T: ScalarFunction<N>, V: ScalarFunction<N>, const N: usize> PhaseSpaceDeriv
     /// `∇²T(p)`, `N(N + 1)/2` hyper-dual passes of `T`.
     fn hessian_pp(&self, _q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
         hyper_dual::hessian(|pd| self.kinetic.eval(pd), p).2
+    }
+    /// `0`.
+    fn hessian_qp(&self, _q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        SMatrix::zeros()
     }
     fn gradient_and_hessian(
         &self,
@@ -1268,7 +1328,19 @@ mod separable_tests {
         for h in models {
             // the separable forms evaluate ∇²V at (q, 0) and ∇²T at (q*, p): any (q, p) will do
             assert!(close(h.hessian_qq(&q, &p), full.qq) && close(h.hessian_pp(&q, &p), full.pp));
+            assert_eq!(h.hessian_qp(&q, &p), h.hessian(&q, &p).qp);
             assert!(close(h.hessian_qq(&q, &(p * 3.0)), full.qq) || !h.is_separable());
+        }
+        // the fused gradient and blocks: the same numbers as the passes at (q, p)
+        let ((gq, gp), hs) = AutoDiff::separable(Sum).gradient_and_hessian(&q, &p);
+        let ((aq, ap), ah) = AutoDiff(Sum).gradient_and_hessian(&q, &p);
+        assert!((gq - aq).amax() <= 1e-15 && (gp - ap).amax() <= 1e-15);
+        assert!(close(hs.qq, ah.qq) && close(hs.pp, ah.pp) && hs.qp == SMatrix::<f64, 2, 2>::zeros());
+        for singular in
+            [&AutoDiff::separable(Optical) as &dyn PhaseSpaceDerivatives<2>, &AutoDiff::separable(SingularAtProbe)]
+        {
+            let (g, hs) = singular.gradient_and_hessian(&q, &p);
+            assert!(g.0.iter().chain(g.1.iter()).all(|v| v.is_finite()) && hs.is_finite());
         }
         // T = |p| is singular at rest: the blocks are taken at (q, p), where they are finite
         let optical = AutoDiff::separable(Optical);

@@ -4,6 +4,7 @@
 //! `cargo test -p integrators --test suite FILE::` runs one file. Tests that install a counting
 //! global allocator are binaries of their own (Cargo.toml).
 
+mod ad_implicit;
 mod classical;
 mod driver;
 mod driver_checkpoint;

@@ -196,6 +196,19 @@ impl<const S: usize> Prk<S> {
 /// `B` must be `2 S` (checked at compile time; use the aliases [`Gauss1`] … [`Gauss5`]): the
 /// stage unknowns are `2S` blocks of size `N` (module documentation).
 ///
+/// The stage system is solved by simplified Newton ([`NewtonOptions::simplified`]): the block
+/// Jacobian `G_Z` (module documentation) is evaluated and factored at the guess
+/// `Z_i = c_i h f(y)`, from the `S` stage Hessians (the `N(2N + 1)` hyper-dual passes of an
+/// [`AutoDiff`](geom_core::function::AutoDiff) model per stage, `N(N + 1)` of
+/// [`AutoDiff::separable`](geom_core::function::AutoDiff::separable), whose mixed block is zero),
+/// and reused by every iteration of the step (re-evaluated only after a step that contracts by
+/// less than half); an iterate accepted on the residual gets one more correction with the
+/// factored Jacobian, so that the quadratic invariants hold to round-off over long runs (Kepler's
+/// angular momentum drifts 5e-15 over 20 000 steps of `h = 0.05` against 1.4e-13 with full
+/// Newton, whose Jacobian costs `S` Hessians per iteration; the trajectories agree to 1e-12
+/// after 2000 steps of `h = 0.01`: `crates/integrators/tests/ad_implicit.rs`). Full Newton
+/// remains available with [`with_newton`](Self::with_newton)`(NewtonOptions::integrator())`.
+///
 /// ```
 /// use geom_core::function::{AutoDiff, PhaseSpaceFunction};
 /// use geom_core::Scalar;
@@ -259,20 +272,21 @@ pub type LobattoIIIAIIIB4<H> = LobattoIIIAIIIB<H, 4, 8>;
 pub type LobattoIIIAIIIB5<H> = LobattoIIIAIIIB<H, 5, 10>;
 
 macro_rules! prk_method {
-    ($ty:ident, $label:literal, $build:expr) => {
+    ($ty:ident, $label:literal, $newton:literal, $default:expr, $build:expr) => {
         impl<H, const S: usize, const B: usize> $ty<H, S, B> {
             const BLOCKS: () = assert!(B == 2 * S, "the number of stage blocks B must be 2 S");
 
-            #[doc = concat!("The ", $label, " method with `S` stages for `hamiltonian`, with")]
-            /// [`NewtonOptions::integrator`]; [`GeomError::InvalidParameter`] if no tableau with
-            /// `S` stages exists (Gauss: `1..=5`, Lobatto: `2..=5`). `B != 2 S` does not compile.
+            #[doc = concat!("The ", $label, " method with `S` stages for `hamiltonian`, with ", $newton, ";")]
+            /// [`GeomError::InvalidParameter`] if no tableau with `S` stages exists (Gauss:
+            /// `1..=5`, Lobatto: `2..=5`). `B != 2 S` does not compile.
             pub fn new(hamiltonian: H) -> Result<Self, GeomError> {
                 let () = Self::BLOCKS;
                 let build: fn(usize) -> Result<(Tableau, Tableau), GeomError> = $build;
                 let (tq, tp) = build(S)?;
                 let (aq, b, c) = tq.arrays::<S>()?;
                 let (ap, _, _) = tp.arrays::<S>()?;
-                Ok(Self { hamiltonian, prk: Prk { aq, ap, b, c }, newton: NewtonOptions::integrator() })
+                let newton: fn() -> NewtonOptions = $default;
+                Ok(Self { hamiltonian, prk: Prk { aq, ap, b, c }, newton: newton() })
             }
             /// The same method with other Newton options (e.g. simplified Newton,
             /// [`geom_core::newton::JacobianUpdate::Frozen`]).
@@ -334,11 +348,23 @@ macro_rules! prk_method {
     };
 }
 
-prk_method!(GaussCollocation, "Gauss–Legendre", |s| {
-    let t = tableau::gauss_legendre(s)?;
-    Ok((t.clone(), t))
-});
-prk_method!(LobattoIIIAIIIB, "Lobatto IIIA–IIIB", |s| Ok((tableau::lobatto_iiia(s)?, tableau::lobatto_iiib(s)?)));
+prk_method!(
+    GaussCollocation,
+    "Gauss–Legendre",
+    "simplified Newton ([`NewtonOptions::simplified`], see [`GaussCollocation`])",
+    NewtonOptions::simplified,
+    |s| {
+        let t = tableau::gauss_legendre(s)?;
+        Ok((t.clone(), t))
+    }
+);
+prk_method!(
+    LobattoIIIAIIIB,
+    "Lobatto IIIA–IIIB",
+    "full Newton ([`NewtonOptions::integrator`])",
+    NewtonOptions::integrator,
+    |s| Ok((tableau::lobatto_iiia(s)?, tableau::lobatto_iiib(s)?))
+);
 
 impl<H, const S: usize, const B: usize> GaussCollocation<H, S, B> {
     const ORDER: u32 = 2 * S as u32;

@@ -14,11 +14,14 @@
 //! the unknowns are small and the [`Increment`] of a step is exact to the last bit of the
 //! increment (what compensated summation, [`crate::driver`], needs):
 //! * symplectic Euler A solves `δp + h H_q(q, p + δp) = 0` for `δp` (one block of size `N`,
-//!   Newton matrix `I + h H_qp`), then `Δq = h H_p(q, P)`, `Δp = −h H_q(q, P)`, `P = p + δp`;
+//!   Newton matrix `I + h H_qp`, the mixed block alone:
+//!   [`PhaseSpaceDerivatives::hessian_qp`]), then `Δq = h H_p(q, P)`, `Δp = −h H_q(q, P)`,
+//!   `P = p + δp`;
 //! * symplectic Euler B solves `δq − h H_p(q + δq, p) = 0` (Newton matrix `I − h H_pq`);
 //! * Störmer–Verlet (3.4) is `SE-A` with `h/2` followed by `SE-B` with `h/2`:
 //!   `p_{1/2} = p − h/2 H_q(q, p_{1/2})`, `q₁ = q + h/2 (H_p(q, p_{1/2}) + H_p(q₁, p_{1/2}))`,
-//!   `p₁ = p_{1/2} − h/2 H_q(q₁, p_{1/2})`;
+//!   `p₁ = p_{1/2} − h/2 H_q(q₁, p_{1/2})` (the second solve from the first's drift
+//!   `h/2 H_p(q, p_{1/2})`);
 //! * the partitioned RK methods (Gauss with `â = a`, Lobatto IIIA–IIIB) solve for the stage
 //!   increments `Z_i = (Q_i − q, P_i − p)`,
 //!   ```text
@@ -26,7 +29,9 @@
 //!     Δq = h Σ_i b_i H_p(Q_i, P_i),          Δp = −h Σ_i b_i H_q(Q_i, P_i),
 //!   ```
 //!   by [`newton_blocks`] with `B = 2s` blocks of size `N` (blocks `0..s` are `Zq`, `s..2s`
-//!   are `Zp`), from the guess `Z_i = c_i h (H_p, −H_q)(q, p)`. The block Jacobian is
+//!   are `Zp`), from the guess `Z_i = c_i h (H_p, −H_q)(q, p)`; Gauss by simplified Newton with
+//!   final polishing by default (the Jacobian below evaluated and factored once per step), Lobatto
+//!   by full Newton. The block Jacobian is
 //!   ```text
 //!     ∂(Zq_i eq.)/∂Zq_j = δ_ij I − h a_ij H_pq(Y_j)    ∂(Zq_i eq.)/∂Zp_j = −h a_ij H_pp(Y_j)
 //!     ∂(Zp_i eq.)/∂Zq_j = h â_ij H_qq(Y_j)             ∂(Zp_i eq.)/∂Zp_j = δ_ij I + h â_ij H_qp(Y_j)

@@ -7,15 +7,65 @@ use crate::driver::Increment;
 use geom_core::GeomError;
 use geom_core::function::PhaseSpaceDerivatives;
 use geom_core::linalg::Lu;
-use geom_core::newton::{NewtonOptions, newton_blocks};
+use geom_core::newton::{NewtonOptions, newton_split};
 use geom_core::step::step_repeatedly;
 use geom_core::step::{OneStep, PhaseState, check_step};
 
 // ------------------------------------------------------------------------------------------------
 // Kernels
 
+/// [`GeomError::NonFinite`] unless every entry of `q` and `p` is finite (the check of
+/// [`PhaseSpaceDerivatives::try_gradient`]).
+#[inline]
+fn finite_point<const N: usize>(q: &Vector<N>, p: &Vector<N>) -> Result<(), GeomError> {
+    if q.iter().all(|v| v.is_finite()) && p.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(GeomError::NonFinite { what: "phase-space point" })
+    }
+}
+
+/// [`GeomError::NonFinite`] unless every entry of the gradient half `g` is finite.
+#[inline]
+fn finite_gradient<const N: usize>(g: &Vector<N>) -> Result<(), GeomError> {
+    if g.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(GeomError::NonFinite { what: "gradient" }) }
+}
+
+/// `∂H/∂q(q, p)` alone ([`PhaseSpaceDerivatives::gradient_q`]), with the checks of
+/// [`PhaseSpaceDerivatives::try_gradient`]: [`GeomError::NonFinite`] if `q`, `p` or an entry is
+/// not finite.
+#[inline]
+fn try_gradient_q<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
+    ham: &H,
+    q: &Vector<N>,
+    p: &Vector<N>,
+) -> Result<Vector<N>, GeomError> {
+    finite_point(q, p)?;
+    let g = ham.gradient_q(q, p);
+    finite_gradient(&g)?;
+    Ok(g)
+}
+
+/// `∂H/∂p(q, p)` alone, checked as [`try_gradient_q`].
+#[inline]
+fn try_gradient_p<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
+    ham: &H,
+    q: &Vector<N>,
+    p: &Vector<N>,
+) -> Result<Vector<N>, GeomError> {
+    finite_point(q, p)?;
+    let g = ham.gradient_p(q, p);
+    finite_gradient(&g)?;
+    Ok(g)
+}
+
 /// Symplectic Euler A, implicit: solve `δp + h H_q(q, p + δp) = 0`; returns `(Δq, Δp)` and the
-/// stage momentum `P = p + δp`.
+/// stage momentum `P = p + δp`. The residual needs `H_q` alone
+/// ([`PhaseSpaceDerivatives::gradient_q`]) and the Newton matrix `I + h H_qp` the mixed block
+/// alone ([`PhaseSpaceDerivatives::hessian_qp`]: `N²` hyper-dual passes of an AD model instead
+/// of the `N(2N + 1)` of the full Hessian), evaluated only where a Newton step follows
+/// ([`newton_split`]). When the residual test accepts the solution, the increment reuses the
+/// `H_q` its residual evaluated there.
 fn euler_a<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
     ham: &H,
     q: &Vector<N>,
@@ -23,31 +73,28 @@ fn euler_a<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
     h: f64,
     newton: &NewtonOptions,
 ) -> Result<(Delta<N>, Vector<N>), GeomError> {
-    let (gq, _) = ham.try_gradient(q, p)?;
+    let gq = try_gradient_q(ham, q, p)?;
     let id = Matrix::<N>::identity();
-    let ([dp], _) = newton_blocks(
-        |x: &[Vector<N>; 1], jac: Option<&mut [[Matrix<N>; 1]; 1]>| {
-            let pp = p + x[0];
-            let gq = match jac {
-                Some(j) => {
-                    let ((gq, _), hs) = ham.gradient_and_hessian(q, &pp);
-                    j[0][0] = id + hs.qp * h;
-                    gq
-                }
-                None => ham.gradient(q, &pp).0,
-            };
-            Ok([x[0] + gq * h])
+    // the last residual's iterate and `H_q` there: the solution itself when the residual test
+    // accepted it, whose `H_q` the increment then reuses
+    let mut last = (gq * -h, gq);
+    let (dp, _) = newton_split(
+        |x: &Vector<N>| {
+            last = (*x, ham.gradient_q(q, &(p + x)));
+            Ok(x + last.1 * h)
         },
-        &[gq * -h],
+        |x: &Vector<N>| Ok(id + ham.hessian_qp(q, &(p + x)) * h),
+        &(gq * -h),
         newton,
     )?;
     let stage = p + dp;
-    let (gq, gp) = ham.gradient(q, &stage);
-    Ok(((gp * h, gq * -h), stage))
+    let gq = if last.0 == dp { last.1 } else { ham.gradient_q(q, &stage) };
+    Ok(((ham.gradient_p(q, &stage) * h, gq * -h), stage))
 }
 
 /// Symplectic Euler B, implicit: solve `δq − h H_p(q + δq, p) = 0`; returns `(Δq, Δp)` and the
-/// stage position `Q = q + δq`.
+/// stage position `Q = q + δq`. As [`euler_a`]: `H_p` alone in the residual, the Newton matrix
+/// `I − h H_pq = I − h H_qpᵀ` from the mixed block alone, where a step follows.
 fn euler_b<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
     ham: &H,
     q: &Vector<N>,
@@ -55,27 +102,33 @@ fn euler_b<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
     h: f64,
     newton: &NewtonOptions,
 ) -> Result<(Delta<N>, Vector<N>), GeomError> {
-    let (_, gp) = ham.try_gradient(q, p)?;
+    euler_b_from(ham, q, p, h, newton, try_gradient_p(ham, q, p)? * h)
+}
+
+/// [`euler_b`] from the guess `guess` of `δq` (there `h H_p(q, p)`).
+#[inline]
+fn euler_b_from<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
+    ham: &H,
+    q: &Vector<N>,
+    p: &Vector<N>,
+    h: f64,
+    newton: &NewtonOptions,
+    guess: Vector<N>,
+) -> Result<(Delta<N>, Vector<N>), GeomError> {
     let id = Matrix::<N>::identity();
-    let ([dq], _) = newton_blocks(
-        |x: &[Vector<N>; 1], jac: Option<&mut [[Matrix<N>; 1]; 1]>| {
-            let qq = q + x[0];
-            let gp = match jac {
-                Some(j) => {
-                    let ((_, gp), hs) = ham.gradient_and_hessian(&qq, p);
-                    j[0][0] = id - hs.qp.transpose() * h;
-                    gp
-                }
-                None => ham.gradient(&qq, p).1,
-            };
-            Ok([x[0] - gp * h])
+    let mut last = (guess, guess);
+    let (dq, _) = newton_split(
+        |x: &Vector<N>| {
+            last = (*x, ham.gradient_p(&(q + x), p));
+            Ok(x - last.1 * h)
         },
-        &[gp * h],
+        |x: &Vector<N>| Ok(id - ham.hessian_qp(&(q + x), p).transpose() * h),
+        &guess,
         newton,
     )?;
     let stage = q + dq;
-    let (gq, gp) = ham.gradient(&stage, p);
-    Ok(((gp * h, gq * -h), stage))
+    let gp = if last.0 == dq { last.1 } else { ham.gradient_p(&stage, p) };
+    Ok(((gp * h, ham.gradient_q(&stage, p) * -h), stage))
 }
 
 /// Jacobian of SE-A at the solution `(q, P)`: with `K = (I + h H_qp)⁻¹`,
@@ -388,7 +441,10 @@ fn verlet<H: PhaseSpaceDerivatives<N> + ?Sized, const N: usize>(
 ) -> Result<VerletHalves<N>, GeomError> {
     let ((dq1, dp1), p_half) = euler_a(ham, &state.q, &state.p, 0.5 * h, newton)?;
     let mid = PhaseState::new(state.q + dq1, state.p + dp1);
-    let ((dq2, dp2), q_end) = euler_b(ham, &mid.q, &mid.p, 0.5 * h, newton)?;
+    finite_point(&mid.q, &mid.p)?;
+    // the second half's drift δq = h/2 H_p(q₁, p_{1/2}) from the first's, h/2 H_p(q, p_{1/2})
+    // (both O(h²) from it, as the guess h/2 H_p(q_{1/2}, p_{1/2}), which would cost a gradient)
+    let ((dq2, dp2), q_end) = euler_b_from(ham, &mid.q, &mid.p, 0.5 * h, newton, dq1)?;
     Ok(((dq1 + dq2, dp1 + dp2), p_half, mid, q_end))
 }
 
