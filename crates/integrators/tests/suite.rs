@@ -5,6 +5,7 @@
 //! global allocator are binaries of their own (Cargo.toml).
 
 mod classical;
+mod coadjoint_energy;
 mod driver;
 mod driver_checkpoint;
 mod driver_huge_runs;
