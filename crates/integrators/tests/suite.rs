@@ -10,6 +10,7 @@ mod driver;
 mod driver_checkpoint;
 mod driver_huge_runs;
 mod driver_loop;
+mod energy_momentum;
 mod energy_preserving;
 mod events;
 mod hp_buoyant_vehicle;

@@ -6,12 +6,18 @@
 //! | method | preserves | source |
 //! | --- | --- | --- |
 //! | [`CoadjointEnergy`] | coadjoint orbit (Casimirs), energy, spatial momentum | Engø & Faltinsen 2001 |
+//! | [`EnergyMomentum`] | energy, vertical (free body: spatial) momentum, on `T*SO(3)` | Lewis & Simo 1994 |
 //!
 //! Files: `reduced_gradient.rs` (Gonzalez's discrete gradient of a function on `R^D`, from
-//! [`crate::energy_preserving::Gonzalez`]), `coadjoint_energy.rs` (Engø–Faltinsen).
+//! [`crate::energy_preserving::Gonzalez`]), `coadjoint_energy.rs` (Engø–Faltinsen), `reduced_top.rs` (the rigid body's `h(Π, Γ)`),
+//! `energy_momentum.rs` (Lewis–Simo).
 
 mod coadjoint_energy;
+mod energy_momentum;
 mod reduced_gradient;
+mod reduced_top;
 
 pub use coadjoint_energy::CoadjointEnergy;
+pub use energy_momentum::EnergyMomentum;
+pub use reduced_top::ReducedTop;
 pub use reduced_gradient::{OnMomentum, Split};
