@@ -30,6 +30,7 @@ mod hp_symplectic;
 mod hp_truncation;
 mod hp_vehicle;
 mod lgvi;
+mod lie_newmark;
 mod lie_methods_common;
 mod lie_methods_magnus;
 mod lie_methods_orders;
