@@ -20,17 +20,18 @@ pub struct ReducedTop {
 impl ReducedTop {
     /// The free body: `h(Π, Γ) = ½ Π·I⁻¹Π`.
     pub fn free(body: &FreeRigidBody) -> Self {
-        Self { inertia_inv: inverse(body.inertia()), mgl: 0.0, chi: Vector3::z() }
+        Self { inertia_inv: inverse(|x| body.velocity(x)), mgl: 0.0, chi: Vector3::z() }
     }
     /// The heavy top: `h(Π, Γ) = ½ Π·I⁻¹Π + mgl Γ·χ`.
     pub fn heavy(top: &HeavyTop) -> Self {
-        Self { inertia_inv: inverse(top.inertia()), mgl: top.mgl(), chi: *top.chi() }
+        Self { inertia_inv: inverse(|x| top.velocity(x)), mgl: top.mgl(), chi: *top.chi() }
     }
 }
 
-/// `I⁻¹` of an inertia the models have already checked symmetric positive definite.
-fn inverse(inertia: &Matrix3<f64>) -> Matrix3<f64> {
-    inertia.try_inverse().unwrap_or_else(Matrix3::zeros)
+/// The model's own `I⁻¹`, column by column from its `Ω = I⁻¹Π` (`I⁻¹ e_k` is column `k` bit for
+/// bit), so that `h` rounds as the model's energy does.
+fn inverse(velocity: impl Fn(&Vector3<f64>) -> Vector3<f64>) -> Matrix3<f64> {
+    Matrix3::from_columns(&[velocity(&Vector3::x()), velocity(&Vector3::y()), velocity(&Vector3::z())])
 }
 
 impl AdvectedFunction<3, 3> for ReducedTop {
