@@ -141,8 +141,10 @@ impl OneStep<Vector3<f64>> for Reduced {
 }
 
 /// Not a Poisson map of so(3)* (the registry calls it `group-only`): at h = 0.1 the defect
-/// `|M B(Π) Mᵀ − B(Π')|` of the reduced free-body map is far above the 1e-8 of the finite
-/// differences, where the Lie–Poisson midpoint integrator of the discretization layer has none.
+/// `|M B(Π) Mᵀ − B(Π')|` of the reduced free-body map is 1e4 times that of the Lie–Poisson
+/// midpoint integrator of the discretization layer (the finite-difference level, 5e-12), and it
+/// grows with the step (more than 4 times at h = 0.2): a defect of the method, not of the
+/// differences.
 #[test]
 fn the_reduced_map_is_not_a_poisson_map() {
     use geom_core::step::testing::{check_poisson_map, lie_poisson_tensor};
@@ -155,6 +157,7 @@ fn the_reduced_map_is_not_a_poisson_map() {
         body().hamiltonian(),
     );
     let control = check_poisson_map(&lp, &pi, 0.1, tensor()).unwrap();
-    println!("Poisson defect: Simo–Wong {defect:.2e}, Lie–Poisson midpoint {control:.2e}");
-    assert!(control < 1e-8 && defect > 1e-5, "{defect:e} {control:e}");
+    let larger = check_poisson_map(&sw, &pi, 0.2, tensor()).unwrap();
+    println!("Poisson defect: Simo–Wong {defect:.2e} (h = 0.2: {larger:.2e}), Lie–Poisson midpoint {control:.2e}");
+    assert!(defect > 1e4 * control && larger > 4.0 * defect, "{defect:e} {larger:e} {control:e}");
 }
