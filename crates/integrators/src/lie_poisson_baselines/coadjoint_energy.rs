@@ -46,7 +46,10 @@ use nalgebra::{SMatrix, SVector};
 /// ```
 ///
 /// (`dτ` right-trivialized: `τ(x + εy) = exp(ε dτ_x y) τ(x) + O(ε²)`), by geom-core's Newton with
-/// [`NewtonOptions::lie_poisson`] (simplified, polished); the step returns
+/// [`NewtonOptions::lie_poisson`] (simplified, polished). The first Newton matrix is this one at
+/// the guess `ν_0` with `∂∇̄h/∂ν ≈ ½ ∇²h(μ_k)` and `ξ ≈ ∇h(μ_k) + ½ ∇²h(μ_k)(ν_0 − μ_k)` (one AD
+/// pass gives them with the guess's gradient; exact for a quadratic `h`), a refresh takes the
+/// exact one at the iterate. The step returns
 /// `Ad*_{τ(hξ)} μ_k` at the converged `ξ`, so the orbit is kept whatever the Newton residual.
 ///
 /// ```
@@ -108,9 +111,13 @@ impl<G, H> CoadjointEnergy<G, H> {
         H: ScalarFunction<D>,
     {
         check_step(h)?;
+        check_finite(mu.iter(), "momentum")?;
         let (group, chart) = (&self.group, self.chart);
-        let grad0 = AutoDiff(self.hamiltonian()).try_gradient(mu)?;
-        let guess = group.coadjoint(&group.tau(chart, &(grad0 * h))?, mu);
+        // one AD pass: the gradient of the guess and the Hessian of the first Newton matrix
+        let (grad0, hess0) = AutoDiff(self.hamiltonian()).gradient_and_hessian(mu);
+        check_finite(grad0.iter().chain(hess0.iter()), "gradient and Hessian of h")?;
+        let w0 = group.tau(chart, &(grad0 * h))?;
+        let guess = group.coadjoint(&w0, mu);
         // A(μ_k) η = ad*_η μ_k, column by column
         let mut a = SMatrix::<f64, D, D>::zeros();
         for k in 0..D {
@@ -119,16 +126,23 @@ impl<G, H> CoadjointEnergy<G, H> {
             a.set_column(k, &group.ad_star(&e, mu));
         }
         let id = SMatrix::<f64, D, D>::identity();
+        let newton_matrix = |w: &<G as LieGroup<f64, D>>::Element, xi: &SVector<f64, D>, d: &SMatrix<f64, D, D>| {
+            Ok::<_, GeomError>(id - group.adjoint(w).transpose() * a * group.dtau(chart, &(xi * h))? * d * h)
+        };
+        // ∇h at the midpoint of the guess, linearized (exact for a quadratic h)
+        let xi_m = grad0 + hess0 * (guess - mu) * 0.5;
+        let mut first = Some(newton_matrix(&group.tau(chart, &(xi_m * h))?, &xi_m, &(hess0 * 0.5))?);
         let (nu, _) = newton_split(
             |nu| {
                 let xi = reduced_gradient::gradient(&self.gradient, mu, nu);
                 Ok(nu - group.coadjoint(&group.tau(chart, &(xi * h))?, mu))
             },
-            |nu| {
-                let (xi, d) = reduced_gradient::gradient_and_jacobian(&self.gradient, mu, nu);
-                let w = group.tau(chart, &(xi * h))?;
-                let dtau = group.dtau(chart, &(xi * h))?;
-                Ok(id - group.adjoint(&w).transpose() * a * dtau * d * h)
+            |nu| match first.take() {
+                Some(j) => Ok(j),
+                None => {
+                    let (xi, d) = reduced_gradient::gradient_and_jacobian(&self.gradient, mu, nu);
+                    newton_matrix(&group.tau(chart, &(xi * h))?, &xi, &d)
+                }
             },
             &guess,
             &self.newton,

@@ -44,9 +44,12 @@ fn skew(x: &Vector3<f64>) -> Matrix3<f64> {
 /// * symmetric (`∇̄h` and the midpoints are symmetric, `cay(−x) = cay(x)^{-1}`), order 2; not
 ///   symplectic.
 ///
-/// **Solve.** Newton on `(Γ_{k+1}, Π_{k+1})` from the explicit Euler guess, with the exact
-/// Jacobian (Gonzalez's `∂∇̄h/∂(Γ', Π')` and the derivatives of the cross products), geom-core's
-/// Newton with [`NewtonOptions::lie_poisson`]. The state `(R, Π)` is a [`LieState`]; the reduced
+/// **Solve.** Newton on `(Γ_{k+1}, Π_{k+1})` from the explicit Euler guess, geom-core's Newton
+/// with [`NewtonOptions::lie_poisson`] (simplified, polished). The Jacobian is that of the
+/// residual (Gonzalez's `∂∇̄h/∂(Γ', Π')` and the derivatives of the cross products); the first
+/// one is taken at the guess with `∂∇̄h/∂x' ≈ ½ ∇²h(x_k)` and `∇̄h ≈ ∇h(x_k) + ½ ∇²h(x_k) Δ` (one AD
+/// pass gives them with the guess's gradient; exact for a quadratic `h`), a refresh takes the
+/// exact one at the iterate. The state `(R, Π)` is a [`LieState`]; the reduced
 /// state `(Π, Γ)` an [`AdvectedState`].
 ///
 /// ```
@@ -97,27 +100,36 @@ impl<H: AdvectedFunction<3, 3>> EnergyMomentum<H> {
         h: f64,
     ) -> Result<(Vector3<f64>, Vector3<f64>, Vector3<f64>), GeomError> {
         check_step(h)?;
+        check_finite(gamma.iter().chain(pi.iter()), "state")?;
         let x0 = PhaseState::new(*gamma, *pi);
-        let (eta0, xi0) = self.gradient.hamiltonian().try_gradient(gamma, pi)?;
-        let guess = join(&(gamma + gamma.cross(&xi0) * h), &(pi + (pi.cross(&xi0) + gamma.cross(&eta0)) * h));
-        let id = Matrix3::identity();
+        // one AD pass: the gradient of the guess and the Hessian of the first Newton matrix
+        let ((eta0, xi0), hs) = self.gradient.hamiltonian().gradient_and_hessian(gamma, pi);
+        check_finite(eta0.iter().chain(xi0.iter()), "gradient of h")?;
+        if !hs.is_finite() {
+            return Err(GeomError::NonFinite { what: "Hessian of h" });
+        }
+        let (g_guess, p_guess) = (gamma + gamma.cross(&xi0) * h, pi + (pi.cross(&xi0) + gamma.cross(&eta0)) * h);
+        let guess = join(&g_guess, &p_guess);
+        let half = [[hs.qq * 0.5, hs.qp * 0.5], [hs.qp.transpose() * 0.5, hs.pp * 0.5]];
+        // ∇h at the midpoint of the guess, linearized (exact for a quadratic h)
+        let (dg, dp) = (g_guess - gamma, p_guess - pi);
+        let eta_m = eta0 + half[0][0] * dg + half[0][1] * dp;
+        let xi_m = xi0 + half[1][0] * dg + half[1][1] * dp;
+        let mut first =
+            Some(newton_matrix(&((gamma + g_guess) * 0.5), &((pi + p_guess) * 0.5), &xi_m, &eta_m, &half, h));
         let (x, _) = newton_split(
             |x| {
                 let (g1, p1) = split(x);
                 let [eta, xi] = self.gradient.discrete_gradient(&x0, &PhaseState::new(g1, p1));
                 Ok(residual(&x0, &g1, &p1, &eta, &xi, h))
             },
-            |x| {
-                let (g1, p1) = split(x);
-                let ([eta, xi], d) = self.gradient.discrete_gradient_and_jacobian(&x0, &PhaseState::new(g1, p1));
-                let (gm, pm) = ((gamma + g1) * 0.5, (pi + p1) * 0.5);
-                let (gh, ph, xh, eh) = (skew(&gm), skew(&pm), skew(&xi), skew(&eta));
-                let mut j = SMatrix::<f64, 6, 6>::zeros();
-                j.fixed_view_mut::<3, 3>(0, 0).copy_from(&(id - (gh * d[1][0] - xh * 0.5) * h));
-                j.fixed_view_mut::<3, 3>(0, 3).copy_from(&(gh * d[1][1] * -h));
-                j.fixed_view_mut::<3, 3>(3, 0).copy_from(&((ph * d[1][0] - eh * 0.5 + gh * d[0][0]) * -h));
-                j.fixed_view_mut::<3, 3>(3, 3).copy_from(&(id - (ph * d[1][1] - xh * 0.5 + gh * d[0][1]) * h));
-                Ok(j)
+            |x| match first.take() {
+                Some(j) => Ok(j),
+                None => {
+                    let (g1, p1) = split(x);
+                    let ([eta, xi], d) = self.gradient.discrete_gradient_and_jacobian(&x0, &PhaseState::new(g1, p1));
+                    Ok(newton_matrix(&((gamma + g1) * 0.5), &((pi + p1) * 0.5), &xi, &eta, &d, h))
+                }
             },
             &guess,
             &self.newton,
@@ -127,6 +139,26 @@ impl<H: AdvectedFunction<3, 3>> EnergyMomentum<H> {
         check_finite(x.iter().chain(xi.iter()), "state after step")?;
         Ok((p1, g1, xi))
     }
+}
+
+/// The Newton matrix `∂F/∂(Γ', Π')` at the midpoints `(Γ̄, Π̄)` and the discrete gradient
+/// `(η, ξ)` with `d[a][b] = ∂∇̄_a h/∂x'_b` (`0 = Γ`, `1 = Π`).
+fn newton_matrix(
+    gm: &Vector3<f64>,
+    pm: &Vector3<f64>,
+    xi: &Vector3<f64>,
+    eta: &Vector3<f64>,
+    d: &[[Matrix3<f64>; 2]; 2],
+    h: f64,
+) -> SMatrix<f64, 6, 6> {
+    let id = Matrix3::identity();
+    let (gh, ph, xh, eh) = (skew(gm), skew(pm), skew(xi), skew(eta));
+    let mut j = SMatrix::<f64, 6, 6>::zeros();
+    j.fixed_view_mut::<3, 3>(0, 0).copy_from(&(id - (gh * d[1][0] - xh * 0.5) * h));
+    j.fixed_view_mut::<3, 3>(0, 3).copy_from(&(gh * d[1][1] * -h));
+    j.fixed_view_mut::<3, 3>(3, 0).copy_from(&((ph * d[1][0] - eh * 0.5 + gh * d[0][0]) * -h));
+    j.fixed_view_mut::<3, 3>(3, 3).copy_from(&(id - (ph * d[1][1] - xh * 0.5 + gh * d[0][1]) * h));
+    j
 }
 
 /// `(Γ' − Γ − h Γ̄ × ξ, Π' − Π − h (Π̄ × ξ + Γ̄ × η))`.
