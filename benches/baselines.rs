@@ -64,7 +64,8 @@ fn hand_ef(d: &Vector3<f64>, r: &mut Matrix3<f64>, pi: &mut Vector3<f64>, h: f64
     let mut p1 = so3::cayley(&(xi0 * h)).tr_mul(&p0);
     let xi = dg(&p1);
     let w = so3::cayley(&(xi * h));
-    let jac = Matrix3::identity() - w.transpose() * skew(&p0) * so3::dcay(&(xi * h)) * Matrix3::from_diagonal(d) * (0.5 * h);
+    let jac =
+        Matrix3::identity() - w.transpose() * skew(&p0) * so3::dcay(&(xi * h)) * Matrix3::from_diagonal(d) * (0.5 * h);
     let lu = jac.lu();
     let mut previous = None;
     for _ in 0..50 {
@@ -194,22 +195,38 @@ fn main() {
         assert!(d <= 1e-12, "{}: the hand loop differs by {d:e}", m.name());
     }
 
-    for ((m, hand, s0, h), case) in hands.iter().zip(["rigid_body_engo_faltinsen", "heavy_top_lewis_simo", "heavy_top_simo_wong"]) {
+    for ((m, hand, s0, h), case) in
+        hands.iter().zip(["rigid_body_engo_faltinsen", "heavy_top_lewis_simo", "heavy_top_simo_wong"])
+    {
         let (mut s1, mut s2) = (*s0, *s0);
-        report.case(case, 2.0, STEPS, |n| run(*m, &mut s1, *h, n), |n| {
-            for _ in 0..n {
-                hand(black_box(&mut s2), black_box(*h));
-            }
-        });
+        report.case(
+            case,
+            2.0,
+            STEPS,
+            |n| run(*m, &mut s1, *h, n),
+            |n| {
+                for _ in 0..n {
+                    hand(black_box(&mut s2), black_box(*h));
+                }
+            },
+        );
     }
-    for (m, case) in [(&ls as &dyn OneStep<State>, "heavy_top_lewis_simo_vs_hp_sv"), (&sw, "heavy_top_simo_wong_vs_hp_sv")] {
+    for (m, case) in
+        [(&ls as &dyn OneStep<State>, "heavy_top_lewis_simo_vs_hp_sv"), (&sw, "heavy_top_simo_wong_vs_hp_sv")]
+    {
         let (mut s1, mut s2) = (top0, top0);
         report.case(case, f64::INFINITY, STEPS, |n| run(m, &mut s1, ht, n), |n| run(&sv, &mut s2, ht, n));
     }
     // Engø–Faltinsen on the free body beside HP Störmer–Verlet on the heavy top (one step each)
     let (mut s1, mut s2) = (body0, top0);
-    report.case("rigid_body_engo_faltinsen_vs_hp_sv_heavy_top", f64::INFINITY, STEPS, |n| run(&ef, &mut s1, hb, n), |n| {
-        run(&sv, &mut s2, ht, n)
-    });
-    report.print("Part I baselines: generic route / hand-written loop (target 2), and / HP Störmer–Verlet on the heavy top");
+    report.case(
+        "rigid_body_engo_faltinsen_vs_hp_sv_heavy_top",
+        f64::INFINITY,
+        STEPS,
+        |n| run(&ef, &mut s1, hb, n),
+        |n| run(&sv, &mut s2, ht, n),
+    );
+    report.print(
+        "Part I baselines: generic route / hand-written loop (target 2), and / HP Störmer–Verlet on the heavy top",
+    );
 }

@@ -7,8 +7,8 @@
 use crate::workbench::WorkbenchError;
 use crate::workbench::embedded::{EmbeddedRk, LieField};
 use crate::workbench::family::Family;
-use discretization::composition::{adjoint_pair, kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6};
 use discretization::AdvectedFunction;
+use discretization::composition::{adjoint_pair, kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6};
 use discretization::lie_poisson::LiePoissonIntegrator;
 use discretization::{
     AdLieFunction, AdLieGroup, Composition, CotangentLiftIntegrator, LieAutoDiff, LieCotangentLiftIntegrator,

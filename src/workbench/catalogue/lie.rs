@@ -177,7 +177,9 @@ impl Problem for RigidBody {
             "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), self.body)?)),
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.body).map_err(WorkbenchError::Geom)?),
             name if name.starts_with("lie-poisson") => methods::lie_poisson(method, So3, self.body.hamiltonian())?,
-            name if methods::SO3_VERTICAL.contains(&name) => methods::so3_vertical(method, ReducedTop::free(&self.body))?,
+            name if methods::SO3_VERTICAL.contains(&name) => {
+                methods::so3_vertical(method, ReducedTop::free(&self.body))?
+            }
             _ => methods::lie_group(method, So3, self.body, self.body.hamiltonian())?,
         };
         start(m, self.s0, h, *self)
@@ -275,7 +277,9 @@ impl Problem for HeavyTopProblem {
             "cg4a" => Box::new(GroupOde::of(crouch_grossman::cg4a(So3xR3::default(), self.top)?)),
             "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), self.top)?)),
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.top).map_err(WorkbenchError::Geom)?),
-            name if methods::SO3_VERTICAL.contains(&name) => methods::so3_vertical(method, ReducedTop::heavy(&self.top))?,
+            name if methods::SO3_VERTICAL.contains(&name) => {
+                methods::so3_vertical(method, ReducedTop::heavy(&self.top))?
+            }
             _ => methods::lie_group(method, So3, self.top, self.top.hamiltonian())?,
         };
         start(m, self.s0, h, *self)

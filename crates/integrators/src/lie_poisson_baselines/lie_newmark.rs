@@ -89,7 +89,12 @@ impl<H: AdvectedFunction<3, 3>> LieNewmark<H> {
 
     /// One step from `(R_k, Π_k)`: `(R_{k+1}, Π_{k+1})`. Errors: [`GeomError::InvalidStep`], a
     /// non-finite state or gradient, a Newton failure, a non-finite result.
-    pub fn advance(&self, r: &Matrix3<f64>, pi: &Vector3<f64>, h: f64) -> Result<(Matrix3<f64>, Vector3<f64>), GeomError> {
+    pub fn advance(
+        &self,
+        r: &Matrix3<f64>,
+        pi: &Vector3<f64>,
+        h: f64,
+    ) -> Result<(Matrix3<f64>, Vector3<f64>), GeomError> {
         check_step(h)?;
         let gamma = r.row(2).transpose();
         let (grad_gamma, omega0) = self.hamiltonian.try_gradient(&gamma, pi)?;

@@ -22,5 +22,5 @@ mod reduced_top;
 pub use coadjoint_energy::CoadjointEnergy;
 pub use energy_momentum::EnergyMomentum;
 pub use lie_newmark::LieNewmark;
-pub use reduced_top::ReducedTop;
 pub use reduced_gradient::{OnMomentum, Split};
+pub use reduced_top::ReducedTop;

@@ -17,7 +17,9 @@
 use crate::energy_preserving::{DiscreteGradient, Gonzalez};
 use discretization::AdvectedFunction;
 use geom_core::Scalar;
-use geom_core::function::{AutoDiff, Hessian, PhaseSpaceDerivatives, PhaseSpaceFunction, ScalarDerivatives, ScalarFunction};
+use geom_core::function::{
+    AutoDiff, Hessian, PhaseSpaceDerivatives, PhaseSpaceFunction, ScalarDerivatives, ScalarFunction,
+};
 use geom_core::step::PhaseState;
 use nalgebra::{SMatrix, SVector};
 
