@@ -91,14 +91,14 @@ impl<H> EnergyMomentum<H> {
 }
 
 impl<H: AdvectedFunction<3, 3>> EnergyMomentum<H> {
-    /// One step from `(Π_k, Γ_k)`: `(Π_{k+1}, Γ_{k+1}, ξ)` (reconstruction `R_{k+1} = R_k cay(hξ)`).
+    /// One step from `(Π_k, Γ_k)`: `[Π_{k+1}, Γ_{k+1}, ξ]` (reconstruction `R_{k+1} = R_k cay(hξ)`).
     /// Errors: [`GeomError::InvalidStep`], a non-finite state or gradient, a Newton failure.
     pub fn advance(
         &self,
         pi: &Vector3<f64>,
         gamma: &Vector3<f64>,
         h: f64,
-    ) -> Result<(Vector3<f64>, Vector3<f64>, Vector3<f64>), GeomError> {
+    ) -> Result<[Vector3<f64>; 3], GeomError> {
         check_step(h)?;
         check_finite(gamma.iter().chain(pi.iter()), "state")?;
         let x0 = PhaseState::new(*gamma, *pi);
@@ -137,7 +137,7 @@ impl<H: AdvectedFunction<3, 3>> EnergyMomentum<H> {
         let (g1, p1) = split(&x);
         let xi = self.gradient.discrete_gradient(&x0, &PhaseState::new(g1, p1))[1];
         check_finite(x.iter().chain(xi.iter()), "state after step")?;
-        Ok((p1, g1, xi))
+        Ok([p1, g1, xi])
     }
 }
 
@@ -202,7 +202,7 @@ impl<H: AdvectedFunction<3, 3>> OneStep<LieState<Matrix3<f64>, 3>> for EnergyMom
     }
     fn step(&self, state: &mut LieState<Matrix3<f64>, 3>, h: f64) -> Result<(), GeomError> {
         let gamma = state.g.row(2).transpose();
-        let (pi, _, xi) = self.advance(&state.mu, &gamma, h)?;
+        let [pi, _, xi] = self.advance(&state.mu, &gamma, h)?;
         let w = So3.cayley(&(xi * h))?;
         state.g *= w;
         state.mu = pi;
@@ -222,7 +222,7 @@ impl<H: AdvectedFunction<3, 3>> OneStep<AdvectedState<3, 3>> for EnergyMomentum<
         true
     }
     fn step(&self, state: &mut AdvectedState<3, 3>, h: f64) -> Result<(), GeomError> {
-        let (pi, gamma, _) = self.advance(&state.mu, &state.gamma, h)?;
+        let [pi, gamma, _] = self.advance(&state.mu, &state.gamma, h)?;
         *state = AdvectedState::new(pi, gamma);
         Ok(())
     }
