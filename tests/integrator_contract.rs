@@ -36,6 +36,7 @@ use integrators::dop853::{Dop853, Dop853Flow};
 use integrators::energy_preserving::{Avf, Gonzalez, Invariant, ItohAbe, SymmetricProjection};
 use integrators::hp;
 use integrators::lgvi::Lgvi;
+use integrators::lie_poisson_baselines::ReducedTop;
 use integrators::magnus::{AlgebraCurve, LinearMagnus, Magnus, MagnusOrder, MatrixCurve};
 use integrators::models::FreeRigidBody;
 use integrators::rkmk::{GroupState, LieVectorField, Rkmk};
@@ -315,6 +316,10 @@ fn every_integrator_on_t_star_g_keeps_the_contract() {
     check(&discretization::LieGroupDiscreteEulerLagrange::new(So3, Chart::Cayley, Body));
     // the Lie–Poisson integrator on (g, μ): reduced step and reconstruction g W
     check(&LiePoissonIntegrator::new(LieGroupThetaMap::midpoint(So3, Chart::Exp), Body));
+    // the Part I baselines: Engø–Faltinsen, Lewis–Simo, Simo–Wong
+    check(&integrators::lie_poisson_baselines::CoadjointEnergy::new(So3, Chart::Cayley, Body));
+    check(&integrators::lie_poisson_baselines::EnergyMomentum::new(ReducedTop::free(&body())));
+    check(&integrators::lie_poisson_baselines::LieNewmark::new(ReducedTop::free(&body())));
     // the groupoid layer's flow on G ⇉ {e}, the configuration reconstructed
     let midpoint = Induced::new(FibreThetaMap::midpoint(), ReducedLagrangian(Inertia));
     check(&GroupoidIntegrator::new(GroupAsGroupoid::new(So3, Chart::Exp), midpoint).with_properties(2, true));

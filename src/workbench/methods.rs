@@ -7,6 +7,7 @@
 use crate::workbench::WorkbenchError;
 use crate::workbench::embedded::{EmbeddedRk, LieField};
 use crate::workbench::family::Family;
+use discretization::AdvectedFunction;
 use discretization::composition::{adjoint_pair, kahan_li8, kahan_li10, sofroniou_spaletta10, triple_jump, yoshida6};
 use discretization::lie_poisson::LiePoissonIntegrator;
 use discretization::{
@@ -23,6 +24,7 @@ use integrators::dop853::{Dop853, Dop853Flow, Options};
 use integrators::driver::Increment;
 use integrators::energy_preserving::{Avf, Gonzalez, ItohAbe};
 use integrators::hp::{self, HpGroup, HpIntegrator, HpLagrangian, LieState};
+use integrators::lie_poisson_baselines::{CoadjointEnergy, EnergyMomentum, LieNewmark};
 use integrators::splitting::{ProcessedWisdomHolman, WisdomHolman};
 use integrators::tableau;
 use integrators::verlet_composition::VerletComposition;
@@ -321,6 +323,27 @@ pub const METHODS: &[MethodInfo] = &[
         2,
         St::Symplectic,
         "Lie–Poisson reduction of the midpoint lift on g* (left-invariant H), reconstruction g W (exp chart)",
+    ),
+    m(
+        "lie-poisson-engo-faltinsen",
+        L,
+        2,
+        St::EnergyPreserving,
+        "Engø–Faltinsen (2001): μ' = Ad*_{cay(hξ)} μ, ξ Gonzalez's discrete gradient of h(μ): energy, Casimirs, spatial momentum",
+    ),
+    m(
+        "lewis-simo",
+        L,
+        2,
+        St::EnergyPreserving,
+        "Lewis–Simo (1994) energy–momentum on T*SO(3), Cayley update: energy and vertical (free body: spatial) momentum exact",
+    ),
+    m(
+        "simo-wong",
+        L,
+        2,
+        St::GroupOnly,
+        "Simo–Wong (1991) midpoint Lie (Lie–Newmark) on T*SO(3): momentum and the free body's coadjoint orbit exact, not energy",
     ),
     m("rkmk4", L, 4, St::GroupOnly, "Runge–Kutta–Munthe-Kaas 4 on SO(3) × R^3 (stays on the group, not symplectic)"),
     m(
@@ -670,7 +693,9 @@ where
 
 /// The Lie–Poisson methods (`lie-poisson-*`) of a left-invariant problem on `group` with the
 /// reduced Hamiltonian `h(μ)`: the reduced midpoint step on `g*` and the reconstruction
-/// `g_{k+1} = g_k W_k` (`discretization::lie_poisson`), as a one-step method of `(g, μ)`.
+/// `g_{k+1} = g_k W_k` (`discretization::lie_poisson`), and Engø–Faltinsen's coadjoint-orbit and
+/// energy preserving step (`integrators::lie_poisson_baselines::CoadjointEnergy`, Cayley chart),
+/// as one-step methods of `(g, μ)`.
 pub fn lie_poisson<G, H, const M: usize, const D: usize>(
     info: &MethodInfo,
     group: G,
@@ -683,9 +708,29 @@ where
     let chart = match info.name {
         "lie-poisson-midpoint-cayley" => Chart::Cayley,
         "lie-poisson-midpoint-exp" => Chart::Exp,
+        "lie-poisson-engo-faltinsen" => return Ok(Box::new(CoadjointEnergy::new(group, Chart::Cayley, hamiltonian))),
         _ => return Err(not_here(info)),
     };
     Ok(Box::new(LiePoissonIntegrator::new(LieGroupThetaMap::midpoint(group, chart), hamiltonian)))
+}
+
+/// The methods of the registry on `T*SO(3)` for a rigid body about a fixed point whose potential
+/// depends on the vertical `Γ = Rᵀe3` only (the free body, the heavy top): Lewis–Simo's
+/// energy–momentum scheme and Simo–Wong's midpoint Lie scheme
+/// (`integrators::lie_poisson_baselines`). Other Lie-group problems do not offer them.
+pub const SO3_VERTICAL: &[&str] = &["lewis-simo", "simo-wong"];
+
+/// A method of [`SO3_VERTICAL`] for the reduced Hamiltonian `h(Π, Γ)` (separable, `T(Π) + V(Γ)`),
+/// as a trait object; an input error for any other method.
+pub fn so3_vertical<H>(info: &MethodInfo, reduced: H) -> Result<Box<dyn OneStep<MatrixState<3, 3>>>, WorkbenchError>
+where
+    H: AdvectedFunction<3, 3> + Clone + 'static,
+{
+    Ok(match info.name {
+        "lewis-simo" => Box::new(EnergyMomentum::new(reduced)),
+        "simo-wong" => Box::new(LieNewmark::new(reduced)),
+        _ => return Err(not_here(info)),
+    })
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@
 //!   [`crouch_grossman`], [`commutator_free`]: Lie group methods by products of exponentials;
 //!   [`magnus`]: Magnus integrators of orders 4 and 6 for linear equations;
 //! * [`lgvi`]: the Lee–Leok–McClamroch Lie group variational integrator of a rigid body;
+//! * [`lie_poisson_baselines`]: the conserving Lie–Poisson and rigid-body schemes Part I compares
+//!   with (Engø–Faltinsen, Lewis–Simo, Simo–Wong, Bobenko–Suris);
 //! * [`models`]: free rigid body, heavy top, underwater vehicle;
 //! * [`variational_equations`]: the tangent map of a method, Lyapunov spectrum (Benettin et al.)
 //!   and MEGNO; [`events`]: event location (Hermite estimate, refinement by re-stepping) and
@@ -88,6 +90,7 @@ pub mod events;
 pub mod explicit_rk;
 pub mod hp;
 pub mod lgvi;
+pub mod lie_poisson_baselines;
 pub mod magnus;
 pub mod models;
 pub mod rkmk;

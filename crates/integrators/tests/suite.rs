@@ -6,10 +6,12 @@
 
 mod ad_implicit;
 mod classical;
+mod coadjoint_energy;
 mod driver;
 mod driver_checkpoint;
 mod driver_huge_runs;
 mod driver_loop;
+mod energy_momentum;
 mod energy_preserving;
 mod events;
 mod hp_buoyant_vehicle;
@@ -34,6 +36,7 @@ mod lie_methods_magnus;
 mod lie_methods_orders;
 mod lie_methods_structure;
 mod lie_methods_tableaux;
+mod lie_newmark;
 mod observers_lie;
 mod part2_experiments;
 mod separable_dyn;

@@ -11,6 +11,7 @@ use crate::workbench::problem::{
 use crate::workbench::run::{Observe, Run};
 use geom_core::lie::{LieGroup, Se3, So3, So3xR3};
 use integrators::hp::LieState;
+use integrators::lie_poisson_baselines::ReducedTop;
 use integrators::models::{FreeRigidBody, HeavyTop, UnderwaterVehicle};
 use integrators::{commutator_free, crouch_grossman};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3, Vector6};
@@ -176,6 +177,9 @@ impl Problem for RigidBody {
             "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), self.body)?)),
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.body).map_err(WorkbenchError::Geom)?),
             name if name.starts_with("lie-poisson") => methods::lie_poisson(method, So3, self.body.hamiltonian())?,
+            name if methods::SO3_VERTICAL.contains(&name) => {
+                methods::so3_vertical(method, ReducedTop::free(&self.body))?
+            }
             _ => methods::lie_group(method, So3, self.body, self.body.hamiltonian())?,
         };
         start(m, self.s0, h, *self)
@@ -273,6 +277,9 @@ impl Problem for HeavyTopProblem {
             "cg4a" => Box::new(GroupOde::of(crouch_grossman::cg4a(So3xR3::default(), self.top)?)),
             "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), self.top)?)),
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.top).map_err(WorkbenchError::Geom)?),
+            name if methods::SO3_VERTICAL.contains(&name) => {
+                methods::so3_vertical(method, ReducedTop::heavy(&self.top))?
+            }
             _ => methods::lie_group(method, So3, self.top, self.top.hamiltonian())?,
         };
         start(m, self.s0, h, *self)
@@ -340,7 +347,7 @@ impl Problem for Vehicle {
         methods::for_family(Family::LieGroup)
             .iter()
             .map(|m| m.name)
-            .filter(|n| !["rkmk4", "cg4a", "cf4", "lgvi"].contains(n))
+            .filter(|n| !["rkmk4", "cg4a", "cf4", "lgvi"].contains(n) && !methods::SO3_VERTICAL.contains(n))
             .collect()
     }
     fn defaults(&self) -> (f64, f64) {

@@ -456,6 +456,20 @@ impl<S: Scalar> LieFunction<S, So3, 3> for BodyHamiltonian {
     }
 }
 
+/// `h(Π, Γ) = H(R, Π)` for any `R` whose third row is `Γ`, of a body whose potential depends on
+/// the third row of `R` only (the other rows are set to zero): the reduced Hamiltonian that the
+/// methods of [`methods::SO3_VERTICAL`] take.
+#[derive(Debug, Clone)]
+struct VerticalHamiltonian(BodyHamiltonian);
+
+impl discretization::AdvectedFunction<3, 3> for VerticalHamiltonian {
+    fn eval<S: Scalar>(&self, mu: &SVector<S, 3>, gamma: &SVector<S, 3>) -> S {
+        let mut r = Matrix3::<S>::zeros();
+        r.set_row(2, &gamma.transpose());
+        self.0.eval(&So3, &r, mu)
+    }
+}
+
 /// The body as an ODE on `SO(3) × R^3` for RKMK4, CG4a and CF4: `f(R, Π) = (Ω, Π × Ω + τ(R))`.
 #[derive(Debug, Clone)]
 struct EulerField(KineticPotential<FormulaPotential, 3>);
@@ -526,9 +540,15 @@ impl Problem for Potent {
         Family::LieGroup
     }
     /// Every Lie-group method but the Lie–Poisson ones (`H` depends on `R`, so it does not
-    /// reduce to `so(3)*`).
+    /// reduce to `so(3)*`), and those of [`methods::SO3_VERTICAL`] only when `V` depends on
+    /// `Γ = Rᵀe3` alone.
     fn methods(&self) -> Vec<&'static str> {
-        methods::for_family(Family::LieGroup).iter().map(|m| m.name).filter(|n| !n.starts_with("lie-poisson")).collect()
+        methods::for_family(Family::LieGroup)
+            .iter()
+            .map(|m| m.name)
+            .filter(|n| !n.starts_with("lie-poisson"))
+            .filter(|n| self.vertical || !methods::SO3_VERTICAL.contains(n))
+            .collect()
     }
     fn defaults(&self) -> (f64, f64) {
         self.body.defaults
@@ -559,6 +579,9 @@ impl Problem for Potent {
             "cg4a" => Box::new(GroupOde::of(crouch_grossman::cg4a(So3xR3::default(), EulerField(l))?)),
             "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), EulerField(l))?)),
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(l).map_err(WorkbenchError::Geom)?),
+            name if self.vertical && methods::SO3_VERTICAL.contains(&name) => {
+                methods::so3_vertical(method, VerticalHamiltonian(self.hamiltonian()))?
+            }
             _ => methods::lie_group(method, So3, l, self.hamiltonian())?,
         };
         start(m, self.body.s0, h, Monitor { hamiltonian: self.hamiltonian(), vertical: self.vertical })
@@ -782,7 +805,7 @@ impl Problem for Motion {
         methods::for_family(Family::LieGroup)
             .iter()
             .map(|m| m.name)
-            .filter(|n| !["rkmk4", "cg4a", "cf4", "lgvi"].contains(n))
+            .filter(|n| !["rkmk4", "cg4a", "cf4", "lgvi"].contains(n) && !methods::SO3_VERTICAL.contains(n))
             .filter(|n| self.free || !n.starts_with("lie-poisson"))
             .collect()
     }

@@ -1,0 +1,232 @@
+//! ns per step of the Part I baselines of `integrators::lie_poisson_baselines` against
+//! hand-written loops of the same equations in the same run (`common::ratio`), and against HP
+//! Störmer–Verlet (Cayley) on the heavy top:
+//!
+//! * Engø–Faltinsen (`CoadjointEnergy`, Cayley) on the free rigid body `(R, Π)`: Newton on
+//!   `Π' = cay(hξ)ᵀ Π`, `ξ = ∇̄h(Π, Π')` (Gonzalez's discrete gradient of `h = ½ Π·I⁻¹Π`), the
+//!   Jacobian `I − h cay(hξ)ᵀ Π̂ dcay_{hξ} ½I⁻¹` frozen at the guess, `R' = R cay(hξ)`;
+//! * Lewis–Simo (`EnergyMomentum`) on the heavy top: Newton on `(Γ', Π')` of
+//!   `Γ' − Γ = h Γ̄ × ξ`, `Π' − Π = h (Π̄ × ξ + Γ̄ × η)`, `(η, ξ)` Gonzalez's discrete gradient of
+//!   `h(Π, Γ) = ½ Π·I⁻¹Π + mgl Γ·χ`, 6 × 6 Jacobian frozen at the guess, `R' = R cay(hξ)`;
+//! * Simo–Wong (`LieNewmark`) on the heavy top: Newton on `Ω = I⁻¹ exp(½hΩ)ᵀ m`,
+//!   `m = Π + ½h f(Γ)`, `R' = R exp(hΩ)`, `Π' = exp(½hΩ)ᵀ exp(½hΩ)ᵀ m + ½h f(Γ')`;
+//!
+//! each hand loop stops Newton by the same contraction-checked step test (`1e-14`). Targets:
+//! 2 (implicit methods). The lines `*_vs_hp_sv` put each method's step beside HP
+//! Störmer–Verlet's on the heavy top (information, no target: `inf`).
+//!
+//! Run: `cargo bench --bench baselines`.
+
+mod common;
+
+use common::ratio::Report;
+use common::step_accepted;
+use geom_core::lie::{Chart, LieGroup, So3, so3};
+use geom_core::step::{LieState, OneStep};
+use integrators::hp;
+use integrators::lie_poisson_baselines::{CoadjointEnergy, EnergyMomentum, LieNewmark, ReducedTop};
+use integrators::models::{FreeRigidBody, HeavyTop};
+use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
+use std::hint::black_box;
+
+const STEPS: usize = 20_000;
+const TOL: f64 = 1e-14;
+/// Gonzalez's threshold (`integrators::energy_preserving::DIFFERENCE_THRESHOLD`).
+const THRESHOLD: f64 = 6.055454452393343e-6;
+
+type State = LieState<Matrix3<f64>, 3>;
+
+fn skew(x: &Vector3<f64>) -> Matrix3<f64> {
+    so3::hat(x)
+}
+
+/// Gonzalez's correction `(h(x') − h(x) − g·Δ) / |Δ|²` (0 below the threshold), `n2 = |Δ|²`.
+#[inline(always)]
+fn correction(defect: f64, n2: f64, scale: f64) -> f64 {
+    let t = THRESHOLD * scale;
+    if n2 > t * t { defect / n2 } else { 0.0 }
+}
+
+/// One hand-written Engø–Faltinsen step of the free body, `I⁻¹ = diag(d)`.
+#[inline]
+fn hand_ef(d: &Vector3<f64>, r: &mut Matrix3<f64>, pi: &mut Vector3<f64>, h: f64) {
+    let p0 = *pi;
+    let energy = |p: &Vector3<f64>| 0.5 * p.dot(&p.component_mul(d));
+    let e0 = energy(&p0);
+    let dg = |p1: &Vector3<f64>| {
+        let g = ((p0 + p1) * 0.5).component_mul(d);
+        let delta = p1 - p0;
+        let n2 = delta.norm_squared();
+        let k = correction(energy(p1) - e0 - g.dot(&delta), n2, 1.0 + p0.amax().max(p1.amax()));
+        g + delta * k
+    };
+    let xi0 = p0.component_mul(d);
+    let mut p1 = so3::cayley(&(xi0 * h)).tr_mul(&p0);
+    let xi = dg(&p1);
+    let w = so3::cayley(&(xi * h));
+    let jac =
+        Matrix3::identity() - w.transpose() * skew(&p0) * so3::dcay(&(xi * h)) * Matrix3::from_diagonal(d) * (0.5 * h);
+    let lu = jac.lu();
+    let mut previous = None;
+    for _ in 0..50 {
+        let f = p1 - so3::cayley(&(dg(&p1) * h)).tr_mul(&p0);
+        let dx = lu.solve(&f).expect("nonsingular");
+        p1 -= dx;
+        if step_accepted(&mut previous, dx.amax(), p1.amax(), TOL) {
+            break;
+        }
+    }
+    let w = so3::cayley(&(dg(&p1) * h));
+    *r *= w;
+    *pi = w.tr_mul(&p0);
+}
+
+/// One hand-written Lewis–Simo step of the heavy top, `I⁻¹ = diag(d)`.
+#[inline]
+fn hand_ls(d: &Vector3<f64>, mgl: f64, chi: &Vector3<f64>, r: &mut Matrix3<f64>, pi: &mut Vector3<f64>, h: f64) {
+    let (g0, p0) = (r.row(2).transpose(), *pi);
+    let energy = |g: &Vector3<f64>, p: &Vector3<f64>| 0.5 * p.dot(&p.component_mul(d)) + mgl * g.dot(chi);
+    let e0 = energy(&g0, &p0);
+    let dg = |g1: &Vector3<f64>, p1: &Vector3<f64>| {
+        let (eta, xi) = (chi * mgl, ((p0 + p1) * 0.5).component_mul(d));
+        let (dgam, dpi) = (g1 - g0, p1 - p0);
+        let n2 = dgam.norm_squared() + dpi.norm_squared();
+        let scale = 1.0 + g0.amax().max(p0.amax()).max(g1.amax()).max(p1.amax());
+        let k = correction(energy(g1, p1) - e0 - eta.dot(&dgam) - xi.dot(&dpi), n2, scale);
+        (eta + dgam * k, xi + dpi * k)
+    };
+    let split = |x: &Vector6<f64>| (x.fixed_rows::<3>(0).into_owned(), x.fixed_rows::<3>(3).into_owned());
+    let residual = |x: &Vector6<f64>| {
+        let (g1, p1) = split(x);
+        let (eta, xi) = dg(&g1, &p1);
+        let (gm, pm) = ((g0 + g1) * 0.5, (p0 + p1) * 0.5);
+        let a = g1 - g0 - gm.cross(&xi) * h;
+        let b = p1 - p0 - (pm.cross(&xi) + gm.cross(&eta)) * h;
+        Vector6::new(a[0], a[1], a[2], b[0], b[1], b[2])
+    };
+    let (eta0, xi0) = (chi * mgl, p0.component_mul(d));
+    let (ga, pa) = (g0 + g0.cross(&xi0) * h, p0 + (p0.cross(&xi0) + g0.cross(&eta0)) * h);
+    let mut x = Vector6::new(ga[0], ga[1], ga[2], pa[0], pa[1], pa[2]);
+    let (gm, pm) = ((g0 + ga) * 0.5, (p0 + pa) * 0.5);
+    let (_, xi) = dg(&ga, &pa);
+    let half = Matrix3::from_diagonal(&(d * 0.5));
+    let mut j = Matrix6::zeros();
+    let id = Matrix3::identity();
+    j.fixed_view_mut::<3, 3>(0, 0).copy_from(&(id + skew(&xi) * (0.5 * h)));
+    j.fixed_view_mut::<3, 3>(0, 3).copy_from(&(skew(&gm) * half * -h));
+    j.fixed_view_mut::<3, 3>(3, 0).copy_from(&(skew(&eta0) * (0.5 * h)));
+    j.fixed_view_mut::<3, 3>(3, 3).copy_from(&(id - (skew(&pm) * half - skew(&xi) * 0.5) * h));
+    let lu = j.lu();
+    let mut previous = None;
+    for _ in 0..50 {
+        let dx = lu.solve(&residual(&x)).expect("nonsingular");
+        x -= dx;
+        if step_accepted(&mut previous, dx.amax(), x.amax(), TOL) {
+            break;
+        }
+    }
+    let (g1, p1) = split(&x);
+    let (_, xi) = dg(&g1, &p1);
+    *r *= so3::cayley(&(xi * h));
+    *pi = p1;
+}
+
+/// One hand-written Simo–Wong step of the heavy top, `I⁻¹ = diag(d)`.
+#[inline]
+fn hand_sw(d: &Vector3<f64>, mgl: f64, chi: &Vector3<f64>, r: &mut Matrix3<f64>, pi: &mut Vector3<f64>, h: f64) {
+    let g0 = r.row(2).transpose();
+    let m = *pi + g0.cross(chi) * (mgl * 0.5 * h);
+    let mut omega = pi.component_mul(d);
+    let x = omega * (0.5 * h);
+    let w = so3::exp(&x);
+    let jac = Matrix3::identity() - Matrix3::from_diagonal(d) * w.transpose() * skew(&m) * so3::dexp(&x) * (0.5 * h);
+    let lu = jac.lu();
+    let mut previous = None;
+    for _ in 0..50 {
+        let f = omega - so3::exp(&(omega * (0.5 * h))).tr_mul(&m).component_mul(d);
+        let dx = lu.solve(&f).expect("nonsingular");
+        omega -= dx;
+        if step_accepted(&mut previous, dx.amax(), omega.amax(), TOL) {
+            break;
+        }
+    }
+    let w = so3::exp(&(omega * (0.5 * h)));
+    *r = *r * w * w;
+    let g1 = r.row(2).transpose();
+    *pi = w.tr_mul(&w.tr_mul(&m)) + g1.cross(chi) * (mgl * 0.5 * h);
+}
+
+fn run(m: &dyn OneStep<State>, s: &mut State, h: f64, n: usize) {
+    for _ in 0..n {
+        m.step(black_box(s), black_box(h)).unwrap();
+    }
+}
+
+fn main() {
+    let mut report = Report::new();
+    let body = FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap();
+    let top =
+        HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.5, 1.0)), 1.0, Vector3::new(0.1, 0.0, 1.0)).unwrap();
+    let (db, dt) = (Vector3::new(0.5, 1.0, 1.5), Vector3::new(0.5, 0.4, 1.0));
+    let (mgl, chi) = (top.mgl(), *top.chi());
+    let body0 = LieState::new(So3.exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()));
+    let top0 = LieState::new(So3.exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.3, -0.4, 2.0));
+    let (hb, ht) = (0.05, 0.01);
+
+    let ef = CoadjointEnergy::new(So3, Chart::Cayley, body.hamiltonian());
+    let ls = EnergyMomentum::new(ReducedTop::heavy(&top));
+    let sw = LieNewmark::new(ReducedTop::heavy(&top));
+    let sv = hp::stormer_verlet(So3, Chart::Cayley, top).unwrap();
+
+    // the hand loops follow the methods
+    type Hand<'a> = Box<dyn Fn(&mut State, f64) + 'a>;
+    let hands: [(&dyn OneStep<State>, Hand, State, f64); 3] = [
+        (&ef, Box::new(|s: &mut State, h| hand_ef(&db, &mut s.g, &mut s.mu, h)), body0, hb),
+        (&ls, Box::new(|s: &mut State, h| hand_ls(&dt, mgl, &chi, &mut s.g, &mut s.mu, h)), top0, ht),
+        (&sw, Box::new(|s: &mut State, h| hand_sw(&dt, mgl, &chi, &mut s.g, &mut s.mu, h)), top0, ht),
+    ];
+    for (m, hand, s0, h) in &hands {
+        let (mut a, mut b) = (*s0, *s0);
+        for _ in 0..1000 {
+            m.step(&mut a, *h).unwrap();
+            hand(&mut b, *h);
+        }
+        let d = (a.g - b.g).amax().max((a.mu - b.mu).amax());
+        assert!(d <= 1e-12, "{}: the hand loop differs by {d:e}", m.name());
+    }
+
+    for ((m, hand, s0, h), case) in
+        hands.iter().zip(["rigid_body_engo_faltinsen", "heavy_top_lewis_simo", "heavy_top_simo_wong"])
+    {
+        let (mut s1, mut s2) = (*s0, *s0);
+        report.case(
+            case,
+            2.0,
+            STEPS,
+            |n| run(*m, &mut s1, *h, n),
+            |n| {
+                for _ in 0..n {
+                    hand(black_box(&mut s2), black_box(*h));
+                }
+            },
+        );
+    }
+    for (m, case) in
+        [(&ls as &dyn OneStep<State>, "heavy_top_lewis_simo_vs_hp_sv"), (&sw, "heavy_top_simo_wong_vs_hp_sv")]
+    {
+        let (mut s1, mut s2) = (top0, top0);
+        report.case(case, f64::INFINITY, STEPS, |n| run(m, &mut s1, ht, n), |n| run(&sv, &mut s2, ht, n));
+    }
+    // Engø–Faltinsen on the free body beside HP Störmer–Verlet on the heavy top (one step each)
+    let (mut s1, mut s2) = (body0, top0);
+    report.case(
+        "rigid_body_engo_faltinsen_vs_hp_sv_heavy_top",
+        f64::INFINITY,
+        STEPS,
+        |n| run(&ef, &mut s1, hb, n),
+        |n| run(&sv, &mut s2, ht, n),
+    );
+    report.print(
+        "Part I baselines: generic route / hand-written loop (target 2), and / HP Störmer–Verlet on the heavy top",
+    );
+}

@@ -1,0 +1,26 @@
+//! The Lie–Poisson and rigid-body integrators that Part I of Bou-Rabee & Marsden
+//! (*Hamilton–Pontryagin integrators on Lie groups, Part I*, 2009, arXiv:0801.0996) compares
+//! with, as [`geom_core::step::OneStep`] methods on the states the Hamilton–Pontryagin
+//! integrators use (`μ ∈ g*` and `(g, μ) ∈ T*G`), each with what it preserves:
+//!
+//! | method | preserves | source |
+//! | --- | --- | --- |
+//! | [`CoadjointEnergy`] | coadjoint orbit (Casimirs), energy, spatial momentum | Engø & Faltinsen 2001 |
+//! | [`EnergyMomentum`] | energy, vertical (free body: spatial) momentum, on `T*SO(3)` | Lewis & Simo 1994 |
+//! | [`LieNewmark`] | spatial (heavy top: vertical) momentum, free body's coadjoint orbit; not energy | Simo & Wong 1991 |
+//!
+//! Files: `reduced_gradient.rs` (Gonzalez's discrete gradient of a function on `R^D`, from
+//! [`crate::energy_preserving::Gonzalez`]), `coadjoint_energy.rs` (Engø–Faltinsen), `reduced_top.rs` (the rigid body's `h(Π, Γ)`),
+//! `energy_momentum.rs` (Lewis–Simo), `lie_newmark.rs` (Simo–Wong).
+
+mod coadjoint_energy;
+mod energy_momentum;
+mod lie_newmark;
+mod reduced_gradient;
+mod reduced_top;
+
+pub use coadjoint_energy::CoadjointEnergy;
+pub use energy_momentum::EnergyMomentum;
+pub use lie_newmark::LieNewmark;
+pub use reduced_gradient::{OnMomentum, Split};
+pub use reduced_top::ReducedTop;
