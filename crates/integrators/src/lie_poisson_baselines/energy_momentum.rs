@@ -93,12 +93,7 @@ impl<H> EnergyMomentum<H> {
 impl<H: AdvectedFunction<3, 3>> EnergyMomentum<H> {
     /// One step from `(Π_k, Γ_k)`: `[Π_{k+1}, Γ_{k+1}, ξ]` (reconstruction `R_{k+1} = R_k cay(hξ)`).
     /// Errors: [`GeomError::InvalidStep`], a non-finite state or gradient, a Newton failure.
-    pub fn advance(
-        &self,
-        pi: &Vector3<f64>,
-        gamma: &Vector3<f64>,
-        h: f64,
-    ) -> Result<[Vector3<f64>; 3], GeomError> {
+    pub fn advance(&self, pi: &Vector3<f64>, gamma: &Vector3<f64>, h: f64) -> Result<[Vector3<f64>; 3], GeomError> {
         check_step(h)?;
         check_finite(gamma.iter().chain(pi.iter()), "state")?;
         let x0 = PhaseState::new(*gamma, *pi);
