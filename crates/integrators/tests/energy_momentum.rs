@@ -4,34 +4,16 @@
 //! energy error there: the control); order 2 measured against a reference; for the free body
 //! the scheme is Engø–Faltinsen in the Cayley chart; the contract; failed steps.
 
+use crate::baselines_common::{State, body, body0, heavy_top_reference, top, top0};
 use discretization::AdvectedState;
 use geom_core::GeomError;
-use geom_core::lie::{Chart, LieGroup, So3};
+use geom_core::lie::{Chart, So3};
 use geom_core::newton::NewtonOptions;
 use geom_core::step::testing::{Contract, check_integrator};
 use geom_core::step::{LieState, OneStep};
 use integrators::hp;
 use integrators::lie_poisson_baselines::{CoadjointEnergy, EnergyMomentum, ReducedTop};
-use integrators::models::{FreeRigidBody, HeavyTop};
 use nalgebra::{Matrix3, Vector3};
-
-type State = LieState<Matrix3<f64>, 3>;
-
-fn body() -> FreeRigidBody {
-    FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap()
-}
-
-fn top() -> HeavyTop {
-    HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.5, 1.0)), 1.0, Vector3::new(0.1, 0.0, 1.0)).unwrap()
-}
-
-fn body0() -> State {
-    LieState::new(So3.exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()))
-}
-
-fn top0() -> State {
-    LieState::new(So3.exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.3, -0.4, 2.0))
-}
 
 /// The largest deviations of the energy and of the momenta over `n` steps of `h`.
 fn drift(m: &dyn OneStep<State>, s0: &State, h: f64, n: usize, invariants: impl Fn(&State) -> [f64; 4]) -> [f64; 4] {
@@ -76,25 +58,6 @@ fn heavy_top_energy_and_vertical_momentum_to_round_off() {
 }
 
 /// RK4 on the heavy top's `Π̇ = Π × I⁻¹Π + mgl Γ × χ`, `Γ̇ = Γ × I⁻¹Π` at a small step.
-fn reference(t: &HeavyTop, pi: Vector3<f64>, gamma: Vector3<f64>, time: f64) -> (Vector3<f64>, Vector3<f64>) {
-    let f = |p: &Vector3<f64>, g: &Vector3<f64>| {
-        let w = t.velocity(p);
-        (p.cross(&w) + g.cross(t.chi()) * t.mgl(), g.cross(&w))
-    };
-    let n = 40_000;
-    let h = time / n as f64;
-    let (mut p, mut g) = (pi, gamma);
-    for _ in 0..n {
-        let k1 = f(&p, &g);
-        let k2 = f(&(p + k1.0 * (0.5 * h)), &(g + k1.1 * (0.5 * h)));
-        let k3 = f(&(p + k2.0 * (0.5 * h)), &(g + k2.1 * (0.5 * h)));
-        let k4 = f(&(p + k3.0 * h), &(g + k3.1 * h));
-        p += (k1.0 + k2.0 * 2.0 + k3.0 * 2.0 + k4.0) * (h / 6.0);
-        g += (k1.1 + k2.1 * 2.0 + k3.1 * 2.0 + k4.1) * (h / 6.0);
-    }
-    (p, g)
-}
-
 /// The error of (Π, Γ) at T = 2 on the heavy top, h = 0.1, 0.05, 0.025: slopes 2 ± 0.1; the
 /// contract on (R, Π) and on (Π, Γ).
 #[test]
@@ -102,7 +65,7 @@ fn order_two_and_the_contract() {
     let t = top();
     let s0 = top0();
     let gamma0 = s0.g.row(2).transpose();
-    let (pe, ge) = reference(&t, s0.mu, gamma0, 2.0);
+    let (pe, ge) = heavy_top_reference(&t, s0.mu, gamma0, 2.0);
     let m = EnergyMomentum::new(ReducedTop::heavy(&t));
     let err = |h: f64| {
         let mut s = s0;

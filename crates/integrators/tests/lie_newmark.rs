@@ -3,32 +3,14 @@
 //! not kept (error O(h²), measured) but does not drift; order 2 against a reference; the
 //! contract; failed steps leave the state untouched.
 
+use crate::baselines_common::{body, body0, heavy_top_reference, top, top0};
 use geom_core::GeomError;
 use geom_core::lie::{LieGroup, So3};
 use geom_core::newton::NewtonOptions;
 use geom_core::step::testing::{Contract, check_integrator};
 use geom_core::step::{LieState, OneStep};
 use integrators::lie_poisson_baselines::{LieNewmark, ReducedTop};
-use integrators::models::{FreeRigidBody, HeavyTop};
 use nalgebra::{Matrix3, Vector3};
-
-type State = LieState<Matrix3<f64>, 3>;
-
-fn body() -> FreeRigidBody {
-    FreeRigidBody::principal(2.0, 1.0, 2.0 / 3.0).unwrap()
-}
-
-fn top() -> HeavyTop {
-    HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.5, 1.0)), 1.0, Vector3::new(0.1, 0.0, 1.0)).unwrap()
-}
-
-fn body0() -> State {
-    LieState::new(So3.exp(&Vector3::new(0.3, -0.2, 0.5)), Vector3::new(1.1f64.cos(), 0.0, 1.1f64.sin()))
-}
-
-fn top0() -> State {
-    LieState::new(So3.exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.3, -0.4, 2.0))
-}
 
 /// 10^5 steps of h = 0.1: RΠ and |Π|² to round-off (random walk ε √(10^5) ≈ 7e-14; bound
 /// 5e-13); the energy error is of the size O(h²) (> 1e-5) and does not grow: its maximum over
@@ -75,21 +57,8 @@ fn heavy_top_vertical_momentum_to_round_off() {
 fn order_two_and_the_contract() {
     let t = top();
     let s0 = top0();
-    let f = |p: &Vector3<f64>, g: &Vector3<f64>| {
-        let w = t.velocity(p);
-        (p.cross(&w) + g.cross(t.chi()) * t.mgl(), g.cross(&w))
-    };
-    let (n, time) = (40_000, 2.0);
-    let hr = time / n as f64;
-    let (mut p, mut g) = (s0.mu, s0.g.row(2).transpose());
-    for _ in 0..n {
-        let k1 = f(&p, &g);
-        let k2 = f(&(p + k1.0 * (0.5 * hr)), &(g + k1.1 * (0.5 * hr)));
-        let k3 = f(&(p + k2.0 * (0.5 * hr)), &(g + k2.1 * (0.5 * hr)));
-        let k4 = f(&(p + k3.0 * hr), &(g + k3.1 * hr));
-        p += (k1.0 + k2.0 * 2.0 + k3.0 * 2.0 + k4.0) * (hr / 6.0);
-        g += (k1.1 + k2.1 * 2.0 + k3.1 * 2.0 + k4.1) * (hr / 6.0);
-    }
+    let time = 2.0;
+    let (p, g) = heavy_top_reference(&t, s0.mu, s0.g.row(2).transpose(), time);
     let m = LieNewmark::new(ReducedTop::heavy(&t));
     let err = |h: f64| {
         let mut s = s0;

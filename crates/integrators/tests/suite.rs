@@ -5,6 +5,7 @@
 //! global allocator are binaries of their own (Cargo.toml).
 
 mod ad_implicit;
+mod baselines_common;
 mod classical;
 mod coadjoint_energy;
 mod driver;
