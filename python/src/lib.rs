@@ -15,6 +15,9 @@
 //! waits for the worker to stop and raises the exception. A [`PySimulation`] keeps its state at
 //! the last whole chunk.
 
+// (the module docs above name private items: this crate is read in its source, not on docs.rs)
+#![allow(rustdoc::private_intra_doc_links)]
+
 mod callbacks;
 
 use callbacks::{HostErrors, raise_stored};
