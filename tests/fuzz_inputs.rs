@@ -1,6 +1,7 @@
 //! The parsers of outside input never panic, whatever the bytes: TOML run configs (parsed, then
 //! resolved into a problem and a run as `geomint run --config` does), N-body system files, system
-//! files of formulas (parsed, made a problem and stepped, as `geomint run --system` does), the
+//! files of formulas and of rigid bodies on SO(3) and SE(3) (parsed, made a problem and stepped,
+//! as `geomint run --system` does), the
 //! formula parser itself (random token soups, evaluated at `f64` and at dual numbers), and
 //! checkpoints (`checkpoint.json` and the sample file `checkpoint-samples.bin` of a real run,
 //! damaged, then opened as `geomint resume` does).
@@ -12,7 +13,7 @@
 //! (e.g. `GEOMINT_FUZZ_CASES=200000 cargo test --test suite fuzz_inputs -- --nocapture`).
 
 use geom_core::formula::Formula;
-use geomint::workbench::catalogue::{self, nbody::Bodies, system::SystemSpec};
+use geomint::workbench::catalogue::{self, lie_system::LieSystemSpec, nbody::Bodies, system::SystemSpec};
 use geomint::workbench::checkpoint::SAMPLES_FILE;
 use geomint::workbench::checkpoint::Session;
 use geomint::workbench::config::RunConfig;
@@ -200,6 +201,35 @@ fn system_files_never_panic() {
             }
         }
     });
+}
+
+/// Rigid bodies from system files (`group = "SO(3)"` or `"SE(3)"`): the shipped heavy top and a
+/// buoyant body on SE(3) with a potential in the attitude and the position.
+const LIE_SYSTEMS: [&str; 2] = [
+    include_str!("../examples/systems/heavy_top.toml"),
+    "group = \"SE(3)\"\ninertia = [2.0, 3.0, 4.0, 10.0, 12.0, 14.0]\n\
+     V = \"w*(r31*a1 + r32*a2 + r33*a3) + (w - b)*x3\"\nR0_axis_angle = [0.2, -0.1, 0.4]\n\
+     x0 = [1.0, -2.0, 0.5]\nPi0 = [3.0, 5.0, -2.0]\nP0 = [5.0, 1.0, -0.5]\nh = 0.05\n\
+     [params]\nw = 1.0\nb = 0.8\na1 = 0.1\na2 = 0.0\na3 = 0.2\n",
+];
+
+#[test]
+fn lie_system_files_never_panic() {
+    for (salt, seed) in LIE_SYSTEMS.iter().enumerate() {
+        // the seeds themselves are valid bodies (else the mutations would test nothing)
+        let valid = LieSystemSpec::from_toml(seed, "seed").and_then(|s| s.problem(&[], "seed"));
+        assert!(valid.is_ok(), "seed {salt}: {:?}", valid.err());
+        fuzz("lie system", seed, 7 + salt as u64, |bytes| {
+            let Ok(text) = std::str::from_utf8(bytes) else { return };
+            let Ok(spec) = LieSystemSpec::from_toml(text, "fuzz.toml") else { return };
+            let Ok(problem) = spec.problem(&[], "fuzz.toml") else { return };
+            // a parsed body runs (or refuses) a few steps of its first (explicit) method
+            let method = problem.methods()[0];
+            if let Ok(spec) = RunSpec::new(0.01, Some(3), None, 1) {
+                let _ = geomint::workbench::experiment::run(problem.as_ref(), method, spec, &mut |_| {});
+            }
+        });
+    }
 }
 
 /// Pieces of formulas: names, numbers (hostile ones too), operators, functions, parentheses.
