@@ -21,6 +21,7 @@ use nalgebra::{SVector, Vector2};
 /// Kepler `L = ½|v|² + 1/|q|` (`μ = 1`).
 struct Kepler;
 impl ContinuousLagrangian<2> for Kepler {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 2>, v: &SVector<S, 2>) -> S {
         v.norm_squared() * S::from(0.5) + q.norm().recip()
     }

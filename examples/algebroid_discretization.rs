@@ -31,6 +31,7 @@ const CHI: [f64; 3] = [0.2, 0.1, 1.0];
 /// `ℓ(Ω) = ½ Ωᵀ I Ω`.
 struct Body;
 impl ScalarFunction<3> for Body {
+    #[inline]
     fn eval<S: Scalar>(&self, w: &SVector<S, 3>) -> S {
         (0..3).map(|i| w[i] * w[i] * S::from(INERTIA[i])).fold(S::from(0.0), |a, b| a + b) * S::from(0.5)
     }
@@ -39,6 +40,7 @@ impl ScalarFunction<3> for Body {
 /// `L(Γ, Ω) = ½ Ωᵀ I Ω − χ·Γ` on the action algebroid `S² × so(3)`.
 struct Top;
 impl AlgebroidLagrangian<ActionGroupoid<SphereRotation>, 3> for Top {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &ActionGroupoid<SphereRotation>, gamma: &Vector3<S>, omega: &SVector<S, 3>) -> S {
         Body.eval(omega) - gamma.dot(&Vector3::from(CHI).map(S::from))
     }
@@ -48,6 +50,7 @@ impl AlgebroidLagrangian<ActionGroupoid<SphereRotation>, 3> for Top {
 #[derive(Clone, Copy)]
 struct Kepler;
 impl PhaseSpaceFunction<2> for Kepler {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 2>, v: &SVector<S, 2>) -> S {
         v.norm_squared() * S::from(0.5) + q.norm().recip()
     }

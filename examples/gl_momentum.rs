@@ -34,6 +34,7 @@ struct GlInvariant;
 struct Anharmonic;
 
 impl PhaseSpaceFunction<3> for Anharmonic {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 3>, p: &SVector<S, 3>) -> S {
         let r2 = q.norm_squared();
         p.norm_squared() * S::from(0.5) + r2 * S::from(0.5) + r2 * r2 * S::from(0.25)
@@ -41,6 +42,7 @@ impl PhaseSpaceFunction<3> for Anharmonic {
 }
 
 impl PhaseSpaceFunction<3> for GlInvariant {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 3>, p: &SVector<S, 3>) -> S {
         let s = q.dot(p);
         s * s * S::from(0.5) + s.cos() * S::from(0.1)

@@ -29,6 +29,7 @@ const INERTIA: [f64; 3] = [1.0, 5.0, 6.0];
 #[derive(Debug, Clone, Copy)]
 struct Top;
 impl<S: Scalar> LieFunction<S, So3, 3> for Top {
+    #[inline]
     fn eval(&self, _: &So3, r: &Matrix3<S>, pi: &SVector<S, 3>) -> S {
         (0..3).fold(S::from(0.0), |a, i| a + pi[i] * pi[i] / S::from(INERTIA[i])) * S::from(0.5) + r[(2, 2)]
     }
@@ -37,6 +38,7 @@ impl<S: Scalar> LieFunction<S, So3, 3> for Top {
 #[derive(Debug, Clone, Copy)]
 struct TopL;
 impl<S: Scalar> LieFunction<S, So3, 3> for TopL {
+    #[inline]
     fn eval(&self, _: &So3, r: &Matrix3<S>, w: &SVector<S, 3>) -> S {
         (0..3).fold(S::from(0.0), |a, i| a + w[i] * w[i] * S::from(INERTIA[i])) * S::from(0.5) - r[(2, 2)]
     }
@@ -49,6 +51,7 @@ impl<S: Scalar> LieMapModel<S, So3, 3> for Tilted {
     fn name(&self) -> String {
         "midpoint tilted towards a spatial axis".into()
     }
+    #[inline]
     fn eval(&self, group: &So3, g: &Matrix3<S>, xi: &SVector<S, 3>) -> Result<(Matrix3<S>, Matrix3<S>), GeomError> {
         let bias = g.tr_mul(&Vector3::x().map(S::from)) * (xi.norm_squared() * S::from(0.5));
         let half = xi * S::from(0.5);

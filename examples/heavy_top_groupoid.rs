@@ -27,6 +27,7 @@ type Top = ActionGroupoid<SphereRotation>;
 
 struct HeavyTop;
 impl DiscreteLagrangian<Top, 3> for HeavyTop {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &Top, g: &(Vector3<S>, Matrix3<S>)) -> S {
         let i = Matrix3::from_diagonal(&inertia());
         let jd = (Matrix3::identity() * (0.5 * i.trace()) - i).map(S::from);

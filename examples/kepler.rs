@@ -26,6 +26,7 @@ const E: f64 = 0.6;
 struct Kepler;
 
 impl PhaseSpaceFunction<2> for Kepler {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
         p.norm_squared() * S::from(0.5) - q.norm().recip()
     }

@@ -27,6 +27,7 @@ fn kinetic<S: Scalar>(p: &SVector<S, 3>) -> S {
 /// `h(Π, Γ) = ½ Πᵀ I⁻¹ Π + Γ·e3` (mgl = 1, χ = e3).
 struct Top;
 impl AdvectedFunction<3, 3> for Top {
+    #[inline]
     fn eval<S: Scalar>(&self, p: &SVector<S, 3>, g: &SVector<S, 3>) -> S {
         kinetic(p) + g[2]
     }
@@ -35,6 +36,7 @@ impl AdvectedFunction<3, 3> for Top {
 #[derive(Debug)]
 struct TopOnGroup;
 impl<S: Scalar> LieFunction<S, So3, 3> for TopOnGroup {
+    #[inline]
     fn eval(&self, _: &So3, r: &Matrix3<S>, p: &SVector<S, 3>) -> S {
         kinetic(p) + r[(2, 2)]
     }

@@ -23,6 +23,7 @@ const I: [f64; 3] = [2.0, 1.0, 2.0 / 3.0];
 
 struct Body;
 impl ScalarFunction<3> for Body {
+    #[inline]
     fn eval<S: Scalar>(&self, p: &SVector<S, 3>) -> S {
         (0..3).fold(S::from(0.0), |a, i| a + p[i] * p[i] / S::from(I[i])) * S::from(0.5)
     }

@@ -98,6 +98,7 @@ struct CayleyPointsTo {
 }
 
 impl geom_core::newton::Residual<3> for CayleyPointsTo {
+    #[inline]
     fn eval<S: Scalar>(&self, x: &SVector<S, 3>) -> geom_core::Result<SVector<S, 3>> {
         let v = So3.cayley(x)? * Vector3::new(S::from(0.0), S::from(0.0), S::from(1.0));
         let n = self.target.map(S::from);

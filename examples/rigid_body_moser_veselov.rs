@@ -36,6 +36,7 @@ fn inertia() -> Vector3<f64> {
 /// `L(W) = (1/h) tr((I − W) J_d)`.
 struct MoserVeselov;
 impl DiscreteLagrangian<GroupAsGroupoid<So3>, 3> for MoserVeselov {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &GroupAsGroupoid<So3>, w: &Matrix3<S>) -> S {
         ((Matrix3::identity() - w) * jd().map(S::from)).trace() * S::from(1.0 / H)
     }
@@ -43,6 +44,7 @@ impl DiscreteLagrangian<GroupAsGroupoid<So3>, 3> for MoserVeselov {
 /// The same Lagrangian on `SO(3) × SO(3)`, `L(R_0, R_1) = (1/h) tr((I − R_0ᵀR_1) J_d)`.
 struct MoserVeselovPair;
 impl DiscreteLagrangian<PairOfGroup<So3>, 3> for MoserVeselovPair {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &PairOfGroup<So3>, g: &(Matrix3<S>, Matrix3<S>)) -> S {
         ((Matrix3::identity() - g.0.transpose() * g.1) * jd().map(S::from)).trace() * S::from(1.0 / H)
     }

@@ -22,6 +22,7 @@ use nalgebra::{SVector, Vector3};
 
 struct BothEnds;
 impl Constraints<PairGroupoid<3>, 3, 2> for BothEnds {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, g: &(Vector3<S>, Vector3<S>)) -> SVector<S, 2> {
         let c = |q: &Vector3<S>| (q.norm_squared() - S::from(1.0)) * S::from(0.5);
         SVector::from([c(&g.0), c(&g.1)])

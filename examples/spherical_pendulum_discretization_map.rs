@@ -22,6 +22,7 @@ use std::time::Instant;
 
 struct Pendulum;
 impl PhaseSpaceFunction<3> for Pendulum {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 3>, p: &SVector<S, 3>) -> S {
         p.norm_squared() * S::from(0.5) + q[2] * S::from(GRAVITY)
     }

@@ -26,6 +26,7 @@ use nalgebra::SVector;
 /// The pendulum `L = ½v² − (1 − cos q)`.
 struct Pendulum;
 impl ContinuousLagrangian<1> for Pendulum {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 1>, v: &SVector<S, 1>) -> S {
         v[0] * v[0] * S::from(0.5) - (S::from(1.0) - q[0].cos())
     }
@@ -34,6 +35,7 @@ impl ContinuousLagrangian<1> for Pendulum {
 /// Kepler `L = ½|v|² + 1/|q|`.
 struct Kepler;
 impl ContinuousLagrangian<2> for Kepler {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 2>, v: &SVector<S, 2>) -> S {
         v.norm_squared() * S::from(0.5) + q.norm().recip()
     }
@@ -42,6 +44,7 @@ impl ContinuousLagrangian<2> for Kepler {
 /// The time-free midpoint discrete Lagrangian of the pendulum on `Q × Q`, for the comparison.
 struct PendulumMidpoint(f64);
 impl DiscreteLagrangian<PairGroupoid<1>, 1> for PendulumMidpoint {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &PairGroupoid<1>, g: &(SVector<S, 1>, SVector<S, 1>)) -> S {
         let h = S::from(self.0);
         let v = (g.1[0] - g.0[0]) / h;

@@ -36,6 +36,7 @@ use nalgebra::{Matrix3, SVector, Vector3};
 struct Kepler;
 
 impl PhaseSpaceFunction<3> for Kepler {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 3>, p: &SVector<S, 3>) -> S {
         p.norm_squared() * S::from(0.5) - q.norm().recip()
     }
@@ -80,6 +81,7 @@ struct RigidBodyStep {
 }
 
 impl DiscreteLagrangian<GroupAsGroupoid<So3>, 3> for RigidBodyStep {
+    #[inline]
     fn eval<S: Scalar>(&self, gd: &GroupAsGroupoid<So3>, w: &Matrix3<S>) -> S {
         // a Lagrangian returns a number: outside the chart's domain it is NaN, which every
         // solver reports as an error

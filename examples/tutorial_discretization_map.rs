@@ -62,6 +62,7 @@ impl MapModel<3> for SpeedDependentTheta {
     fn name(&self) -> String {
         format!("speed-dependent theta (theta0 = {}, kappa = {})", self.theta0, self.kappa)
     }
+    #[inline]
     fn eval<S: Scalar>(&self, x: &SVector<S, 3>, v: &SVector<S, 3>) -> (SVector<S, 3>, SVector<S, 3>) {
         let a = self.weight(v.norm_squared());
         (x - v * a, x + v * (S::from(1.0) - a))
@@ -77,6 +78,7 @@ impl MapModel<3> for AxisDependentTheta {
     fn name(&self) -> String {
         "axis-dependent theta (not equivariant)".into()
     }
+    #[inline]
     fn eval<S: Scalar>(&self, x: &SVector<S, 3>, v: &SVector<S, 3>) -> (SVector<S, 3>, SVector<S, 3>) {
         let a = self.0.weight(v[0] * v[0]);
         (x - v * a, x + v * (S::from(1.0) - a))
@@ -92,6 +94,7 @@ impl MapModel<3> for AxisDependentTheta {
 struct Kepler;
 
 impl PhaseSpaceFunction<3> for Kepler {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 3>, p: &SVector<S, 3>) -> S {
         p.norm_squared() * S::from(0.5) - q.norm().recip()
     }

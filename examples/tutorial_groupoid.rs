@@ -131,6 +131,7 @@ struct Trapezoidal<V, const N: usize> {
 }
 
 impl<V: ScalarFunction<N>, const N: usize> DiscreteLagrangian<TorusGroupoid<N>, N> for Trapezoidal<V, N> {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &TorusGroupoid<N>, g: &(SVector<S, N>, SVector<S, N>)) -> S {
         let (theta, u) = g;
         let kinetic = self.inertia.map(S::from).component_mul(u).dot(u) * S::from(0.5 / self.h);
@@ -142,6 +143,7 @@ impl<V: ScalarFunction<N>, const N: usize> DiscreteLagrangian<TorusGroupoid<N>, 
 #[derive(Debug, Clone, Copy)]
 struct Gravity(f64);
 impl ScalarFunction<1> for Gravity {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 1>) -> S {
         -q[0].cos() * S::from(self.0)
     }
@@ -151,6 +153,7 @@ impl ScalarFunction<1> for Gravity {
 #[derive(Debug, Clone, Copy)]
 struct Coupling(f64);
 impl ScalarFunction<2> for Coupling {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 2>) -> S {
         -(q[0] - q[1]).cos() * S::from(self.0)
     }
@@ -161,6 +164,7 @@ impl ScalarFunction<2> for Coupling {
 #[derive(Debug, Clone, Copy)]
 struct Gear(f64);
 impl Constraints<TorusGroupoid<2>, 2, 1> for Gear {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &TorusGroupoid<2>, g: &(SVector<S, 2>, SVector<S, 2>)) -> SVector<S, 1> {
         Vector1::new(g.1[0] - g.1[1] * S::from(self.0))
     }
@@ -173,6 +177,7 @@ struct Rotor<V> {
     potential: V,
 }
 impl<V: ScalarFunction<1>> PhaseSpaceFunction<1> for Rotor<V> {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 1>, p: &SVector<S, 1>) -> S {
         p[0] * p[0] * S::from(0.5 / self.mass) + self.potential.eval(q)
     }
@@ -186,6 +191,7 @@ struct GearedCoupling {
     offset: f64,
 }
 impl ScalarFunction<1> for GearedCoupling {
+    #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 1>) -> S {
         -(q[0] * S::from(self.ratio - 1.0) + S::from(self.offset)).cos() * S::from(self.k)
     }

@@ -160,6 +160,7 @@ impl LieGroupFamily<3> for Heisenberg {
 /// `L_d(W) = ½ |vee(W - I)|²_I / h`: a discrete free-particle Lagrangian on `H(3) ⇉ {e}`.
 struct Free(f64, Vector3<f64>);
 impl DiscreteLagrangian<GroupAsGroupoid<Heisenberg>, 3> for Free {
+    #[inline]
     fn eval<S: Scalar>(&self, _: &GroupAsGroupoid<Heisenberg>, w: &Matrix3<S>) -> S {
         let (x, y, z) = coordinates(w);
         (x * x * S::from(self.1[0]) + y * y * S::from(self.1[1]) + z * z * S::from(self.1[2])) * S::from(0.5 / self.0)
@@ -179,6 +180,7 @@ struct FreeParticle {
 }
 
 impl<S: Scalar> LieFunction<S, Heisenberg, 3> for FreeParticle {
+    #[inline]
     fn eval(&self, _: &Heisenberg, _: &Matrix3<S>, xi: &Vector3<S>) -> S {
         self.inertia.map(S::from).component_mul(xi).dot(xi) * S::from(0.5)
     }
@@ -206,6 +208,7 @@ struct ReducedLagrangian {
 }
 
 impl ScalarFunction<3> for ReducedLagrangian {
+    #[inline]
     fn eval<S: Scalar>(&self, xi: &SVector<S, 3>) -> S {
         self.inertia.map(S::from).component_mul(xi).dot(xi) * S::from(0.5)
     }

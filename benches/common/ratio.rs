@@ -81,7 +81,9 @@ impl Report {
     }
 
     /// Time `route` against `reference` ([`interleaved`]) and record the case; prints its line
-    /// immediately.
+    /// immediately. With `GEOMINT_CASE=substring` in the environment only the cases whose name
+    /// contains it are timed, each for at least 3 s (for `perf record`); the others return NaN
+    /// times and are not recorded.
     pub fn case(
         &mut self,
         case: &str,
@@ -90,7 +92,17 @@ impl Report {
         route: impl FnMut(usize),
         reference: impl FnMut(usize),
     ) -> Measured {
-        let (project, reference) = interleaved(steps, route, reference);
+        if std::env::var("GEOMINT_CASE").is_ok_and(|only| !case.contains(&only)) {
+            return Measured { case: case.replace(' ', "_"), project: f64::NAN, reference: f64::NAN, target };
+        }
+        let (mut route, mut hand) = (route, reference);
+        let (project, reference) = interleaved(steps, &mut route, &mut hand);
+        if std::env::var_os("GEOMINT_CASE").is_some() {
+            let start = std::time::Instant::now();
+            while start.elapsed().as_secs_f64() < 3.0 {
+                interleaved(steps, &mut route, &mut hand);
+            }
+        }
         let m = Measured { case: case.replace(' ', "_"), project, reference, target };
         println!("{}", line(&m));
         self.rows.push(m.clone());

@@ -27,8 +27,9 @@
 //!
 //! The passes are fast when the compiler inlines the model into them. A model's `eval` is a
 //! generic function instantiated in the crate that calls the integrator; rustc inlines it across
-//! codegen units only if it is `#[inline]`, so build with `codegen-units = 1` (as this workspace's
-//! release profile does) or mark the model's `eval` `#[inline]`.
+//! codegen units only if it is `#[inline]`, so mark the model's `eval` `#[inline]` (as every model
+//! of the workspace, its examples and its docs does) or build with `codegen-units = 1` (the
+//! workspace keeps rustc's default of 16 in release builds).
 
 use nalgebra::{SMatrix, SVector};
 use num_dual::HyperDual64;
