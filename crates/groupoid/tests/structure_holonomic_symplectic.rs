@@ -72,7 +72,7 @@ impl Chart {
         Self { axes: Matrix3::from_columns(&[Vector3::y(), Vector3::z(), Vector3::x()]), momenta }
     }
     /// `(q, p)` (`p` tangent) from the chart state.
-    fn to_ambient(&self, s: &PhaseState<2>) -> (Vector3<f64>, Vector3<f64>) {
+    fn ambient(&self, s: &PhaseState<2>) -> (Vector3<f64>, Vector3<f64>) {
         let (q, qt, qp) = chart(s.q[0], s.q[1]);
         let st = s.q[0].sin();
         let p = match self.momenta {
@@ -82,7 +82,7 @@ impl Chart {
         (self.axes * q, self.axes * p)
     }
     /// The chart state of `(q, p)`.
-    fn from_ambient(&self, q: &Vector3<f64>, p: &Vector3<f64>) -> PhaseState<2> {
+    fn coordinates(&self, q: &Vector3<f64>, p: &Vector3<f64>) -> PhaseState<2> {
         let (q, p) = (self.axes.transpose() * q, self.axes.transpose() * p);
         let (theta, phi) = (q.xy().norm().atan2(q[2]), q[1].atan2(q[0]));
         let (_, qt, qp) = chart(theta, phi);
@@ -106,10 +106,10 @@ impl OneStep<PhaseState<2>> for Rattle {
     }
     fn step(&self, s: &mut PhaseState<2>, h: f64) -> Result<(), GeomError> {
         let flow = HolonomicFlow::<_, _, _, 4>::new(PairGroupoid::<3>, PendulumLd::new(h)?, UnitSphere);
-        let (q0, p0) = self.0.to_ambient(s);
+        let (q0, p0) = self.0.ambient(s);
         let (g1, _) = flow.start::<3, 1>(&q0, &p0, &(p0 * h))?;
         let p1 = flow.projected_momentum::<3, 1>(&g1)?;
-        *s = self.0.from_ambient(&g1.1, &p1);
+        *s = self.0.coordinates(&g1.1, &p1);
         Ok(())
     }
 }
@@ -169,7 +169,7 @@ fn chart_states(momenta: Momenta) -> Vec<(Chart, PhaseState<2>)> {
     let mut out = Vec::new();
     for chart in [Chart::vertical(momenta), Chart::horizontal(momenta)] {
         for (q, p) in states() {
-            let x0 = chart.from_ambient(&q, &p);
+            let x0 = chart.coordinates(&q, &p);
             if x0.q[0].sin() >= 0.5 {
                 out.push((chart, x0));
             }
@@ -201,8 +201,8 @@ fn the_controls_are_not_symplectic() {
     for (chart, x0) in chart_states(Momenta::Canonical) {
         let e = check_symplectic(&ChartEuler(chart), &x0, h).unwrap();
         let orthonormal = Chart { momenta: Momenta::Orthonormal, ..chart };
-        let (q, p) = chart.to_ambient(&x0);
-        let f = check_symplectic(&Rattle(orthonormal), &orthonormal.from_ambient(&q, &p), h).unwrap();
+        let (q, p) = chart.ambient(&x0);
+        let f = check_symplectic(&Rattle(orthonormal), &orthonormal.coordinates(&q, &p), h).unwrap();
         println!("h = {h}: explicit Euler {e:.2e}, RATTLE in orthonormal-frame momenta {f:.2e}");
         (euler, frame) = (euler.min(e), frame.min(f));
     }
@@ -215,9 +215,9 @@ fn the_charts_round_trip() {
     // the chart maps are inverse to each other (else the check measures the chart, not the map)
     for m in [Momenta::Canonical, Momenta::Orthonormal] {
         for (chart, x0) in chart_states(m) {
-            let (q, p) = chart.to_ambient(&x0);
+            let (q, p) = chart.ambient(&x0);
             assert!((q.norm() - 1.0).abs() < 1e-15 && p.dot(&q).abs() < 1e-14);
-            let back = chart.from_ambient(&q, &p);
+            let back = chart.coordinates(&q, &p);
             assert!((back.q - x0.q).amax() < 1e-14 && (back.p - x0.p).amax() < 1e-14, "{back:?}");
         }
     }

@@ -1,7 +1,7 @@
 //! Structure test (issue 33, item 4): the reduced discrete Hamiltonian flow
 //! `F^+L ∘ (F^-L)^{-1}` on `A*G` ([`DiscreteHamiltonianFlow`]) is a Poisson map of the linear
 //! Poisson structure of the algebroid (Marrero, Martín de Diego & Martínez, *Discrete Lagrangian
-//! and Hamiltonian mechanics on Lie groupoids*, 2006, arXiv:math/0506299, Thm 4.9; Marrero,
+//! and Hamiltonian mechanics on Lie groupoids*, 2006, arXiv:math/0506299, §4; Marrero,
 //! Martín de Diego & Stern, 2015, arXiv:1103.6250, §2; docs/math.md §C.3) — for a non-abelian
 //! action groupoid and an Atiyah groupoid.
 //!
