@@ -126,6 +126,16 @@ impl DiscreteLagrangian<GroupAsGroupoid<So3>, 3> for MoserVeselov {
     }
 }
 
+/// [`MoserVeselov`] exactly as examples/rigid_body_moser_veselov.rs writes it: `J_d` built by its
+/// function at every call and lifted to the scalar, a product of two matrices at the scalar.
+struct ExampleMoserVeselov;
+impl DiscreteLagrangian<GroupAsGroupoid<So3>, 3> for ExampleMoserVeselov {
+    #[inline]
+    fn eval<S: Scalar>(&self, _: &GroupAsGroupoid<So3>, w: &Matrix3<S>) -> S {
+        ((Matrix3::identity() - w) * jd().map(S::from)).trace() * S::from(1.0 / H)
+    }
+}
+
 /// LLM residual `(1/h) vee(F J_d − J_d Fᵀ) − Π`, `F = cay(f)`.
 struct Llm {
     pi: Vector3<f64>,
@@ -314,6 +324,30 @@ fn ratios() {
         2000,
         |n| {
             dep.step_n(black_box(&mut wn), n).unwrap();
+        },
+        |n| {
+            for _ in 0..n {
+                hand_lgvi(&inertia, &inertia_inv, None, black_box(&mut r), black_box(&mut pi), H);
+            }
+        },
+    );
+    // the same flow with the Lagrangian as the example writes it (issue target: 3)
+    let example = DiscreteFlow::new(gd, ExampleMoserVeselov);
+    let (mut we, mut check) = (w0, w0);
+    for _ in 0..1000 {
+        we = example.step(&we).unwrap().0;
+        check = dep.step(&check).unwrap().0;
+    }
+    assert!((we - check).amax() < 1e-12, "example Lagrangian vs tuned: {:e}", (we - check).amax());
+    let (mut r, mut pi) = (w0, legendre_plus(&gd, dep.lagrangian(), &w0));
+    report.case(
+        "rigid_body_groupoid_dep_example_lagrangian_vs_hand_lgvi",
+        3.0,
+        2000,
+        |n| {
+            for _ in 0..n {
+                we = example.step(black_box(&we)).unwrap().0;
+            }
         },
         |n| {
             for _ in 0..n {
