@@ -329,7 +329,7 @@ pub const METHODS: &[MethodInfo] = &[
         L,
         2,
         St::EnergyPreserving,
-        "Engø–Faltinsen (2001): μ' = Ad*_{cay(hξ)} μ, ξ Gonzalez's discrete gradient of h(μ): energy, Casimirs, spatial momentum",
+        "Engø–Faltinsen (2001): μ' = Ad*_{cay(hξ)} μ, ξ Gonzalez's discrete gradient of h(μ): energy, Casimirs, spatial momentum (heavy top: on se(3)*, (Π, Γ))",
     ),
     m(
         "lewis-simo",

@@ -9,9 +9,9 @@ use crate::workbench::problem::{
     Family, Kind, Problem, Quantity, Simulation, check_state, off_manifold, within_tolerance,
 };
 use crate::workbench::run::{Observe, Run};
-use geom_core::lie::{LieGroup, Se3, So3, So3xR3};
+use geom_core::lie::{Chart, LieGroup, Se3, So3, So3xR3};
 use integrators::hp::LieState;
-use integrators::lie_poisson_baselines::ReducedTop;
+use integrators::lie_poisson_baselines::{ReducedTop, VerticalCoadjointEnergy};
 use integrators::models::{FreeRigidBody, HeavyTop, UnderwaterVehicle};
 use integrators::{commutator_free, crouch_grossman};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3, Vector6};
@@ -263,10 +263,16 @@ impl Problem for HeavyTopProblem {
             group_defect(),
         ]
     }
-    /// Every Lie-group method but the Lie–Poisson ones: `H` depends on `R` through the height
-    /// of the centre of mass, so it is not left-invariant and does not reduce to `so(3)*`.
+    /// Every Lie-group method but the Lie–Poisson ones on `so(3)*`: `H` depends on `R` through
+    /// the height of the centre of mass, so it is not left-invariant and does not reduce to
+    /// `so(3)*`; Engø–Faltinsen's scheme runs on `se(3)* ∋ (Π, Γ)` instead
+    /// (`integrators::lie_poisson_baselines::VerticalCoadjointEnergy`).
     fn methods(&self) -> Vec<&'static str> {
-        methods::for_family(Family::LieGroup).iter().map(|m| m.name).filter(|n| !n.starts_with("lie-poisson")).collect()
+        methods::for_family(Family::LieGroup)
+            .iter()
+            .map(|m| m.name)
+            .filter(|n| !n.starts_with("lie-poisson") || *n == "lie-poisson-engo-faltinsen")
+            .collect()
     }
     fn reference(&self) -> (&'static str, usize) {
         ("rk4-embedded", 8)
@@ -279,6 +285,9 @@ impl Problem for HeavyTopProblem {
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.top).map_err(WorkbenchError::Geom)?),
             name if methods::SO3_VERTICAL.contains(&name) => {
                 methods::so3_vertical(method, ReducedTop::heavy(&self.top))?
+            }
+            "lie-poisson-engo-faltinsen" => {
+                Box::new(VerticalCoadjointEnergy::new(Chart::Cayley, ReducedTop::heavy(&self.top)))
             }
             _ => methods::lie_group(method, So3, self.top, self.top.hamiltonian())?,
         };
