@@ -3,6 +3,7 @@
 
 pub mod canonical;
 pub mod groupoid;
+pub mod lagrangian_system;
 pub mod lie;
 pub mod lie_system;
 pub mod nbody;
