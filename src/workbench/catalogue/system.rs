@@ -1,5 +1,6 @@
-//! A user's Hamiltonian system on `T*R^n` written as formulas in a TOML file
-//! (`geomint run --system FILE.toml`, problem `system`): the Hamiltonian `H(q, p)`, or its
+//! A user's Hamiltonian system on `T*R^n` (or Lagrangian system on `TR^n`, [below](#a-lagrangian))
+//! written as formulas in a TOML file (`geomint run --system FILE.toml`, problem `system`): the
+//! Hamiltonian `H(q, p)`, or its
 //! separable parts `T(p)` and `V(q)`, with named coordinates, momenta and parameters, parsed
 //! once by [`geom_core::formula`] and evaluated at every scalar, so that the derivatives are the
 //! library's automatic differentiation and every canonical method applies (explicit for a
@@ -29,6 +30,28 @@
 //! with its relative error (absolute where it starts at 0). A file with an unknown key, a
 //! formula that does not parse (the error names the formula and the column), names that do not
 //! match, or an `H` that is not finite at the initial state is an input error naming the file.
+//!
+//! # A Lagrangian
+//!
+//! Instead of `p`, `p0` and `H` (or `T` and `V`), a file may give a Lagrangian `L(q, v)` with
+//! velocity names `v` and initial velocities `v0` (the two forms exclude each other):
+//!
+//! ```toml
+//! q = ["x", "y"]
+//! v = ["vx", "vy"]                         # velocity names, as many, distinct from q's
+//! L = "0.5*(vx^2 + vy^2) + mu/sqrt(x^2 + y^2)"
+//! q0 = [0.4, 0.0]
+//! v0 = [0.0, 2.0]                          # p0 = ∂L/∂v(q0, v0) is computed
+//!
+//! [invariants]                             # formulas in q and v
+//! angular_momentum = "x*vy - y*vx"
+//! ```
+//!
+//! It runs with `del-midpoint`, the discrete Euler–Lagrange flow of the midpoint discrete
+//! Lagrangian `L_d(q_0, q_1) = h L((q_0 + q_1)/2, (q_1 − q_0)/h)` on the pair groupoid, on the
+//! state `(q, p)`, `p = ∂L/∂v` (columns `p_<coordinate>`), monitoring the energy
+//! `E = v·∂L/∂v − L` ([`super::lagrangian_system`]). `L` must be regular at `(q0, v0)`
+//! (`∂²L/∂v²` invertible); a file that mixes the forms or lacks `v` or `v0` is an input error.
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::catalogue::canonical::{Canonical, CanonicalSystem};
@@ -56,8 +79,9 @@ pub const MAX_DEGREES: usize = 9;
 /// [`DEGREES`] as text: `1 to 4, 6 or 9`.
 pub const DEGREES_TEXT: &str = "1 to 4, 6 or 9";
 
-/// A system of formulas (module documentation): what a TOML system file holds, also built in
-/// memory (the Python package's `geomint.hamiltonian`). [`SystemSpec::problem`] checks it.
+/// A system of formulas (module documentation): what a TOML system file holds, a Hamiltonian or a
+/// Lagrangian, also built in memory (the Python package's `geomint.hamiltonian` and
+/// `geomint.lagrangian`). [`SystemSpec::problem`] checks it.
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SystemSpec {
