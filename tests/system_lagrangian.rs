@@ -58,7 +58,13 @@ const PAIRS: [Pair; 2] = [
     // the pendulum: L = ½u² + cos x, H = ½p² − cos x
     Pair { what: "pendulum", l: "0.5*u^2 + cos(x)", h: "0.5*p^2 - cos(x)", x0: 1.3, u0: 0.4 },
     // a position-dependent mass: L = ½(1 + x²)u² − x²/2, H = p²/(2(1 + x²)) + x²/2
-    Pair { what: "non-quadratic", l: "0.5*(1 + x^2)*u^2 - 0.5*x^2", h: "p^2/(2*(1 + x^2)) + 0.5*x^2", x0: 1.5, u0: 0.7 },
+    Pair {
+        what: "non-quadratic",
+        l: "0.5*(1 + x^2)*u^2 - 0.5*x^2",
+        h: "p^2/(2*(1 + x^2)) + 0.5*x^2",
+        x0: 1.5,
+        u0: 0.7,
+    },
 ];
 
 /// The library route: `GroupoidIntegrator` of `Midpoint(FormulaLagrangian)` on the pair
@@ -115,12 +121,21 @@ fn a_lagrangian_file_runs_as_its_legendre_transform() {
         assert_eq!(lagrangian.initial_state().unwrap(), hamiltonian.initial_state().unwrap());
         assert_eq!(lagrangian.state_labels(), ["x", "p_x"]);
         assert_eq!(lagrangian.methods(), ["del-midpoint"]);
-        let (a, b) = (run(lagrangian.as_ref(), "del-midpoint", 0.05, 1000, 10), run(hamiltonian.as_ref(), "midpoint", 0.05, 1000, 10));
+        let (a, b) = (
+            run(lagrangian.as_ref(), "del-midpoint", 0.05, 1000, 10),
+            run(hamiltonian.as_ref(), "midpoint", 0.05, 1000, 10),
+        );
         let d = distance(&a, &b);
         assert!(d <= 1e-12, "{}: {d:e}", pair.what);
         // the monitored energy E = v·∂L/∂v − L is the Hamiltonian at the same state
         for (x, y) in a.samples.iter().zip(&b.samples) {
-            assert!((x.values[0] - y.values[0]).abs() <= 1e-12, "{}: E {} vs H {}", pair.what, x.values[0], y.values[0]);
+            assert!(
+                (x.values[0] - y.values[0]).abs() <= 1e-12,
+                "{}: E {} vs H {}",
+                pair.what,
+                x.values[0],
+                y.values[0]
+            );
         }
     }
     let file = catalogue::resolve("system", &[], Some(&example("kepler_lagrangian.toml")), None).unwrap();
@@ -138,8 +153,8 @@ fn a_lagrangian_file_runs_as_its_legendre_transform() {
     let rounding = 1000.0 * f64::EPSILON * q_max / 0.01;
     assert!(d <= rounding, "Kepler: {d:e} (rounding bound {rounding:e})");
     // and a wrong sign of the potential is far away
-    let repelled = catalogue::resolve("system", &[("mu".into(), -1.0)], Some(&example("kepler_lagrangian.toml")), None)
-        .unwrap();
+    let repelled =
+        catalogue::resolve("system", &[("mu".into(), -1.0)], Some(&example("kepler_lagrangian.toml")), None).unwrap();
     assert!(distance(&run(repelled.as_ref(), "del-midpoint", 0.01, 1000, 10), &b) > 1e-2);
     assert!(a.max_error(1) < 1e-12, "angular momentum x vy − y vx: {:e}", a.max_error(1));
 }

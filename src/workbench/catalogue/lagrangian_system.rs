@@ -196,8 +196,7 @@ impl<const N: usize> Problem for LagrangianSystem<N> {
         self.labels.clone()
     }
     fn quantities(&self) -> Vec<Quantity> {
-        let energy =
-            Quantity::new("energy", Kind::Energy, 1, "E = v·∂L/∂v − L, v from ∂L/∂v(q, v) = p");
+        let energy = Quantity::new("energy", Kind::Energy, 1, "E = v·∂L/∂v − L, v from ∂L/∂v(q, v) = p");
         std::iter::once(energy).chain(self.invariants.iter().map(|(q, _)| q.clone())).collect()
     }
     fn reference(&self) -> (&'static str, usize) {

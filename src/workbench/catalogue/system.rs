@@ -171,9 +171,11 @@ impl SystemSpec {
         let hamiltonian = self.hamiltonian.is_some() || self.kinetic.is_some() || self.potential.is_some();
         if self.is_lagrangian() {
             if hamiltonian {
-                return Err("give either a Lagrangian L (with velocity names v and v0) or a Hamiltonian H, or T and V \
+                return Err(
+                    "give either a Lagrangian L (with velocity names v and v0) or a Hamiltonian H, or T and V \
                             (with momentum names p and p0), not both"
-                    .into());
+                        .into(),
+                );
             }
             if !self.p.is_empty() || !self.p0.is_empty() {
                 return Err("a Lagrangian L takes velocity names v and initial velocities v0, not p or p0 (the \

@@ -57,7 +57,12 @@ impl<const N: usize> FormulaLagrangian<N> {
     /// `text` in the coordinates `q` and velocities `v` (`N` names each, all distinct) with the
     /// parameters `params`; the errors of [`Formula::parse`] (a name declared twice among them),
     /// and a wrong number of names.
-    pub fn parse(text: &str, q: &[&str], v: &[&str], params: &[(&str, f64)]) -> std::result::Result<Self, FormulaError> {
+    pub fn parse(
+        text: &str,
+        q: &[&str],
+        v: &[&str],
+        params: &[(&str, f64)],
+    ) -> std::result::Result<Self, FormulaError> {
         Ok(Self { inner: FormulaHamiltonian::parse_pair(text, q, v, "velocities", params)? })
     }
     /// The formula.
