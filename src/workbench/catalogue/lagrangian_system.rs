@@ -31,7 +31,7 @@
 //! numerical integrators*, 2024, arXiv:2401.14800); the tests check the two routes agree.
 
 use crate::workbench::WorkbenchError;
-use crate::workbench::catalogue::system::{NAME, intern};
+use crate::workbench::catalogue::intern;
 use crate::workbench::methods::MethodInfo;
 use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation, check_state};
 use crate::workbench::run::{Observe, Run};
@@ -53,6 +53,8 @@ pub const REGULARITY: f64 = 1e-12;
 
 /// What a Lagrangian system file gives, checked by [`super::system::SystemSpec::problem`].
 pub(super) struct Parts<'a> {
+    /// The problem's name (`system`).
+    pub problem: &'static str,
     pub origin: &'a str,
     pub name: Option<&'a str>,
     pub text: &'a str,
@@ -68,6 +70,7 @@ pub(super) struct Parts<'a> {
 /// A Lagrangian system of formulas with `N` degrees of freedom (module documentation).
 #[derive(Debug, Clone)]
 pub struct LagrangianSystem<const N: usize> {
+    name: &'static str,
     summary: &'static str,
     lagrangian: FormulaLagrangian<N>,
     initial: PhaseState<N>,
@@ -139,6 +142,7 @@ pub(super) fn build<const N: usize>(parts: Parts<'_>) -> Result<Box<dyn Problem>
     });
     let labels = parts.q.iter().cloned().chain(parts.q.iter().map(|n| format!("p_{n}"))).collect();
     let system = LagrangianSystem {
+        name: parts.problem,
         summary,
         lagrangian,
         initial: PhaseState::new(q0, p0),
@@ -178,7 +182,7 @@ impl<const N: usize> Observe<PhaseState<N>> for LagrangianSystem<N> {
 
 impl<const N: usize> Problem for LagrangianSystem<N> {
     fn name(&self) -> &'static str {
-        NAME
+        self.name
     }
     fn summary(&self) -> &'static str {
         self.summary
@@ -223,7 +227,8 @@ impl<const N: usize> Problem for LagrangianSystem<N> {
         let s = PhaseState::new(SVector::from_column_slice(&state[..N]), SVector::from_column_slice(&state[N..]));
         self.velocity(&s).map_err(|e| {
             WorkbenchError::Input(format!(
-                "a state of '{NAME}' needs a velocity v with ∂L/∂v(q, v) = p; the inverse Legendre transform failed: {e}"
+                "a state of '{}' needs a velocity v with ∂L/∂v(q, v) = p; the inverse Legendre transform failed: {e}",
+                self.name
             ))
         })?;
         Ok(Box::new(Self { initial: s, ..self.clone() }))

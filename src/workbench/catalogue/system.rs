@@ -55,6 +55,8 @@
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::catalogue::canonical::{Canonical, CanonicalSystem};
+/// `s` as a `&'static str` (the catalogue's [`super::intern`], where it is defined).
+pub use crate::workbench::catalogue::intern;
 use crate::workbench::catalogue::lagrangian_system;
 use crate::workbench::problem::{Kind, Problem, Quantity};
 use discretization::PhaseState;
@@ -63,7 +65,6 @@ use geom_core::function::{Derivatives, Hessian, PhaseSpaceDerivatives, Separable
 use nalgebra::SVector;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Mutex;
 
 /// The problem's name.
 pub const NAME: &str = "system";
@@ -205,19 +206,6 @@ impl SystemSpec {
     }
 }
 
-/// `s` as a `&'static str`, leaked once per distinct string (the workbench's names and
-/// summaries are static; a process that reads many files with the same names leaks nothing more).
-pub fn intern(s: &str) -> &'static str {
-    static SEEN: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(k) = seen.iter().find(|k| **k == s) {
-        return k;
-    }
-    let k: &'static str = Box::leak(s.to_string().into_boxed_str());
-    seen.push(k);
-    k
-}
-
 /// The derivatives of a formula Hamiltonian: the compiled symbolic derivatives of `H(q, p)`, or
 /// of the declared separable parts `T(p) + V(q)` (then the methods take their explicit forms);
 /// equal to automatic differentiation of the formulas to round-off (`geom_core::formula`).
@@ -352,6 +340,7 @@ fn build<const N: usize>(
     if let Some(text) = &file.lagrangian {
         let invariants: Vec<(String, String)> = file.invariants.clone().into_iter().collect();
         return lagrangian_system::build::<N>(lagrangian_system::Parts {
+            problem: NAME,
             origin,
             name: file.name.as_deref(),
             text,
