@@ -23,4 +23,5 @@ mod sphere_discretization_map;
 mod support;
 mod system_file;
 mod system_file_lie;
+mod system_lagrangian;
 mod user_group_every_layer;

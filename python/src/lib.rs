@@ -450,8 +450,49 @@ fn hamiltonian(
         t_end,
         params: params.unwrap_or_default(),
         invariants: invariants.unwrap_or_default(),
+        ..SystemSpec::default()
     };
     formula_system(py, spec, "geomint.hamiltonian")
+}
+
+/// A Lagrangian system on `TR^n` (`n` = 1 to 4, 6 or 9) written as a formula, parsed once in
+/// Rust: `L` in the coordinates named `q` and the velocities named `v` (distinct names),
+/// `params` (name → value), `invariants` (name → formula in `q`, `v`), initial coordinates `q0`
+/// and velocities `v0` (the momenta `p0 = ∂L/∂v(q0, v0)` are computed), default step `h` and
+/// final time `t_end`. Its method is `del-midpoint`, the midpoint discrete Euler–Lagrange flow
+/// `L_d(q_0, q_1) = h L((q_0 + q_1)/2, (q_1 − q_0)/h)` on the pair groupoid, on the state
+/// `(q, p)`; the energy `E = v·∂L/∂v − L` is monitored. The `L` form of
+/// `geomint run --system FILE.toml`. Pickled as its TOML text.
+#[pyfunction]
+#[pyo3(signature = (L, *, q, v, q0, v0, params=None, invariants=None, name=None, h=None, t_end=None))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+fn lagrangian(
+    py: Python<'_>,
+    L: String,
+    q: Vec<String>,
+    v: Vec<String>,
+    q0: Vec<f64>,
+    v0: Vec<f64>,
+    params: Option<std::collections::BTreeMap<String, f64>>,
+    invariants: Option<std::collections::BTreeMap<String, String>>,
+    name: Option<String>,
+    h: Option<f64>,
+    t_end: Option<f64>,
+) -> PyResult<PySystem> {
+    let spec = SystemSpec {
+        name,
+        q,
+        v,
+        lagrangian: Some(L),
+        q0,
+        v0,
+        h,
+        t_end,
+        params: params.unwrap_or_default(),
+        invariants: invariants.unwrap_or_default(),
+        ..SystemSpec::default()
+    };
+    formula_system(py, spec, "geomint.lagrangian")
 }
 
 fn formula_system(py: Python<'_>, spec: SystemSpec, origin: &str) -> PyResult<PySystem> {
@@ -512,7 +553,7 @@ fn _vector_field(
 }
 
 /// The system of the TOML file `path` (the format of `geomint run --system FILE.toml`): a
-/// Hamiltonian of formulas (see [`hamiltonian`]), or a rigid body when the file declares a
+/// Hamiltonian or Lagrangian of formulas (see [`hamiltonian`], [`lagrangian`]), or a rigid body when the file declares a
 /// `group` (see [`lie_system`]).
 #[pyfunction]
 fn system_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<PySystem> {
@@ -1039,6 +1080,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nbody, m)?)?;
     m.add_function(wrap_pyfunction!(nbody_file, m)?)?;
     m.add_function(wrap_pyfunction!(hamiltonian, m)?)?;
+    m.add_function(wrap_pyfunction!(lagrangian, m)?)?;
     m.add_function(wrap_pyfunction!(system_file, m)?)?;
     m.add_function(wrap_pyfunction!(_callback_hamiltonian, m)?)?;
     m.add_function(wrap_pyfunction!(_vector_field, m)?)?;

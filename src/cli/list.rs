@@ -43,7 +43,7 @@ pub(crate) fn list() {
     );
     say!("  {:<22}   --param G=1 : gravitational constant G > 0", "");
     say!(
-        "  {:<22} your Hamiltonian system from formulas: --system FILE.toml (H, or T and V; q, p, q0, p0; {} degrees of freedom; every T*R^n method)",
+        "  {:<22} your Hamiltonian system from formulas: --system FILE.toml (H, or T and V; q, p, q0, p0; {} degrees of freedom; every T*R^n method), or your Lagrangian (L; q, v, q0, v0; del-midpoint)",
         catalogue::system::NAME,
         catalogue::system::DEGREES_TEXT
     );

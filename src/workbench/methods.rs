@@ -400,6 +400,13 @@ pub const METHODS: &[MethodInfo] = &[
         "discrete Lagrange–d'Alembert flow, midpoint L_d and constraint, state (q, p = M v) (docs/math.md §C.7)",
     ),
     m(
+        "del-midpoint",
+        Gd,
+        2,
+        St::DiscreteLagrangian,
+        "discrete Euler–Lagrange flow of the midpoint L_d = h L((q₀+q₁)/2, (q₁−q₀)/h) on the pair groupoid R^n × R^n, state (q, p = ∂L/∂v) (a system file's L)",
+    ),
+    m(
         "time-midpoint",
         Gd,
         2,

@@ -58,6 +58,19 @@ def hamiltonian(
     h: Optional[float] = None,
     t_end: Optional[float] = None,
 ) -> System: ...
+def lagrangian(
+    L: str,
+    *,
+    q: List[str],
+    v: List[str],
+    q0: List[float],
+    v0: List[float],
+    params: Optional[Dict[str, float]] = None,
+    invariants: Optional[Dict[str, str]] = None,
+    name: Optional[str] = None,
+    h: Optional[float] = None,
+    t_end: Optional[float] = None,
+) -> System: ...
 def system_file(path: str) -> System: ...
 def _system_from_toml(text: str) -> System: ...
 def lie_system(

@@ -3,6 +3,7 @@
 
 pub mod canonical;
 pub mod groupoid;
+pub mod lagrangian_system;
 pub mod lie;
 pub mod lie_system;
 pub mod nbody;
@@ -15,6 +16,7 @@ use crate::workbench::WorkbenchError;
 use crate::workbench::problem::Problem;
 use canonical::{Canonical, HarmonicOscillator, HenonHeiles, Kepler, OuterSolarSystem, Pendulum};
 use std::path::Path;
+use std::sync::Mutex;
 
 /// A problem parameter settable with `--param NAME=VALUE`.
 #[derive(Debug, Clone, Copy)]
@@ -192,6 +194,19 @@ pub fn resolve(
         Some(s) => problem.with_state(s),
         None => Ok(problem),
     }
+}
+
+/// `s` as a `&'static str`, leaked once per distinct string (the workbench's names and
+/// summaries are static; a process that reads many files with the same names leaks nothing more).
+pub fn intern(s: &str) -> &'static str {
+    static SEEN: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = seen.iter().find(|k| **k == s) {
+        return k;
+    }
+    let k: &'static str = Box::leak(s.to_string().into_boxed_str());
+    seen.push(k);
+    k
 }
 
 #[cfg(test)]

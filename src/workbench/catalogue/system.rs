@@ -1,5 +1,6 @@
-//! A user's Hamiltonian system on `T*R^n` written as formulas in a TOML file
-//! (`geomint run --system FILE.toml`, problem `system`): the Hamiltonian `H(q, p)`, or its
+//! A user's Hamiltonian system on `T*R^n` (or Lagrangian system on `TR^n`, [below](#a-lagrangian))
+//! written as formulas in a TOML file (`geomint run --system FILE.toml`, problem `system`): the
+//! Hamiltonian `H(q, p)`, or its
 //! separable parts `T(p)` and `V(q)`, with named coordinates, momenta and parameters, parsed
 //! once by [`geom_core::formula`] and evaluated at every scalar, so that the derivatives are the
 //! library's automatic differentiation and every canonical method applies (explicit for a
@@ -29,9 +30,34 @@
 //! with its relative error (absolute where it starts at 0). A file with an unknown key, a
 //! formula that does not parse (the error names the formula and the column), names that do not
 //! match, or an `H` that is not finite at the initial state is an input error naming the file.
+//!
+//! # A Lagrangian
+//!
+//! Instead of `p`, `p0` and `H` (or `T` and `V`), a file may give a Lagrangian `L(q, v)` with
+//! velocity names `v` and initial velocities `v0` (the two forms exclude each other):
+//!
+//! ```toml
+//! q = ["x", "y"]
+//! v = ["vx", "vy"]                         # velocity names, as many, distinct from q's
+//! L = "0.5*(vx^2 + vy^2) + mu/sqrt(x^2 + y^2)"
+//! q0 = [0.4, 0.0]
+//! v0 = [0.0, 2.0]                          # p0 = ∂L/∂v(q0, v0) is computed
+//!
+//! [invariants]                             # formulas in q and v
+//! angular_momentum = "x*vy - y*vx"
+//! ```
+//!
+//! It runs with `del-midpoint`, the discrete Euler–Lagrange flow of the midpoint discrete
+//! Lagrangian `L_d(q_0, q_1) = h L((q_0 + q_1)/2, (q_1 − q_0)/h)` on the pair groupoid, on the
+//! state `(q, p)`, `p = ∂L/∂v` (columns `p_<coordinate>`), monitoring the energy
+//! `E = v·∂L/∂v − L` ([`super::lagrangian_system`]). `L` must be regular at `(q0, v0)`
+//! (`∂²L/∂v²` invertible); a file that mixes the forms or lacks `v` or `v0` is an input error.
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::catalogue::canonical::{Canonical, CanonicalSystem};
+/// `s` as a `&'static str` (the catalogue's [`super::intern`], where it is defined).
+pub use crate::workbench::catalogue::intern;
+use crate::workbench::catalogue::lagrangian_system;
 use crate::workbench::problem::{Kind, Problem, Quantity};
 use discretization::PhaseState;
 use geom_core::formula::{FormulaFunction, FormulaHamiltonian};
@@ -39,7 +65,6 @@ use geom_core::function::{Derivatives, Hessian, PhaseSpaceDerivatives, Separable
 use nalgebra::SVector;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Mutex;
 
 /// The problem's name.
 pub const NAME: &str = "system";
@@ -55,8 +80,9 @@ pub const MAX_DEGREES: usize = 9;
 /// [`DEGREES`] as text: `1 to 4, 6 or 9`.
 pub const DEGREES_TEXT: &str = "1 to 4, 6 or 9";
 
-/// A system of formulas (module documentation): what a TOML system file holds, also built in
-/// memory (the Python package's `geomint.hamiltonian`). [`SystemSpec::problem`] checks it.
+/// A system of formulas (module documentation): what a TOML system file holds, a Hamiltonian or a
+/// Lagrangian, also built in memory (the Python package's `geomint.hamiltonian` and
+/// `geomint.lagrangian`). [`SystemSpec::problem`] checks it.
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SystemSpec {
@@ -65,8 +91,15 @@ pub struct SystemSpec {
     pub name: Option<String>,
     /// Coordinate names `q_1 … q_n`.
     pub q: Vec<String>,
-    /// Momentum names `p_1 … p_n`.
+    /// Momentum names `p_1 … p_n` (a Hamiltonian system).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub p: Vec<String>,
+    /// Velocity names `v_1 … v_n` (a Lagrangian system).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub v: Vec<String>,
+    /// `L(q, v)` (instead of `H`, or `T` and `V`).
+    #[serde(rename = "L", skip_serializing_if = "Option::is_none")]
+    pub lagrangian: Option<String>,
     /// `H(q, p)` (or give `T` and `V`).
     #[serde(rename = "H", skip_serializing_if = "Option::is_none")]
     pub hamiltonian: Option<String>,
@@ -78,8 +111,12 @@ pub struct SystemSpec {
     pub potential: Option<String>,
     /// Initial coordinates.
     pub q0: Vec<f64>,
-    /// Initial momenta.
+    /// Initial momenta (a Hamiltonian system).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub p0: Vec<f64>,
+    /// Initial velocities (a Lagrangian system; the momenta are `p0 = ∂L/∂v(q0, v0)`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub v0: Vec<f64>,
     /// Default step (0.01).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub h: Option<f64>,
@@ -89,7 +126,8 @@ pub struct SystemSpec {
     /// Parameters and their values.
     #[serde(default)]
     pub params: BTreeMap<String, f64>,
-    /// Monitored invariants: name and formula in `q` and `p`.
+    /// Monitored invariants: name and formula in `q` and `p` (in `q` and `v` for a Lagrangian
+    /// system).
     #[serde(default)]
     pub invariants: BTreeMap<String, String>,
 }
@@ -112,6 +150,7 @@ impl SystemSpec {
     /// The problem of the system with its parameters overridden by `overrides` (a name it does
     /// not declare is an input error listing those it does); `origin` starts the messages.
     pub fn problem(&self, overrides: &[(String, f64)], origin: &str) -> Result<Box<dyn Problem>, WorkbenchError> {
+        self.check_form().map_err(|m| input(origin, m))?;
         let n = self.q.len();
         match n {
             1 => build::<1>(origin, self.clone(), overrides),
@@ -123,19 +162,48 @@ impl SystemSpec {
             _ => Err(input(origin, format!("q names {n} coordinates; a system has {DEGREES_TEXT}"))),
         }
     }
-}
-
-/// `s` as a `&'static str`, leaked once per distinct string (the workbench's names and
-/// summaries are static; a process that reads many files with the same names leaks nothing more).
-pub fn intern(s: &str) -> &'static str {
-    static SEEN: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(k) = seen.iter().find(|k| **k == s) {
-        return k;
+    /// Whether the system is a Lagrangian `L(q, v)` (else a Hamiltonian).
+    pub fn is_lagrangian(&self) -> bool {
+        self.lagrangian.is_some()
     }
-    let k: &'static str = Box::leak(s.to_string().into_boxed_str());
-    seen.push(k);
-    k
+    /// The keys of one form only: `L` with `v` and `v0`, or `H` (or `T` and `V`) with `p` and
+    /// `p0`; a message naming what is mixed or missing.
+    fn check_form(&self) -> Result<(), String> {
+        let hamiltonian = self.hamiltonian.is_some() || self.kinetic.is_some() || self.potential.is_some();
+        if self.is_lagrangian() {
+            if hamiltonian {
+                return Err(
+                    "give either a Lagrangian L (with velocity names v and v0) or a Hamiltonian H, or T and V \
+                            (with momentum names p and p0), not both"
+                        .into(),
+                );
+            }
+            if !self.p.is_empty() || !self.p0.is_empty() {
+                return Err("a Lagrangian L takes velocity names v and initial velocities v0, not p or p0 (the \
+                            momenta p = ∂L/∂v are computed)"
+                    .into());
+            }
+            if self.v.is_empty() {
+                return Err("L needs the velocity names v (one per coordinate of q)".into());
+            }
+            if self.v0.is_empty() {
+                return Err("L needs the initial velocities v0".into());
+            }
+        } else {
+            if !self.v.is_empty() || !self.v0.is_empty() {
+                return Err("v and v0 (velocity names and initial velocities) go with a Lagrangian L; a Hamiltonian \
+                            takes momentum names p and initial momenta p0"
+                    .into());
+            }
+            if self.p.is_empty() {
+                return Err("missing the momentum names p (or give a Lagrangian L with velocity names v)".into());
+            }
+            if self.p0.is_empty() {
+                return Err("missing the initial momenta p0".into());
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The derivatives of a formula Hamiltonian: the compiled symbolic derivatives of `H(q, p)`, or
@@ -238,12 +306,53 @@ pub fn read(path: &Path, params: &[(String, f64)]) -> Result<Box<dyn Problem>, W
     SystemSpec::read(path)?.problem(params, &format!("system file {}", path.display()))
 }
 
+/// `file`'s parameters with `overrides` set; a name the file does not declare is a message
+/// listing those it does.
+fn apply_overrides(file: &mut SystemSpec, overrides: &[(String, f64)]) -> Result<(), String> {
+    for (key, value) in overrides {
+        match file.params.get_mut(key) {
+            Some(v) => *v = *value,
+            None => {
+                let known: Vec<&str> = file.params.keys().map(String::as_str).collect();
+                return Err(if known.is_empty() {
+                    format!("the system has no parameters (got --param {key})")
+                } else {
+                    format!("unknown parameter '{key}'; the system's parameters: {}", known.join(", "))
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 fn build<const N: usize>(
     origin: &str,
     mut file: SystemSpec,
     overrides: &[(String, f64)],
 ) -> Result<Box<dyn Problem>, WorkbenchError> {
     let fail = |msg: String| input(origin, msg);
+    apply_overrides(&mut file, overrides).map_err(fail)?;
+    let params: Vec<(&str, f64)> = file.params.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let (h, t_end) = (file.h.unwrap_or(0.01), file.t_end.unwrap_or(10.0));
+    if !(h.is_finite() && h > 0.0 && t_end.is_finite() && t_end > 0.0) {
+        return Err(fail(format!("h and t_end must be finite and positive, got {h} and {t_end}")));
+    }
+    if let Some(text) = &file.lagrangian {
+        let invariants: Vec<(String, String)> = file.invariants.clone().into_iter().collect();
+        return lagrangian_system::build::<N>(lagrangian_system::Parts {
+            problem: NAME,
+            origin,
+            name: file.name.as_deref(),
+            text,
+            q: &file.q,
+            v: &file.v,
+            q0: &file.q0,
+            v0: &file.v0,
+            params: &params,
+            invariants: &invariants,
+            defaults: (h, t_end),
+        });
+    }
     if file.p.len() != N || file.q0.len() != N || file.p0.len() != N {
         return Err(fail(format!(
             "q names {N} coordinates, but p names {}, q0 has {} values and p0 {}",
@@ -255,20 +364,6 @@ fn build<const N: usize>(
     if !file.q0.iter().chain(&file.p0).all(|v| v.is_finite()) {
         return Err(fail("q0 and p0 must be finite".into()));
     }
-    for (key, value) in overrides {
-        match file.params.get_mut(key) {
-            Some(v) => *v = *value,
-            None => {
-                let known: Vec<&str> = file.params.keys().map(String::as_str).collect();
-                return Err(fail(if known.is_empty() {
-                    format!("the system has no parameters (got --param {key})")
-                } else {
-                    format!("unknown parameter '{key}'; the system's parameters: {}", known.join(", "))
-                }));
-            }
-        }
-    }
-    let params: Vec<(&str, f64)> = file.params.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     let q: Vec<&str> = file.q.iter().map(String::as_str).collect();
     let p: Vec<&str> = file.p.iter().map(String::as_str).collect();
     let hamiltonian = match (&file.hamiltonian, &file.kinetic, &file.potential) {
@@ -296,10 +391,6 @@ fn build<const N: usize>(
             .map_err(|e| fail(format!("invariant {name}: {e}")))?;
         let about = intern(&text);
         invariants.push((Quantity::new(intern(&name), Kind::Momentum, 1, about), f));
-    }
-    let (h, t_end) = (file.h.unwrap_or(0.01), file.t_end.unwrap_or(10.0));
-    if !(h.is_finite() && h > 0.0 && t_end.is_finite() && t_end > 0.0) {
-        return Err(fail(format!("h and t_end must be finite and positive, got {h} and {t_end}")));
     }
     let what = match &file.hamiltonian {
         Some(h) => format!("H = {h}"),

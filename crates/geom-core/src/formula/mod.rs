@@ -25,11 +25,12 @@
 //! # Derivatives
 //!
 //! A formula is a model at every scalar, so `AutoDiff(model)` differentiates it as it does a
-//! model written in Rust. The models of this module ([`FormulaFunction`], [`FormulaHamiltonian`])
-//! are also their own derivatives at `f64`: when they are parsed, the gradient `∂f/∂x_k` and the
-//! Hessian `∂²f/∂x_i∂x_j` are derived symbolically (the chain rule node by node, with shared
-//! subexpressions and the simplifications of real arithmetic; the rules are in the source's
-//! `symbolic` module) and compiled into flat register programs, so the integrators' hot loop
+//! model written in Rust. The models of this module ([`FormulaFunction`], [`FormulaHamiltonian`],
+//! [`FormulaLagrangian`]) are also their own derivatives at `f64`: when they are parsed, the
+//! gradient `∂f/∂x_k` and the Hessian `∂²f/∂x_i∂x_j` are derived symbolically (the chain rule
+//! node by node, with shared subexpressions and the simplifications of real arithmetic; the rules
+//! are in the source's `symbolic` module) and compiled into flat register programs, so the
+//! integrators' hot loop
 //! evaluates no dual number and walks no tree. The two agree to round-off (tested on every
 //! function of the language). A formula whose derivatives would need more than 50 000 nodes
 //! keeps automatic differentiation.
@@ -52,11 +53,13 @@
 //! ```
 
 mod compiled;
+mod lagrangian;
 mod models;
 mod parse;
 mod symbolic;
 mod tape;
 
+pub use lagrangian::FormulaLagrangian;
 pub use models::{FormulaFunction, FormulaHamiltonian};
 
 use crate::Scalar;

@@ -123,14 +123,26 @@ impl<const N: usize> FormulaHamiltonian<N> {
     /// `text` in the coordinates `q` and momenta `p` (`N` names each) with the parameters
     /// `params`; the errors of [`Formula::parse`], and a wrong number of names.
     pub fn parse(text: &str, q: &[&str], p: &[&str], params: &[(&str, f64)]) -> Result<Self, FormulaError> {
-        if q.len() != N || p.len() != N {
+        Self::parse_pair(text, q, p, "momenta", params)
+    }
+    /// The one parser of a formula in `2N` variables, `q_1 … q_N` then `second` (named `what` in
+    /// the error of a wrong count): the Hamiltonian's `p`, or a Lagrangian's velocities
+    /// ([`super::FormulaLagrangian`]).
+    pub(super) fn parse_pair(
+        text: &str,
+        q: &[&str],
+        second: &[&str],
+        what: &str,
+        params: &[(&str, f64)],
+    ) -> Result<Self, FormulaError> {
+        if q.len() != N || second.len() != N {
             return Err(FormulaError {
                 text: text.to_string(),
                 column: 1,
-                message: format!("{} coordinates and {} momenta given for N = {N}", q.len(), p.len()),
+                message: format!("{} coordinates and {} {what} given for N = {N}", q.len(), second.len()),
             });
         }
-        let names: Vec<&str> = q.iter().chain(p).copied().collect();
+        let names: Vec<&str> = q.iter().chain(second).copied().collect();
         let formula = Formula::parse(text, &names, params)?;
         let compiled = Box::new(Compiled::new(&formula, 2 * N, N));
         Ok(Self { formula, compiled })

@@ -228,3 +228,42 @@ fn large_programs_agree_with_the_tree() {
         assert!((u - v).abs() <= 1e-12 * v.abs().max(1.0), "{u} vs {v}");
     }
 }
+
+/// A formula Lagrangian: its value and derivatives are those of the same formula read as
+/// `(q, v)` (AD agrees), the Legendre transform `p = ∂L/∂v` and the energy `v·∂L/∂v − L` are
+/// those of `L = ½(1 + q²)v² − q²/2` by hand, the inverse transform recovers `v`, and a
+/// Lagrangian linear in `v` has no inverse (a typed error, no panic).
+#[test]
+fn a_lagrangian_formula_and_its_legendre_transform() {
+    use super::FormulaLagrangian;
+    let close = |a: f64, b: f64, what: &str| assert!((a - b).abs() <= 1e-14 * b.abs().max(1.0), "{what}: {a} vs {b}");
+    let l = FormulaLagrangian::<1>::parse("0.5*(1 + x^2)*u^2 - 0.5*x^2", &["x"], &["u"], &[]).unwrap();
+    assert!(l.uses_velocities());
+    let (q, v) = (SVector::from([0.7]), SVector::from([-1.3]));
+    let m = 1.0 + 0.7 * 0.7;
+    close(PhaseSpaceDerivatives::value(&l, &q, &v), 0.5 * m * 1.69 - 0.5 * 0.49, "L");
+    close(l.momentum(&q, &v)[0], -m * 1.3, "p = (1 + q²) v");
+    close(l.mass_matrix(&q, &v)[(0, 0)], m, "∂²L/∂v²");
+    close(l.energy(&q, &v), 0.5 * m * 1.69 + 0.5 * 0.49, "E = ½(1 + q²)v² + q²/2");
+    let ((gq, gv), (aq, av)) = (l.gradient(&q, &v), AutoDiff(&l).gradient(&q, &v));
+    close(gq[0], aq[0], "∂L/∂q");
+    close(gv[0], av[0], "∂L/∂v");
+    close(gq[0], 0.7 * 1.69 - 0.7, "∂L/∂q by hand");
+    let p = l.momentum(&q, &v);
+    let back = l.velocity(&q, &p, &SVector::zeros()).unwrap();
+    assert!((back[0] - v[0]).abs() < 1e-14, "{back} vs {v}");
+    // a non-quadratic L: Newton needs several iterations, and still recovers v
+    let c = FormulaLagrangian::<2>::parse("cosh(a) + b^2 + a*y - x^2", &["x", "y"], &["a", "b"], &[]).unwrap();
+    let (q, v) = (SVector::from([0.2, -0.5]), SVector::from([1.1, 0.4]));
+    let back = c.velocity(&q, &c.momentum(&q, &v), &SVector::zeros()).unwrap();
+    assert!((back - v).amax() < 1e-13, "{back} vs {v}");
+    // wrong counts and a velocity named like a coordinate
+    let e = FormulaLagrangian::<2>::parse("u^2", &["x", "y"], &["u"], &[]).unwrap_err();
+    assert!(e.message.contains("1 velocities"), "{e}");
+    let e = FormulaLagrangian::<1>::parse("x^2", &["x"], &["x"], &[]).unwrap_err();
+    assert!(e.message.contains("declared twice"), "{e}");
+    // linear in v: ∂²L/∂v² = 0, the Legendre map is not invertible
+    let g = FormulaLagrangian::<1>::parse("x*u - x^2", &["x"], &["u"], &[]).unwrap();
+    let err = g.velocity(&SVector::from([1.0]), &SVector::from([2.0]), &SVector::zeros()).unwrap_err();
+    assert!(matches!(err, crate::GeomError::SingularMatrix { .. }), "{err}");
+}
