@@ -23,6 +23,7 @@
 //! * [`suggest`]: nearest valid names for a mistyped one.
 
 pub mod catalogue;
+pub mod chaos;
 pub mod checkpoint;
 pub mod config;
 pub mod digest;
