@@ -29,7 +29,7 @@ fn parse_grid(text: &str) -> Result<(usize, usize), WorkbenchError> {
 }
 
 /// `A0:A1,B0:B1`: the rectangle of the plane, each range finite and increasing.
-fn parse_range(text: &str) -> Result<((f64, f64), (f64, f64)), WorkbenchError> {
+fn parse_range(text: &str) -> Result<chaos::Rect, WorkbenchError> {
     let bad = |why: &str| {
         WorkbenchError::Input(format!("--range '{text}': {why}; expected A0:A1,B0:B1, e.g. --range=-0.5:0.7,-0.5:0.5"))
     };

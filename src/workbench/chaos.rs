@@ -27,6 +27,9 @@ use integrators::tableau;
 use integrators::variational_equations::{FiniteDifference, Megno};
 use nalgebra::SVector;
 
+/// A rectangle `([a0, a1], [b0, b1])` of a plane of two coordinates.
+pub type Rect = ((f64, f64), (f64, f64));
+
 /// A Poincaré section `Σ = {x_i = c}`: the hyperplane of coordinate `index` of the state
 /// `(q_1 … q_n, p_1 … p_n)` (index `< 2n`) at `level = c`, with the [`Direction`] of the
 /// crossings that count (`Rising`: `x_i − c` from negative to non-negative).
@@ -294,7 +297,7 @@ pub fn energy_grid(
     space: &dyn PhaseSpace,
     base: &[f64],
     plane: (usize, usize),
-    range: ((f64, f64), (f64, f64)),
+    range: Rect,
     (nx, ny): (usize, usize),
     energy: Option<(usize, f64)>,
 ) -> Vec<GridPoint> {
@@ -324,13 +327,7 @@ pub fn energy_grid(
 /// `base`, momentum `k` set to 0) with `H ≤ E`: the region where [`solve_momentum`] succeeds,
 /// found on a 101 × 101 scan of `[−R, R]²`, `R` doubled from 1 while the region touches the
 /// scan's border (up to `R = 2^10`), widened by one scan cell. `None` if no point qualifies.
-pub fn energy_box(
-    space: &dyn PhaseSpace,
-    base: &[f64],
-    plane: (usize, usize),
-    k: usize,
-    energy: f64,
-) -> Option<((f64, f64), (f64, f64))> {
+pub fn energy_box(space: &dyn PhaseSpace, base: &[f64], plane: (usize, usize), k: usize, energy: f64) -> Option<Rect> {
     let n = 101;
     let mut r = 1.0;
     loop {

@@ -152,7 +152,8 @@ pub fn heatmap_svg(axes: &Axes, map: &HeatMap) -> Result<String, WorkbenchError>
     let (nx, ny) = map.cells;
     let ((x0, x1), (y0, y1)) = map.range;
     let (lo, hi) = map.limits;
-    if nx == 0 || ny == 0 || map.values.len() != nx * ny || !(x1 > x0 && y1 > y0) || !(hi > lo) {
+    let ordered = x1 > x0 && y1 > y0 && hi > lo;
+    if nx == 0 || ny == 0 || map.values.len() != nx * ny || !ordered {
         return Err(plot_error(format!("a heat map of {nx} × {ny} cells over a valid range expected")));
     }
     let frame = Frame::new(axes, (x0, x1), (y0, y1));
