@@ -139,11 +139,55 @@ fn the_section_energy_error_of_explicit_euler_exceeds_the_bound() {
     assert!(worst > 1e-3, "explicit Euler's energy error at the crossings is only {worst:e}");
 }
 
+/// `--states K`: K orbits started on the section at the energy of the given state, each
+/// crossing on the section and on that level.
+#[test]
+fn several_orbits_start_on_the_section_at_one_energy() {
+    let dir = TempDir::new("poincare-states");
+    let state = on_section(1.0 / 12.0, 0.1);
+    let out = geomint(
+        dir.path(),
+        &[
+            "--quiet",
+            "poincare",
+            "henon-heiles",
+            "--h",
+            "0.01",
+            "--crossings",
+            "20",
+            "--states",
+            "5",
+            "--state",
+            &state,
+            "--out",
+            &dir.arg("out"),
+        ],
+    );
+    assert_success(&out, "poincare --states 5");
+    let (head, rows) = csv(&dir.join("out/section.csv"));
+    let (o, x, y, px, py) =
+        (column(&head, "orbit"), column(&head, "q1"), column(&head, "q2"), column(&head, "p1"), column(&head, "p2"));
+    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().expect("a number") };
+    let orbits: std::collections::BTreeSet<&str> = rows.iter().map(|r| r[o].as_str()).collect();
+    assert_eq!(orbits.len(), 5, "{orbits:?}");
+    assert_eq!(rows.len(), 100);
+    for r in &rows {
+        let de = henon_heiles(f(r, x), f(r, y), f(r, px), f(r, py)) - 1.0 / 12.0;
+        assert!(f(r, x).abs() <= 1e-12 && f(r, px) > 0.0 && de.abs() < 1e-4, "{r:?}: H − 1/12 = {de:e}");
+    }
+    // the orbits differ: their first crossings are at different y
+    let first_y: std::collections::BTreeSet<String> =
+        rows.iter().filter(|r| r[column(&head, "crossing")] == "0").map(|r| r[y].clone()).collect();
+    assert_eq!(first_y.len(), 5);
+}
+
 #[test]
 fn poincare_refuses_bad_flags_with_one_line_naming_the_flag() {
     let dir = TempDir::new("poincare-bad");
     let out = dir.arg("out");
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
+        (&["poincare", "henon-heiles", "--states", "0"], "--states"),
+        (&["poincare", "henon-heiles", "--states", "3", "--section", "p1=0"], "--states"),
         (&["poincare", "henon-heiles", "--section", "z=0"], "--section"),
         (&["poincare", "henon-heiles", "--section", "q1"], "--section"),
         (&["poincare", "henon-heiles", "--crossings", "0"], "--crossings"),

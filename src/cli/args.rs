@@ -245,6 +245,10 @@ pub(crate) struct PoincareArgs {
     /// The crossings that count: up (the coordinate increasing), down, or both.
     #[arg(long, default_value = "up")]
     pub(crate) direction: String,
+    /// Start K orbits on the section at the initial state's energy, spread along the axis of
+    /// the plotted position coordinate (its momentum 0), instead of one from the initial state.
+    #[arg(long, value_name = "K")]
+    pub(crate) states: Option<usize>,
     /// Stop at this time if the crossings are not all found (default: 50 per crossing asked).
     #[arg(long, allow_negative_numbers = true, value_name = "T")]
     pub(crate) t_max: Option<f64>,

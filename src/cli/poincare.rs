@@ -5,7 +5,7 @@ use crate::cli::args::PoincareArgs;
 use crate::cli::files::{with_output_dir, write_outputs};
 use crate::cli::format::short;
 use crate::cli::params::parse_params;
-use geomint::workbench::chaos::Section;
+use geomint::workbench::chaos::{self, PhaseSpace, Section};
 use geomint::workbench::output::OutputSet;
 use geomint::workbench::plot::{self, Axes};
 use geomint::workbench::problem::{self, Problem};
@@ -74,58 +74,67 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
     let max_steps = (t_max / h).ceil() as usize;
     let x0 = problem.initial_state()?;
     let e0 = space.energy(&x0)?;
+    let n = space.degrees_of_freedom();
+    let starts = match args.states {
+        None => vec![x0.clone()],
+        Some(k) => spread_states(space, &x0, &section, k)?,
+    };
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{}-poincare", args.problem)));
     with_output_dir(&out, || {
         let t0 = std::time::Instant::now();
-        let found = space.section(method, h, &x0, &section, args.crossings, max_steps)?;
-        let seconds = t0.elapsed().as_secs_f64();
-        let mut csv = format!("crossing,t,{},energy,energy_error\n", labels.join(","));
-        let mut max_err: f64 = 0.0;
-        let mut max_offset: f64 = 0.0;
-        for (k, c) in found.iter().enumerate() {
-            let e = space.energy(&c.state)?;
-            max_err = max_err.max((e - e0).abs());
-            max_offset = max_offset.max((c.state[section.index] - section.level).abs());
-            let xs: Vec<String> = c.state.iter().map(|v| format!("{v:e}")).collect();
-            csv += &format!("{k},{:e},{},{e:e},{:e}\n", c.t, xs.join(","), e - e0);
+        let mut orbits = Vec::with_capacity(starts.len());
+        for x in &starts {
+            orbits.push(space.section(method, h, x, &section, args.crossings, max_steps)?);
         }
-        let n = space.degrees_of_freedom();
-        let (points, (xl, yl)) = match plane(n, section.index) {
-            Some((a, b)) => (
-                found.iter().map(|c| (c.state[a], c.state[b])).collect::<Vec<_>>(),
-                (labels[a].clone(), labels[b].clone()),
-            ),
+        let seconds = t0.elapsed().as_secs_f64();
+        let mut csv = format!("orbit,crossing,t,{},energy,energy_error\n", labels.join(","));
+        let (mut max_err, mut max_rel, mut max_offset, mut t_last) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for (i, (x, found)) in starts.iter().zip(&orbits).enumerate() {
+            let e_start = space.energy(x)?;
+            for (k, c) in found.iter().enumerate() {
+                let e = space.energy(&c.state)?;
+                max_err = max_err.max((e - e_start).abs());
+                if e_start != 0.0 {
+                    max_rel = max_rel.max((e - e_start).abs() / e_start.abs());
+                }
+                max_offset = max_offset.max((c.state[section.index] - section.level).abs());
+                t_last = t_last.max(c.t);
+                let xs: Vec<String> = c.state.iter().map(|v| format!("{v:e}")).collect();
+                csv += &format!("{i},{k},{:e},{},{e:e},{:e}\n", c.t, xs.join(","), e - e_start);
+            }
+        }
+        let ((a, b), (xl, yl)) = match plane(n, section.index) {
+            Some((a, b)) => ((Some(a), b), (labels[a].clone(), labels[b].clone())),
             None => {
                 let other = if section.index < n { n } else { 0 };
-                (found.iter().map(|c| (c.t, c.state[other])).collect(), ("t".to_string(), labels[other].clone()))
+                ((None, other), ("t".to_string(), labels[other].clone()))
             }
         };
+        let points: Vec<Vec<(f64, f64)>> = orbits
+            .iter()
+            .map(|found| found.iter().map(|c| (a.map_or(c.t, |a| c.state[a]), c.state[b])).collect())
+            .collect();
+        let found: usize = orbits.iter().map(Vec::len).sum();
+        let asked = args.crossings * starts.len();
+        let from = match args.states {
+            None => format!("from ({})", x0.iter().map(|v| short(*v)).collect::<Vec<_>>().join(", ")),
+            Some(_) => format!("from {} states on the section at H = {}", starts.len(), short(e0)),
+        };
         say!(
-            "{} with {}, h = {}: Poincaré section {} from ({})",
+            "{} with {}, h = {}: Poincaré section {} {from}",
             problem.name(),
             method.name,
             short(h),
-            section.describe(),
-            x0.iter().map(|v| short(*v)).collect::<Vec<_>>().join(", ")
+            section.describe()
         );
-        say!(
-            "  {:<34} {} of {} (to t = {}, {:.3} s)",
-            "crossings found",
-            found.len(),
-            args.crossings,
-            short(found.last().map_or(0.0, |c| c.t)),
-            seconds
-        );
+        say!("  {:<34} {found} of {asked} (to t = {}, {:.3} s)", "crossings found", short(t_last), seconds);
         say!("  {:<34} {}", "energy H(x0)", short(e0));
-        let rel = if e0 == 0.0 { f64::NAN } else { max_err / e0.abs() };
-        say!("  {:<34} {:.3e} (relative {:.3e})", "max |H − H(x0)| at the crossings", max_err, rel);
+        say!("  {:<34} {:.3e} (relative {:.3e})", "max |H − H(x0)| at the crossings", max_err, max_rel);
         say!("  {:<34} {:.3e}", format!("max |{} − {}| at the crossings", section.label, section.level), max_offset);
         say!("  {:<34} ({xl}, {yl})", "plotted");
-        if found.len() < args.crossings {
+        if found < asked {
             eprintln!(
-                "warning: {} of {} crossings found by t = {} (raise --t-max or check that the orbit crosses {})",
-                found.len(),
-                args.crossings,
+                "warning: {found} of {asked} crossings found by t = {} (raise --t-max or check that the orbits cross {})",
                 short(t_max),
                 section.label
             );
@@ -138,4 +147,46 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
         files.add("section.svg", plot::scatter_svg(&axes, &points)?);
         write_outputs(files, &out)
     })
+}
+
+/// `k` initial states on the section at the energy `E = H(x0)`: `x_d = c` (the section's
+/// position coordinate), `q_j` spread evenly over the part of its axis that reaches the level
+/// (`p_j = 0`, the other coordinates from `x0`; [`chaos::energy_box`], [`chaos::energy_grid`]),
+/// and `p_d ≥ 0` solved from `H = E`; the points off the level are dropped.
+fn spread_states(
+    space: &dyn PhaseSpace,
+    x0: &[f64],
+    section: &Section,
+    k: usize,
+) -> Result<Vec<Vec<f64>>, WorkbenchError> {
+    let n = space.degrees_of_freedom();
+    if k == 0 {
+        return Err(WorkbenchError::Input("--states must be at least 1, got 0".into()));
+    }
+    let Some(p) = plane(n, section.index).filter(|_| section.index < n) else {
+        return Err(WorkbenchError::Input(
+            "--states needs a section on a position coordinate (q1, q2, …) of a problem with two or more degrees of freedom".into(),
+        ));
+    };
+    let e = space.energy(x0)?;
+    let mut base = x0.to_vec();
+    base[section.index] = section.level;
+    base[p.1] = 0.0;
+    let momentum = n + section.index;
+    let none = || {
+        WorkbenchError::Input(format!(
+            "--states: no state on {} = {} reaches the energy {e}",
+            section.label, section.level
+        ))
+    };
+    let ((a0, a1), _) = chaos::energy_box(space, &base, p, momentum, e).ok_or_else(none)?;
+    let states: Vec<Vec<f64>> =
+        chaos::energy_grid(space, &base, p, ((a0, a1), (0.0, 0.0)), (k, 1), Some((momentum, e)))
+            .into_iter()
+            .filter_map(|g| g.state)
+            .collect();
+    if states.is_empty() {
+        return Err(none());
+    }
+    Ok(states)
 }

@@ -4,14 +4,12 @@
 
 use super::axis::{Map, Scale, Tick, with_unit};
 use super::canvas::{Canvas, plot_error};
-use super::series::Axes;
-use super::style::{AXIS_FONT, FRAME, GRID, TICK_FONT, TITLE_FONT, text_width};
+use super::series::{Axes, Series};
+use super::style::{AXIS_FONT, FRAME, GRID, TICK_FONT, TITLE_FONT, colours, text_width};
 use crate::workbench::WorkbenchError;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-/// The dot colour of a scatter plot (the palette's first colour).
-const DOT: RGBColor = RGBColor(31, 119, 180);
 /// A heat-map cell without a value (off the energy level, or a failed orbit).
 const MISSING: RGBColor = RGBColor(235, 235, 235);
 /// Plot area width, pixels.
@@ -94,20 +92,26 @@ impl Frame {
     }
 }
 
-/// The SVG text of a scatter plot of `points` on linear axes (one dot of radius 1.5 px per
-/// finite point; the ranges are those of the points, widened by 4%). A Poincaré section.
-pub fn scatter_svg(axes: &Axes, points: &[(f64, f64)]) -> Result<String, WorkbenchError> {
-    let finite = || points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite());
+/// The SVG text of a scatter plot of the groups of points `groups` on linear axes (one dot of
+/// radius 1 px per finite point, group `i` in the palette's colour `i`, as the series of the other
+/// plots; the ranges are those of all points, widened by 4%). A Poincaré section, one group per
+/// orbit.
+pub fn scatter_svg(axes: &Axes, groups: &[Vec<(f64, f64)>]) -> Result<String, WorkbenchError> {
+    let finite = || groups.iter().flatten().copied().filter(|p| p.0.is_finite() && p.1.is_finite());
     let frame = Frame::new(axes, padded(finite().map(|p| p.0)), padded(finite().map(|p| p.1)));
     let width = (frame.left + PLOT_W + 30.0).max(text_width(&axes.title, TITLE_FONT) + 40.0).ceil();
     let height = (frame.top + PLOT_H + 64.0).ceil();
+    let hues: Vec<Series> = (0..groups.len()).map(|i| Series::new("", Vec::new()).hue(i)).collect();
+    let colour = colours(&hues);
     let mut buf = String::new();
     let exact = {
         let root = SVGBackend::with_string(&mut buf, (width as u32, height as u32)).into_drawing_area();
         let c = Canvas::new(&root)?;
         frame.draw(&c, axes, width)?;
-        for (x, y) in finite() {
-            c.disc((frame.xmap.px(x), frame.ymap.px(y)), 1, DOT, true)?;
+        for (g, &dot) in groups.iter().zip(&colour) {
+            for &(x, y) in g.iter().filter(|p| p.0.is_finite() && p.1.is_finite()) {
+                c.disc((frame.xmap.px(x), frame.ymap.px(y)), 1, dot, true)?;
+            }
         }
         frame.close(&c)?;
         root.present().map_err(plot_error)?;
