@@ -5,6 +5,7 @@
 //! are binaries of their own (Cargo.toml).
 
 mod cli;
+mod cli_chaos;
 mod cli_long_runs;
 mod cli_streaming;
 mod cli_systems;

@@ -32,6 +32,12 @@ pub(crate) enum Command {
     Compare(CompareArgs),
     /// Many runs from perturbed initial states, in parallel: a table of their errors.
     Ensemble(EnsembleArgs),
+    /// The Poincaré section of a canonical problem: its crossings of a hyperplane `x_i = c`,
+    /// located by the library's event location, as section.csv and section.svg.
+    Poincare(PoincareArgs),
+    /// A MEGNO chaos map of a canonical problem: ⟨Y⟩ over a grid of initial conditions, in
+    /// parallel, as chaos.csv and chaos.svg.
+    Chaos(ChaosArgs),
     /// The showcase (also what `geomint` with no command runs).
     Showcase {
         /// Output directory (default geomint-showcase).
@@ -217,6 +223,78 @@ pub(crate) struct EnsembleArgs {
     /// is not finite, exits with status 3 after its table and file.
     #[arg(long)]
     pub(crate) accept_divergent: bool,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct PoincareArgs {
+    /// Problem name: a canonical problem on T*R^n (see `geomint list`), e.g. henon-heiles.
+    pub(crate) problem: String,
+    /// Method name (default: the problem's first method).
+    #[arg(long, short)]
+    pub(crate) method: Option<String>,
+    /// Step size (default: the problem's).
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) h: Option<f64>,
+    /// Number of crossings to collect (per initial state).
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub(crate) crossings: usize,
+    /// The section COORDINATE=VALUE, a coordinate of the problem's state (the columns of its
+    /// trajectory.csv: q1, q2, …, p1, p2, …).
+    #[arg(long, default_value = "q1=0", allow_hyphen_values = true)]
+    pub(crate) section: String,
+    /// The crossings that count: up (the coordinate increasing), down, or both.
+    #[arg(long, default_value = "up")]
+    pub(crate) direction: String,
+    /// Start K orbits on the section at the initial state's energy, spread along the axis of
+    /// the plotted position coordinate (its momentum 0), instead of one from the initial state.
+    #[arg(long, value_name = "K")]
+    pub(crate) states: Option<usize>,
+    /// Stop at this time if the crossings are not all found (default: 50 per crossing asked).
+    #[arg(long, allow_negative_numbers = true, value_name = "T")]
+    pub(crate) t_max: Option<f64>,
+    /// The initial state, comma-separated (default: the problem's own).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_name = "X1,X2,...")]
+    pub(crate) state: Option<Vec<f64>>,
+    /// Problem parameter, NAME=VALUE (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub(crate) params: Vec<String>,
+    /// Output directory (default: runs/PROBLEM-poincare).
+    #[arg(long)]
+    pub(crate) out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ChaosArgs {
+    /// Problem name: a canonical problem on T*R^n (see `geomint list`), e.g. henon-heiles.
+    pub(crate) problem: String,
+    /// Method name (default: the problem's first method).
+    #[arg(long, short)]
+    pub(crate) method: Option<String>,
+    /// Step size (default: the problem's).
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) h: Option<f64>,
+    /// Integration time of every orbit.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1000.0)]
+    pub(crate) t_end: f64,
+    /// The grid, NxM points (N along the first plane coordinate).
+    #[arg(long, default_value = "30x30", value_name = "NxM")]
+    pub(crate) grid: String,
+    /// The rectangle A0:A1,B0:B1 of the plane (default: the region the energy level reaches,
+    /// or twice the initial state's size for one degree of freedom).
+    #[arg(long, allow_hyphen_values = true, value_name = "A0:A1,B0:B1")]
+    pub(crate) range: Option<String>,
+    /// The energy of the map (n ≥ 2 degrees of freedom; default: that of the initial state).
+    #[arg(long, allow_negative_numbers = true, value_name = "E")]
+    pub(crate) energy: Option<f64>,
+    /// Threads (default: all cores; more than the cores are capped).
+    #[arg(long)]
+    pub(crate) threads: Option<usize>,
+    /// Problem parameter, NAME=VALUE (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub(crate) params: Vec<String>,
+    /// Output directory (default: runs/PROBLEM-chaos).
+    #[arg(long)]
+    pub(crate) out: Option<PathBuf>,
 }
 
 /// The parsed command line; `Err` is the exit status after `--help` or `--version` (0, printed)

@@ -3,7 +3,7 @@
 //! * [`args`]: the clap grammar and its one-line errors;
 //! * [`dispatch`]: a parsed command line to its command;
 //! * the commands: [`list`], [`run`] (with `resume`), [`convergence`], [`compare`],
-//!   [`ensemble`], [`showcase`]; [`drive`] integrates a run or a resumed run and writes its
+//!   [`ensemble`], [`poincare`], [`chaos`], [`showcase`]; [`drive`] integrates a run or a resumed run and writes its
 //!   files, [`summary`] and [`diagnostics`] are what a run prints and plots, [`divergence`] the
 //!   exit status of a run or an ensemble that diverged; [`sweep`] is shared
 //!   by `convergence` and `compare`, [`resolve`] by `run` and `ensemble`;
@@ -51,6 +51,7 @@ pub(crate) fn finish(code: ExitCode) -> ExitCode {
 }
 
 pub(crate) mod args;
+mod chaos;
 mod compare;
 mod convergence;
 mod diagnostics;
@@ -62,6 +63,7 @@ mod format;
 mod interrupt;
 mod list;
 mod params;
+mod poincare;
 mod progress;
 mod resolve;
 mod run;
@@ -104,6 +106,14 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode, WorkbenchError> {
         Some(Command::Compare(mut args)) => {
             args.sweep.out = args.sweep.out.or(top);
             done(compare::compare(args, quiet))
+        }
+        Some(Command::Poincare(mut args)) => {
+            args.out = args.out.or(top);
+            done(poincare::poincare(args))
+        }
+        Some(Command::Chaos(mut args)) => {
+            args.out = args.out.or(top);
+            done(chaos::chaos(args, quiet))
         }
     }
 }

@@ -6,6 +6,8 @@
 //! * [`catalogue`]: the problems, with default data, invariants and reference solutions;
 //! * [`experiment`]: a run with sampled diagnostics, the order table, work–precision,
 //!   ensembles of runs from perturbed initial states;
+//! * [`chaos`]: Poincaré sections and MEGNO maps of the problems on `T*R^n` (`geomint poincare`,
+//!   `geomint chaos`);
 //! * [`output`], [`plot`]: CSV/JSON files and SVG plots, written so that a failed run never
 //!   leaves files that look complete;
 //! * [`config`]: experiments described in TOML;
@@ -23,6 +25,7 @@
 //! * [`suggest`]: nearest valid names for a mistyped one.
 
 pub mod catalogue;
+pub mod chaos;
 pub mod checkpoint;
 pub mod config;
 pub mod digest;

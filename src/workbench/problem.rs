@@ -146,6 +146,12 @@ pub trait Problem: Send + Sync {
             self.family().name()
         )))
     }
+    /// The problem as a system on `T*R^n` with Poincaré sections and MEGNO maps
+    /// ([`crate::workbench::chaos::PhaseSpace`]): the canonical problems have it, the others
+    /// (on a Lie group, with constraints, time-dependent) do not.
+    fn phase_space(&self) -> Option<&dyn crate::workbench::chaos::PhaseSpace> {
+        None
+    }
 }
 
 /// The largest defect a given state may have from the problem's manifold or constraints: the

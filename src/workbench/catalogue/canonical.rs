@@ -5,6 +5,7 @@
 //! (AD of the pair function `φ(r) = −G m_i m_j / r` only, chain rule by hand).
 
 use crate::workbench::WorkbenchError;
+use crate::workbench::chaos::{self, MegnoValue, PhaseSpace, Section, SectionCrossing};
 use crate::workbench::methods::{self, MethodInfo};
 use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation, check_state};
 use crate::workbench::run::{CompensatedRun, Observe, Run};
@@ -168,6 +169,40 @@ impl<P: CanonicalSystem<N>, const N: usize> Problem for Canonical<P, N> {
     fn start_compensated(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         let m = methods::canonical_increment(method, self.0.hamiltonian())?;
         Ok(Box::new(CompensatedRun::new(m, self.initial(), h, self.clone())?))
+    }
+    fn phase_space(&self) -> Option<&dyn PhaseSpace> {
+        Some(self)
+    }
+}
+
+/// The system's Hamiltonian `H = T(p) + V(q)` with the library's event location and MEGNO.
+impl<P: CanonicalSystem<N>, const N: usize> PhaseSpace for Canonical<P, N> {
+    fn degrees_of_freedom(&self) -> usize {
+        N
+    }
+    fn energy(&self, state: &[f64]) -> Result<f64, WorkbenchError> {
+        let x = chaos::phase_state::<N>(state)?;
+        Ok(self.0.hamiltonian().value(&x.q, &x.p))
+    }
+    fn section(
+        &self,
+        method: &MethodInfo,
+        h: f64,
+        state: &[f64],
+        section: &Section,
+        count: usize,
+        max_steps: usize,
+    ) -> Result<Vec<SectionCrossing>, WorkbenchError> {
+        chaos::section_of::<_, N>(self.0.hamiltonian(), method, h, state, section, count, max_steps)
+    }
+    fn megno(
+        &self,
+        method: &MethodInfo,
+        h: f64,
+        steps: usize,
+        states: &[Vec<f64>],
+    ) -> Result<Vec<Option<MegnoValue>>, WorkbenchError> {
+        chaos::megno_of::<_, N>(self.0.hamiltonian(), method, h, steps, states)
     }
 }
 

@@ -7,6 +7,8 @@
 //!   panel per `y` title ([`Series::panel`], e.g. "relative error" and "absolute error");
 //! * [`trajectory_svg`]: curves in a plane with equal scales on both axes (orbits, phase
 //!   portraits, projections of a sphere), and [`run_trajectory_svg`], the one of a run;
+//! * [`scatter_svg`]: a point cloud on linear axes (a Poincaré section), and [`heatmap_svg`], a
+//!   grid of cells coloured on [`ramp`] with a colour bar (a chaos map);
 //! * [`nice_ticks`], [`slope_line`], [`time_unit`]: round tick values, the reference slope of a
 //!   convergence plot, the time unit of a problem.
 //!
@@ -37,6 +39,7 @@ mod canvas;
 mod error_plot;
 mod legend;
 mod run_trajectory;
+mod scatter;
 mod series;
 mod style;
 mod thin;
@@ -45,6 +48,7 @@ mod trajectory;
 pub use axis::{FLOOR, nice_ticks, tick_labels};
 pub use error_plot::{MAX_MARKED_POINTS, slope_line, svg};
 pub use run_trajectory::run_trajectory_svg;
+pub use scatter::{HeatMap, heatmap_svg, ramp, scatter_svg};
 pub use series::{Axes, Hue, Line, Marker, Series, time_unit};
 pub use thin::{MAX_POINTS_PER_CURVE, thin};
 pub use trajectory::trajectory_svg;

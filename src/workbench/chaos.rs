@@ -1,0 +1,359 @@
+//! Poincaré sections and MEGNO chaos maps of the canonical problems on `T*R^n`: the workbench's
+//! front door to the library's event location ([`integrators::events`]) and variational
+//! equations ([`integrators::variational_equations`]).
+//!
+//! * [`Section`]: a hyperplane `x_i = c` of one coordinate of the state `(q_1 … q_n, p_1 … p_n)`
+//!   and the direction of the crossings that count, parsed from `"q1=0"`;
+//! * [`PhaseSpace`]: what a problem on `T*R^n` offers ([`crate::workbench::problem::Problem::phase_space`]):
+//!   its energy, the crossings of a section ([`integrators::events::poincare_section`]: Hermite
+//!   estimate then refinement by re-stepping the method, so that the located state is a state of
+//!   the method itself), and the MEGNO `⟨Y⟩` of a set of initial states
+//!   ([`integrators::variational_equations::Megno`], Cincotta & Simó, *Simple tools to compute
+//!   chaos indicators: the MEGNO*, 2000), with the method's own step Jacobian where it has one
+//!   and central differences otherwise;
+//! * [`solve_momentum`]: the momentum `p_i ≥ 0` that puts a state on the energy level `H = E`,
+//!   and [`energy_grid`], the grid of initial states of a chaos map on a plane of one degree of
+//!   freedom at fixed energy.
+
+use crate::workbench::WorkbenchError;
+use crate::workbench::methods::{self, MethodInfo};
+use geom_core::function::PhaseSpaceDerivatives;
+use geom_core::step::{OneStep, PhaseState};
+use integrators::classical::{
+    ExplicitRk, Gauss2, Gauss3, HamiltonianField, StepJacobian, StormerVerlet, SymplecticEulerA, SymplecticEulerB,
+};
+use integrators::events::{Direction, Event, EventRunner, poincare_section};
+use integrators::tableau;
+use integrators::variational_equations::{FiniteDifference, Megno};
+use nalgebra::SVector;
+
+/// A rectangle `([a0, a1], [b0, b1])` of a plane of two coordinates.
+pub type Rect = ((f64, f64), (f64, f64));
+
+/// A Poincaré section `Σ = {x_i = c}`: the hyperplane of coordinate `index` of the state
+/// `(q_1 … q_n, p_1 … p_n)` (index `< 2n`) at `level = c`, with the [`Direction`] of the
+/// crossings that count (`Rising`: `x_i − c` from negative to non-negative).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    /// The coordinate's index in the state `(q, p)`.
+    pub index: usize,
+    /// Its name (a label of the problem's state).
+    pub label: String,
+    /// The level `c` of the hyperplane `x_i = c`.
+    pub level: f64,
+    /// The crossings that count.
+    pub direction: Direction,
+}
+
+impl Section {
+    /// The section `NAME=VALUE` (e.g. `q1=0`) of a problem whose state has the coordinates
+    /// `labels`, crossed in direction `direction` (`up`, `down` or `both`). An input error names
+    /// the flag (`--section`, `--direction`) and the valid values.
+    pub fn parse(text: &str, direction: &str, labels: &[String]) -> Result<Self, WorkbenchError> {
+        let bad = |why: String| WorkbenchError::Input(format!("--section '{text}': {why}"));
+        let (name, value) =
+            text.split_once('=').ok_or_else(|| bad("expected COORDINATE=VALUE, e.g. --section q1=0".into()))?;
+        let (name, value) = (name.trim(), value.trim());
+        let index = labels.iter().position(|l| l == name).ok_or_else(|| {
+            bad(format!("unknown coordinate '{name}'; the coordinates of this problem are {}", labels.join(", ")))
+        })?;
+        let level: f64 = value.parse().map_err(|_| bad(format!("'{value}' is not a number")))?;
+        if !level.is_finite() {
+            return Err(bad(format!("the level must be finite, got {value}")));
+        }
+        let direction = match direction {
+            "up" => Direction::Rising,
+            "down" => Direction::Falling,
+            "both" => Direction::Both,
+            other => {
+                return Err(WorkbenchError::Input(format!("--direction '{other}': expected up, down or both")));
+            }
+        };
+        Ok(Self { index, label: name.to_string(), level, direction })
+    }
+
+    /// `x_i = c, up` (or `down`, `both`), as the summary prints it.
+    pub fn describe(&self) -> String {
+        let d = match self.direction {
+            Direction::Rising => "crossed upwards (increasing)",
+            Direction::Falling => "crossed downwards (decreasing)",
+            Direction::Both => "crossed either way",
+        };
+        format!("{} = {}, {d}", self.label, self.level)
+    }
+}
+
+/// One crossing of a section: its time and the state `(q, p)` there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionCrossing {
+    /// The time of the crossing.
+    pub t: f64,
+    /// The state at the crossing, `(q_1 … q_n, p_1 … p_n)`.
+    pub state: Vec<f64>,
+}
+
+/// The MEGNO of one orbit after `n` steps: `⟨Y⟩_n` and the finite-time maximal Lyapunov
+/// exponent `ln|δ_n| / t_n` of the same deviation vector ([`Megno`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MegnoValue {
+    /// `⟨Y⟩_n = (1/n) Σ_{k≤n} Y_k` (→ 2 on a torus, ≈ λt/2 on a chaotic orbit).
+    pub mean: f64,
+    /// `ln|δ_n| / t_n`.
+    pub lyapunov: f64,
+}
+
+/// A problem on `T*R^n` with the tools of this module. Object safe: states are slices
+/// `(q_1 … q_n, p_1 … p_n)` of length `2n`.
+pub trait PhaseSpace: Send + Sync {
+    /// The number `n` of degrees of freedom.
+    fn degrees_of_freedom(&self) -> usize;
+    /// The energy `H(q, p)` of `state`.
+    fn energy(&self, state: &[f64]) -> Result<f64, WorkbenchError>;
+    /// The first `count` crossings of `section` by the numerical trajectory of `method` with
+    /// step `h` from `state` at `t = 0`, within `max_steps` steps (fewer if they run out), located
+    /// by [`poincare_section`] (Hermite estimate, then re-stepping the method to round-off).
+    fn section(
+        &self,
+        method: &MethodInfo,
+        h: f64,
+        state: &[f64],
+        section: &Section,
+        count: usize,
+        max_steps: usize,
+    ) -> Result<Vec<SectionCrossing>, WorkbenchError>;
+    /// The MEGNO after `steps` steps of `method` with step `h` from each of `states`, in
+    /// parallel on the current rayon pool; an orbit whose step fails (e.g. an escape to
+    /// infinity) is `None`.
+    fn megno(
+        &self,
+        method: &MethodInfo,
+        h: f64,
+        steps: usize,
+        states: &[Vec<f64>],
+    ) -> Result<Vec<Option<MegnoValue>>, WorkbenchError>;
+}
+
+/// `[q, p]` of a slice of length `2N` (an input error otherwise).
+pub fn phase_state<const N: usize>(state: &[f64]) -> Result<PhaseState<N>, WorkbenchError> {
+    if state.len() != 2 * N || state.iter().any(|v| !v.is_finite()) {
+        return Err(WorkbenchError::Input(format!(
+            "a state of {} finite coordinates expected, got {:?}",
+            2 * N,
+            state
+        )));
+    }
+    Ok(PhaseState::new(SVector::from_column_slice(&state[..N]), SVector::from_column_slice(&state[N..])))
+}
+
+/// `[q_1 … q_N, p_1 … p_N]`.
+pub fn flat<const N: usize>(s: &PhaseState<N>) -> Vec<f64> {
+    s.q.iter().chain(s.p.iter()).copied().collect()
+}
+
+/// Coordinate `i` of `(q, p)`.
+#[inline]
+fn coordinate<const N: usize>(x: &PhaseState<N>, i: usize) -> f64 {
+    if i < N { x.q[i] } else { x.p[i - N] }
+}
+
+/// [`PhaseSpace::section`] for the Hamiltonian `ham` ([`methods::canonical`] builds the method;
+/// the Hermite estimate uses the Hamiltonian field `X_H = (H_p, −H_q)`).
+pub fn section_of<H, const N: usize>(
+    ham: H,
+    method: &MethodInfo,
+    h: f64,
+    state: &[f64],
+    section: &Section,
+    count: usize,
+    max_steps: usize,
+) -> Result<Vec<SectionCrossing>, WorkbenchError>
+where
+    H: PhaseSpaceDerivatives<N> + Clone + Send + Sync + 'static,
+{
+    if section.index >= 2 * N {
+        return Err(WorkbenchError::Input(format!("--section: coordinate index {} out of range", section.index)));
+    }
+    let mut x = phase_state::<N>(state)?;
+    let step = methods::canonical(method, ham.clone())?;
+    let runner = EventRunner::new(step, HamiltonianField(ham));
+    let (i, c) = (section.index, section.level);
+    let event = Event::new(move |x: &PhaseState<N>| coordinate(x, i) - c, section.direction);
+    let mut t = 0.0;
+    let found = poincare_section(&runner, &mut x, &mut t, h, event, count, max_steps).map_err(WorkbenchError::Geom)?;
+    Ok(found.iter().map(|c| SectionCrossing { t: c.t, state: flat(&c.state) }).collect())
+}
+
+/// The tangent map of `method` for `ham`: the method's own [`StepJacobian`] for
+/// `stormer-verlet`, `symplectic-euler-a/b`, `gauss2`, `gauss3`, `rk4` and `explicit-euler`
+/// (exact to round-off), central differences ([`FiniteDifference`], relative error `≈ ε^{2/3}`)
+/// of the registry's method otherwise.
+pub fn tangent_map<H, const N: usize>(ham: H, method: &MethodInfo) -> Result<Box<dyn StepJacobian<N>>, WorkbenchError>
+where
+    H: PhaseSpaceDerivatives<N> + Clone + Send + Sync + 'static,
+{
+    let geom = WorkbenchError::Geom;
+    Ok(match method.name {
+        "stormer-verlet" => Box::new(StormerVerlet::new(ham)),
+        "symplectic-euler-a" => Box::new(SymplecticEulerA::new(ham)),
+        "symplectic-euler-b" => Box::new(SymplecticEulerB::new(ham)),
+        "gauss2" => Box::new(Gauss2::new(ham).map_err(geom)?),
+        "gauss3" => Box::new(Gauss3::new(ham).map_err(geom)?),
+        "rk4" => Box::new(ExplicitRk::<_, 4>::new(&tableau::rk4(), HamiltonianField(ham)).map_err(geom)?),
+        "explicit-euler" => {
+            Box::new(ExplicitRk::<_, 1>::new(&tableau::explicit_euler(), HamiltonianField(ham)).map_err(geom)?)
+        }
+        _ => {
+            let m: Box<dyn OneStep<PhaseState<N>>> = methods::canonical(method, ham)?;
+            Box::new(FiniteDifference::new(m))
+        }
+    })
+}
+
+/// [`PhaseSpace::megno`] for the Hamiltonian `ham`: each orbit's deviation vector starts along
+/// `(1, …, 1)/√(2N)`.
+pub fn megno_of<H, const N: usize>(
+    ham: H,
+    method: &MethodInfo,
+    h: f64,
+    steps: usize,
+    states: &[Vec<f64>],
+) -> Result<Vec<Option<MegnoValue>>, WorkbenchError>
+where
+    H: PhaseSpaceDerivatives<N> + Clone + Send + Sync + 'static,
+{
+    use rayon::prelude::*;
+    let tangent = tangent_map::<H, N>(ham, method)?;
+    let starts = states.iter().map(|s| phase_state::<N>(s)).collect::<Result<Vec<_>, _>>()?;
+    let delta = PhaseState::new(SVector::repeat(1.0), SVector::repeat(1.0));
+    // checks h once, so that a bad step is an error, not a map of failed orbits
+    Megno::new(PhaseState::<N>::new(SVector::zeros(), SVector::zeros()), delta, h).map_err(WorkbenchError::Geom)?;
+    Ok(starts
+        .par_iter()
+        .map(|x| {
+            let mut m = Megno::new(*x, delta, h).ok()?;
+            m.advance(tangent.as_ref(), steps).ok()?;
+            let v = MegnoValue { mean: m.mean(), lyapunov: m.lyapunov() };
+            (v.mean.is_finite() && v.lyapunov.is_finite()).then_some(v)
+        })
+        .collect())
+}
+
+/// The momentum `p_i ≥ 0` (`i` a momentum index, `n ≤ i < 2n`) with `H(state) = energy`, the
+/// other coordinates of `state` fixed; `None` where no `p_i ≥ 0` reaches the level (`H` at
+/// `p_i = 0` already above it) or `H` does not grow to it by `|p_i| = 2^40`. Bisection on
+/// `s ↦ H(…, p_i = s, …) − E` over a bracket found by doubling (a separable `H = T(p) + V(q)`
+/// with a convex `T` minimal at `p = 0` is increasing in `s ≥ 0`); the result is exact to
+/// round-off of `s`.
+pub fn solve_momentum(space: &dyn PhaseSpace, state: &[f64], i: usize, energy: f64) -> Option<f64> {
+    let mut x = state.to_vec();
+    let mut f = |s: f64| -> Option<f64> {
+        x[i] = s;
+        space.energy(&x).ok().map(|e| e - energy)
+    };
+    let f0 = f(0.0)?;
+    if f0 > 0.0 {
+        return None;
+    }
+    if f0 == 0.0 {
+        return Some(0.0);
+    }
+    let (mut lo, mut hi) = (0.0, 1.0);
+    while f(hi)? < 0.0 {
+        lo = hi;
+        hi *= 2.0;
+        if hi > 2f64.powi(40) {
+            return None;
+        }
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if f(mid)? < 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(hi)
+}
+
+/// One point of a chaos map: the plane coordinates, the initial state (`None` where the energy
+/// level cannot be reached there) and its MEGNO (`None` also where the orbit failed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridPoint {
+    /// The two plane coordinates `(a, b)`.
+    pub at: (f64, f64),
+    /// The initial state, where the point lies on the energy level.
+    pub state: Option<Vec<f64>>,
+}
+
+/// The `nx × ny` grid of initial states of a chaos map over the rectangle `[a0, a1] × [b0, b1]`
+/// of the plane of coordinates `(plane.0, plane.1)` (cell centres), the other coordinates from
+/// `base`; with `energy = Some((i, E))` the momentum `p_i ≥ 0` is solved for `H = E`
+/// ([`solve_momentum`]) and points off the level are left without a state.
+pub fn energy_grid(
+    space: &dyn PhaseSpace,
+    base: &[f64],
+    plane: (usize, usize),
+    range: Rect,
+    (nx, ny): (usize, usize),
+    energy: Option<(usize, f64)>,
+) -> Vec<GridPoint> {
+    let ((a0, a1), (b0, b1)) = range;
+    let mut out = Vec::with_capacity(nx * ny);
+    for j in 0..ny {
+        for i in 0..nx {
+            let a = a0 + (a1 - a0) * (i as f64 + 0.5) / nx as f64;
+            let b = b0 + (b1 - b0) * (j as f64 + 0.5) / ny as f64;
+            let mut x = base.to_vec();
+            x[plane.0] = a;
+            x[plane.1] = b;
+            let state = match energy {
+                None => Some(x),
+                Some((k, e)) => solve_momentum(space, &x, k, e).map(|p| {
+                    x[k] = p;
+                    x
+                }),
+            };
+            out.push(GridPoint { at: (a, b), state });
+        }
+    }
+    out
+}
+
+/// The bounding box of the points of the plane `(plane.0, plane.1)` (other coordinates from
+/// `base`, momentum `k` set to 0) with `H ≤ E`: the region where [`solve_momentum`] succeeds,
+/// found on a 101 × 101 scan of `[−R, R]²`, `R` doubled from 1 while the region touches the
+/// scan's border (up to `R = 2^10`), widened by one scan cell. `None` if no point qualifies.
+pub fn energy_box(space: &dyn PhaseSpace, base: &[f64], plane: (usize, usize), k: usize, energy: f64) -> Option<Rect> {
+    let n = 101;
+    let mut r = 1.0;
+    loop {
+        let cell = 2.0 * r / (n - 1) as f64;
+        let (mut lo, mut hi) = ((f64::INFINITY, f64::INFINITY), (f64::NEG_INFINITY, f64::NEG_INFINITY));
+        let mut border = false;
+        for i in 0..n {
+            for j in 0..n {
+                let (a, b) = (-r + i as f64 * cell, -r + j as f64 * cell);
+                let mut x = base.to_vec();
+                x[plane.0] = a;
+                x[plane.1] = b;
+                x[k] = 0.0;
+                if space.energy(&x).is_ok_and(|e| e <= energy) {
+                    lo = (lo.0.min(a), lo.1.min(b));
+                    hi = (hi.0.max(a), hi.1.max(b));
+                    border |= i == 0 || j == 0 || i == n - 1 || j == n - 1;
+                }
+            }
+        }
+        if !lo.0.is_finite() {
+            return None;
+        }
+        if !border || r >= 1024.0 {
+            return Some(((lo.0 - cell, hi.0 + cell), (lo.1 - cell, hi.1 + cell)));
+        }
+        r *= 2.0;
+    }
+}

@@ -1,0 +1,313 @@
+//! `geomint poincare` and `geomint chaos` end to end (child processes, each in a fresh temporary
+//! directory), and the workbench's [`geomint::workbench::chaos`] tools they are built on.
+
+use crate::support::TempDir;
+use geomint::workbench::catalogue;
+use geomint::workbench::chaos::{self, Section};
+use geomint::workbench::methods;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn geomint(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_geomint")).args(args).current_dir(cwd).output().expect("run geomint")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn assert_success(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+/// Exit status 2 and one `error:` line on stderr that contains `needle`.
+fn assert_input_error(out: &Output, needle: &str, what: &str) {
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{what}: exit status; stderr:\n{err}\nstdout:\n{}", text(&out.stdout));
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{what}: one stderr line expected, got {lines:?}");
+    assert!(lines[0].starts_with("error:") && lines[0].contains(needle), "{what}: {lines:?} lacks '{needle}'");
+    assert!(!err.contains("panicked"), "{what}: {err}");
+}
+
+/// The Hénon–Heiles energy `H = |p|²/2 + (x² + y²)/2 + x²y − y³/3`, written out independently of
+/// the catalogue.
+fn henon_heiles(x: f64, y: f64, px: f64, py: f64) -> f64 {
+    0.5 * (px * px + py * py) + 0.5 * (x * x + y * y) + x * x * y - y * y * y / 3.0
+}
+
+/// A state on the section `x = 0` at energy `e`: `(0, y, p_x, 0)` with `p_x > 0` from `H = e`.
+fn on_section(e: f64, y: f64) -> String {
+    let px = (2.0 * (e - henon_heiles(0.0, y, 0.0, 0.0))).sqrt();
+    assert!((henon_heiles(0.0, y, px, 0.0) - e).abs() < 1e-15);
+    format!("0,{y},{px},0")
+}
+
+/// The rows of a CSV with a header: the header's names and the rows as strings.
+fn csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let body = std::fs::read_to_string(path).expect("read csv");
+    let mut lines = body.lines();
+    let head = lines.next().expect("header").split(',').map(str::to_string).collect();
+    (head, lines.map(|l| l.split(',').map(str::to_string).collect()).collect())
+}
+
+fn column(head: &[String], name: &str) -> usize {
+    head.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {head:?}"))
+}
+
+/// The first `count` crossings of the section of Hénon–Heiles at `x = 0`, `p_x > 0` from a state
+/// at `E = 1/12` with `method` at `h = 0.01`: their `(x, p_x, H − E)` and the summary.
+fn section_at_twelfth(method: &str, count: usize) -> (Vec<(f64, f64, f64)>, String) {
+    let dir = TempDir::new("poincare-hh");
+    let state = on_section(1.0 / 12.0, 0.1);
+    let count = count.to_string();
+    let out = geomint(
+        dir.path(),
+        &[
+            "--quiet",
+            "poincare",
+            "henon-heiles",
+            "--method",
+            method,
+            "--h",
+            "0.01",
+            "--crossings",
+            &count,
+            "--state",
+            &state,
+            "--out",
+            &dir.arg("out"),
+        ],
+    );
+    assert_success(&out, "poincare henon-heiles");
+    let (head, rows) = csv(&dir.join("out/section.csv"));
+    let (x, y, px, py, e, de) = (
+        column(&head, "q1"),
+        column(&head, "q2"),
+        column(&head, "p1"),
+        column(&head, "p2"),
+        column(&head, "energy"),
+        column(&head, "energy_error"),
+    );
+    let svg = std::fs::read_to_string(dir.join("out/section.svg")).expect("section.svg");
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "section.svg is not an SVG document");
+    assert!(svg.matches("<circle").count() >= rows.len(), "section.svg has fewer dots than crossings");
+    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().expect("a number") };
+    let got = rows
+        .iter()
+        .map(|r| {
+            let h = henon_heiles(f(r, x), f(r, y), f(r, px), f(r, py));
+            // the energy columns agree with the energy of the state written
+            assert!((f(r, e) - h).abs() < 1e-15 && (f(r, de) - (h - 1.0 / 12.0)).abs() < 1e-15, "{r:?}");
+            (f(r, x), f(r, px), h - 1.0 / 12.0)
+        })
+        .collect();
+    (got, text(&out.stdout))
+}
+
+#[test]
+fn a_henon_heiles_section_is_located_to_round_off_on_the_energy_level() {
+    // measured: max |H − 1/12| = 9.6e-7 over 60 crossings (t = 374)
+    let (crossings, summary) = section_at_twelfth("stormer-verlet", 60);
+    assert_eq!(crossings.len(), 60, "{summary}");
+    for &(x, px, de) in &crossings {
+        assert!(x.abs() <= 1e-12, "x = {x:e} at a crossing");
+        assert!(px > 0.0, "p_x = {px} at an upward crossing of x = 0");
+        assert!(de.abs() < 1e-4, "energy error {de:e} at a crossing (Störmer–Verlet, h = 0.01)");
+    }
+    for needle in ["henon-heiles", "stormer-verlet", "h = 0.01", "60 of 60", "q1 = 0", "max |H − H(x0)|", "(q2, p2)"]
+    {
+        assert!(summary.contains(needle), "summary lacks '{needle}':\n{summary}");
+    }
+}
+
+/// The energy bound above is a real check: explicit Euler at the same step drifts off the level
+/// by far more within 5 crossings (measured 3.4e-2; it escapes before 20), and still locates
+/// its crossings on the section.
+#[test]
+fn the_section_energy_error_of_explicit_euler_exceeds_the_bound() {
+    let (crossings, _) = section_at_twelfth("explicit-euler", 5);
+    assert_eq!(crossings.len(), 5);
+    assert!(crossings.iter().all(|c| c.0.abs() <= 1e-12 && c.1 > 0.0));
+    let worst = crossings.iter().map(|c| c.2.abs()).fold(0.0, f64::max);
+    assert!(worst > 1e-3, "explicit Euler's energy error at the crossings is only {worst:e}");
+}
+
+/// `--states K`: K orbits started on the section at the energy of the given state, each
+/// crossing on the section and on that level.
+#[test]
+fn several_orbits_start_on_the_section_at_one_energy() {
+    let dir = TempDir::new("poincare-states");
+    let state = on_section(1.0 / 12.0, 0.1);
+    let out = geomint(
+        dir.path(),
+        &[
+            "--quiet",
+            "poincare",
+            "henon-heiles",
+            "--h",
+            "0.01",
+            "--crossings",
+            "20",
+            "--states",
+            "5",
+            "--state",
+            &state,
+            "--out",
+            &dir.arg("out"),
+        ],
+    );
+    assert_success(&out, "poincare --states 5");
+    let (head, rows) = csv(&dir.join("out/section.csv"));
+    let (o, x, y, px, py) =
+        (column(&head, "orbit"), column(&head, "q1"), column(&head, "q2"), column(&head, "p1"), column(&head, "p2"));
+    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().expect("a number") };
+    let orbits: std::collections::BTreeSet<&str> = rows.iter().map(|r| r[o].as_str()).collect();
+    assert_eq!(orbits.len(), 5, "{orbits:?}");
+    assert_eq!(rows.len(), 100);
+    for r in &rows {
+        let de = henon_heiles(f(r, x), f(r, y), f(r, px), f(r, py)) - 1.0 / 12.0;
+        assert!(f(r, x).abs() <= 1e-12 && f(r, px) > 0.0 && de.abs() < 1e-4, "{r:?}: H − 1/12 = {de:e}");
+    }
+    // the orbits differ: their first crossings are at different y
+    let first_y: std::collections::BTreeSet<String> =
+        rows.iter().filter(|r| r[column(&head, "crossing")] == "0").map(|r| r[y].clone()).collect();
+    assert_eq!(first_y.len(), 5);
+}
+
+#[test]
+fn poincare_refuses_bad_flags_with_one_line_naming_the_flag() {
+    let dir = TempDir::new("poincare-bad");
+    let out = dir.arg("out");
+    let cases: [(&[&str], &str); 8] = [
+        (&["poincare", "henon-heiles", "--states", "0"], "--states"),
+        (&["poincare", "henon-heiles", "--states", "3", "--section", "p1=0"], "--states"),
+        (&["poincare", "henon-heiles", "--section", "z=0"], "--section"),
+        (&["poincare", "henon-heiles", "--section", "q1"], "--section"),
+        (&["poincare", "henon-heiles", "--crossings", "0"], "--crossings"),
+        (&["poincare", "henon-heiles", "--direction", "sideways"], "--direction"),
+        (&["poincare", "henon-heiles", "--h", "0"], "--h"),
+        (&["poincare", "rigid-body"], "not a canonical problem"),
+    ];
+    for (args, needle) in cases {
+        let mut all = vec!["--quiet"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--out", &out]);
+        assert_input_error(&geomint(dir.path(), &all), needle, &format!("{args:?}"));
+        assert!(!dir.join("out/section.csv").exists(), "{args:?} wrote files");
+    }
+}
+
+/// `section` and `direction` parse, and the parse refuses what it should.
+#[test]
+fn a_section_parses_from_a_coordinate_of_the_state() {
+    let labels: Vec<String> = ["q1", "q2", "p1", "p2"].iter().map(|s| s.to_string()).collect();
+    let s = Section::parse("p2=-0.5", "down", &labels).expect("parse");
+    assert_eq!((s.index, s.level, s.direction), (3, -0.5, integrators::events::Direction::Falling));
+    assert!(Section::parse("q3=0", "up", &labels).is_err());
+    assert!(Section::parse("q1=nan", "up", &labels).is_err());
+    assert!(Section::parse("q1=x", "up", &labels).is_err());
+}
+
+/// ⟨Y⟩ of one Hénon–Heiles orbit started on `x = 0` at `(y, p_y)` with energy `e`, through the
+/// workbench's tools (the map's grid solver puts it on the level).
+fn megno_at(e: f64, y: f64, py: f64, t_end: f64) -> (f64, f64) {
+    let problem = catalogue::problem("henon-heiles", &[]).expect("henon-heiles");
+    let space = problem.phase_space().expect("canonical");
+    let grid = chaos::energy_grid(space, &[0.0, 0.0, 0.0, 0.0], (1, 3), ((y, y), (py, py)), (1, 1), Some((2, e)));
+    let state = grid[0].state.clone().expect("on the level");
+    assert!((space.energy(&state).expect("energy") - e).abs() < 1e-14 && state[2] > 0.0 && state[0] == 0.0);
+    let h = 0.05;
+    let sv = methods::find("stormer-verlet").expect("registered");
+    let v = space.megno(sv, h, (t_end / h) as usize, &[state]).expect("megno")[0].expect("finite");
+    (v.mean, v.lyapunov)
+}
+
+#[test]
+fn megno_tells_a_regular_orbit_from_a_chaotic_one() {
+    // measured at t = 1000 (h = 0.05): 1.92 on the torus through (y, p_y) = (0.1, 0) at E = 1/12
+    // (smaller orbits approach 2 more slowly: 1.56 at E = 0.01), 61.6 and λ = 0.12 at
+    // (−0.15, 0.05) in the chaotic sea at E = 1/6
+    let (regular, _) = megno_at(1.0 / 12.0, 0.1, 0.0, 1000.0);
+    assert!((regular - 2.0).abs() < 0.25, "⟨Y⟩ = {regular} on a regular orbit at E = 1/12");
+    let (chaotic, lyapunov) = megno_at(1.0 / 6.0, -0.15, 0.05, 1000.0);
+    assert!(chaotic > 4.0, "⟨Y⟩ = {chaotic} on an orbit of the chaotic sea at E = 1/6");
+    assert!(lyapunov > 0.01, "λ = {lyapunov} on a chaotic orbit");
+}
+
+#[test]
+fn solve_momentum_puts_a_state_on_the_level_or_refuses() {
+    let problem = catalogue::problem("henon-heiles", &[]).expect("henon-heiles");
+    let space = problem.phase_space().expect("canonical");
+    let p = chaos::solve_momentum(space, &[0.0, 0.3, 0.0, 0.1], 2, 0.1).expect("reachable");
+    assert!((henon_heiles(0.0, 0.3, p, 0.1) - 0.1).abs() < 1e-15 && p > 0.0);
+    // H(0, 0.3, 0, 0.1) = 0.041 > 0.01: no real p_x
+    assert_eq!(chaos::solve_momentum(space, &[0.0, 0.3, 0.0, 0.1], 2, 0.01), None);
+}
+
+/// At `E = 1/8` the section is about half regular, half chaotic (measured on this 8 × 6 grid at
+/// t = 300: 18 of 38 points with ⟨Y⟩ < 2.5).
+#[test]
+fn chaos_writes_a_map_with_regular_and_chaotic_points_at_one_eighth() {
+    let dir = TempDir::new("chaos-hh");
+    let out = geomint(
+        dir.path(),
+        &[
+            "--quiet",
+            "chaos",
+            "henon-heiles",
+            "--h",
+            "0.05",
+            "--t-end",
+            "300",
+            "--grid",
+            "8x6",
+            "--energy",
+            "0.125",
+            "--threads",
+            "2",
+            "--out",
+            &dir.arg("out"),
+        ],
+    );
+    assert_success(&out, "chaos henon-heiles");
+    let summary = text(&out.stdout);
+    for needle in ["regular, ⟨Y⟩ < 2.5", "chaotic, ⟨Y⟩ ≥ 2.5", "largest Lyapunov estimate", "q1 = 0"] {
+        assert!(summary.contains(needle), "summary lacks '{needle}':\n{summary}");
+    }
+    let (head, rows) = csv(&dir.join("out/chaos.csv"));
+    assert_eq!(rows.len(), 48);
+    let m = column(&head, "megno");
+    let values: Vec<f64> = rows.iter().filter_map(|r| r[m].parse().ok()).collect();
+    assert!(values.len() >= 24, "only {} of 48 points on the level", values.len());
+    assert!(values.iter().any(|&v| v < 2.5) && values.iter().any(|&v| v > 4.0), "{values:?}");
+    let svg = std::fs::read_to_string(dir.join("out/chaos.svg")).expect("chaos.svg");
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.matches("<rect").count() >= 48, "one cell per grid point");
+}
+
+#[test]
+fn chaos_refuses_bad_flags_with_one_line_naming_the_flag() {
+    let dir = TempDir::new("chaos-bad");
+    let out = dir.arg("out");
+    let cases: [(&[&str], &str); 6] = [
+        (&["chaos", "henon-heiles", "--grid", "0x4"], "--grid"),
+        (&["chaos", "henon-heiles", "--grid", "4by4"], "--grid"),
+        (&["chaos", "henon-heiles", "--range", "1:0,0:1"], "--range"),
+        (&["chaos", "henon-heiles", "--threads", "0"], "--threads"),
+        (&["chaos", "henon-heiles", "--t-end", "-1"], "--t-end"),
+        (&["chaos", "harmonic-oscillator", "--energy", "1"], "--energy"),
+    ];
+    for (args, needle) in cases {
+        let mut all = vec!["--quiet"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--out", &out]);
+        assert_input_error(&geomint(dir.path(), &all), needle, &format!("{args:?}"));
+    }
+}
