@@ -66,10 +66,11 @@ use crate::workbench::problem::{Family, Kind, Problem, Quantity, STATE_TOLERANCE
 use crate::workbench::run::Observe;
 use geom_core::formula::FormulaFunction;
 use geom_core::function::ScalarDerivatives;
-use geom_core::lie::{LieGroup, Se3, So3, So3xR3, se3};
+use geom_core::lie::{Chart, LieGroup, Se3, So3, So3xR3, se3};
 use geom_core::scalar::AdScalar;
 use geom_core::{Result as GeomResult, Scalar};
 use integrators::hp::{KineticPotential, LieFunction, LieState, Potential, PotentialGradient};
+use integrators::lie_poisson_baselines::VerticalCoadjointEnergy;
 use integrators::rkmk::LieVectorField;
 use integrators::{commutator_free, crouch_grossman};
 use nalgebra::{Matrix3, Matrix4, Matrix6, SVector, Vector3, Vector6};
@@ -540,13 +541,14 @@ impl Problem for Potent {
         Family::LieGroup
     }
     /// Every Lie-group method but the Lie–Poisson ones (`H` depends on `R`, so it does not
-    /// reduce to `so(3)*`), and those of [`methods::SO3_VERTICAL`] only when `V` depends on
-    /// `Γ = Rᵀe3` alone.
+    /// reduce to `so(3)*`), and, only when `V` depends on `Γ = Rᵀe3` alone, those of
+    /// [`methods::SO3_VERTICAL`] and Engø–Faltinsen's scheme on `se(3)* ∋ (Π, Γ)` (as for the
+    /// catalogue's heavy top).
     fn methods(&self) -> Vec<&'static str> {
         methods::for_family(Family::LieGroup)
             .iter()
             .map(|m| m.name)
-            .filter(|n| !n.starts_with("lie-poisson"))
+            .filter(|n| !n.starts_with("lie-poisson") || (self.vertical && *n == "lie-poisson-engo-faltinsen"))
             .filter(|n| self.vertical || !methods::SO3_VERTICAL.contains(n))
             .collect()
     }
@@ -581,6 +583,9 @@ impl Problem for Potent {
             "lgvi" => Box::new(integrators::lgvi::Lgvi::new(l).map_err(WorkbenchError::Geom)?),
             name if self.vertical && methods::SO3_VERTICAL.contains(&name) => {
                 methods::so3_vertical(method, VerticalHamiltonian(self.hamiltonian()))?
+            }
+            "lie-poisson-engo-faltinsen" if self.vertical => {
+                Box::new(VerticalCoadjointEnergy::new(Chart::Cayley, VerticalHamiltonian(self.hamiltonian())))
             }
             _ => methods::lie_group(method, So3, l, self.hamiltonian())?,
         };
