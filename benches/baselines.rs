@@ -11,6 +11,10 @@
 //! * Simo–Wong (`LieNewmark`) on the heavy top: Newton on `Ω = I⁻¹ exp(½hΩ)ᵀ m`,
 //!   `m = Π + ½h f(Γ)`, `R' = R exp(hΩ)`, `Π' = exp(½hΩ)ᵀ exp(½hΩ)ᵀ m + ½h f(Γ')`;
 //!
+//! * Engø–Faltinsen on the heavy top (`VerticalCoadjointEnergy`, Cayley): the same scheme on
+//!   `se(3)* ∋ (Π, Γ)`, Newton on `ν = Ad*_{cay(hξ)} μ` with the Jacobian
+//!   `I − h Ad*_W A(μ) dcay_{hξ} ½∇²h` at the linearized guess, `R' = R W_rot`;
+//!
 //! each hand loop stops Newton by the same contraction-checked step test (`1e-14`). Targets:
 //! 2 (implicit methods). The lines `*_vs_hp_sv` put each method's step beside HP
 //! Störmer–Verlet's on the heavy top (information, no target: `inf`).
@@ -21,12 +25,14 @@ mod common;
 
 use common::ratio::Report;
 use common::step_accepted;
-use geom_core::lie::{Chart, LieGroup, So3, so3};
+use geom_core::lie::{Chart, LieGroup, Se3, So3, se3, so3};
 use geom_core::step::{LieState, OneStep};
 use integrators::hp;
-use integrators::lie_poisson_baselines::{CoadjointEnergy, EnergyMomentum, LieNewmark, ReducedTop};
+use integrators::lie_poisson_baselines::{
+    CoadjointEnergy, EnergyMomentum, LieNewmark, ReducedTop, VerticalCoadjointEnergy,
+};
 use integrators::models::{FreeRigidBody, HeavyTop};
-use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
+use nalgebra::{Matrix3, Matrix4, Matrix6, Vector3, Vector6};
 use std::hint::black_box;
 
 const STEPS: usize = 20_000;
@@ -156,6 +162,56 @@ fn hand_sw(d: &Vector3<f64>, mgl: f64, chi: &Vector3<f64>, r: &mut Matrix3<f64>,
     *pi = w.tr_mul(&w.tr_mul(&m)) + g1.cross(chi) * (mgl * 0.5 * h);
 }
 
+/// One hand-written Engø–Faltinsen step of the heavy top on `se(3)* ∋ μ = (Π, Γ)` (Cayley),
+/// `h(Π, Γ) = ½ Π·I⁻¹Π + mgl Γ·χ`, `I⁻¹ = diag(d)`: Newton on `ν = μ_{k+1}`,
+/// `F(ν) = ν − Ad*_{cay(hξ)} μ`, `ξ = ∇̄h(μ, ν)`, the Jacobian
+/// `I − h Ad*_{W} A(μ) dcay_{hξ} ½∇²h` at the linearized guess, `A(μ) = [[Π̂, Γ̂], [Γ̂, 0]]`
+/// (`A(μ) η = ad*_η μ`); `R' = R W_rot`.
+#[inline]
+fn hand_ef_top(d: &Vector3<f64>, mgl: f64, chi: &Vector3<f64>, r: &mut Matrix3<f64>, pi: &mut Vector3<f64>, h: f64) {
+    let gamma = r.tr_mul(&Vector3::z());
+    let mu = Vector6::new(pi[0], pi[1], pi[2], gamma[0], gamma[1], gamma[2]);
+    let (p0, g0) = se3::split(&mu);
+    let energy = |m: &Vector6<f64>| {
+        let (p, g) = se3::split(m);
+        0.5 * p.dot(&p.component_mul(d)) + g.dot(chi) * mgl
+    };
+    let gradient = |m: &Vector6<f64>| se3::join(&se3::split(m).0.component_mul(d), &(chi * mgl));
+    let e0 = energy(&mu);
+    let dg = |nu: &Vector6<f64>| {
+        let g = gradient(&((mu + nu) * 0.5));
+        let delta = nu - mu;
+        let k = correction(energy(nu) - e0 - g.dot(&delta), delta.norm_squared(), 1.0 + mu.amax().max(nu.amax()));
+        g + delta * k
+    };
+    let coadjoint = |w: &Matrix4<f64>| Se3.adjoint(w).tr_mul(&mu);
+    let guess = coadjoint(&Se3.cayley(&(gradient(&mu) * h)).unwrap());
+    // ½∇²h = ½ diag(d, 0): ξ at the midpoint of the guess, linearized
+    let mut half = Matrix6::zeros();
+    half.fixed_view_mut::<3, 3>(0, 0).copy_from(&Matrix3::from_diagonal(&(d * 0.5)));
+    let xi_m = gradient(&mu) + half * (guess - mu);
+    let mut a = Matrix6::zeros();
+    a.fixed_view_mut::<3, 3>(0, 0).copy_from(&skew(&p0));
+    a.fixed_view_mut::<3, 3>(0, 3).copy_from(&skew(&g0));
+    a.fixed_view_mut::<3, 3>(3, 0).copy_from(&skew(&g0));
+    let w_m = Se3.cayley(&(xi_m * h)).unwrap();
+    let jac = Matrix6::identity() - Se3.adjoint(&w_m).transpose() * a * Se3.dcay(&(xi_m * h)).unwrap() * half * h;
+    let lu = jac.lu();
+    let mut nu = guess;
+    let mut previous = None;
+    for _ in 0..50 {
+        let f = nu - coadjoint(&Se3.cayley(&(dg(&nu) * h)).unwrap());
+        let dx = lu.solve(&f).expect("nonsingular");
+        nu -= dx;
+        if step_accepted(&mut previous, dx.amax(), nu.amax(), TOL) {
+            break;
+        }
+    }
+    let w = Se3.cayley(&(dg(&nu) * h)).unwrap();
+    *r *= w.fixed_view::<3, 3>(0, 0);
+    *pi = se3::split(&coadjoint(&w)).0;
+}
+
 fn run(m: &dyn OneStep<State>, s: &mut State, h: f64, n: usize) {
     for _ in 0..n {
         m.step(black_box(s), black_box(h)).unwrap();
@@ -176,14 +232,16 @@ fn main() {
     let ef = CoadjointEnergy::new(So3, Chart::Cayley, body.hamiltonian());
     let ls = EnergyMomentum::new(ReducedTop::heavy(&top));
     let sw = LieNewmark::new(ReducedTop::heavy(&top));
+    let ef_top = VerticalCoadjointEnergy::new(Chart::Cayley, ReducedTop::heavy(&top));
     let sv = hp::stormer_verlet(So3, Chart::Cayley, top).unwrap();
 
     // the hand loops follow the methods
     type Hand<'a> = Box<dyn Fn(&mut State, f64) + 'a>;
-    let hands: [(&dyn OneStep<State>, Hand, State, f64); 3] = [
+    let hands: [(&dyn OneStep<State>, Hand, State, f64); 4] = [
         (&ef, Box::new(|s: &mut State, h| hand_ef(&db, &mut s.g, &mut s.mu, h)), body0, hb),
         (&ls, Box::new(|s: &mut State, h| hand_ls(&dt, mgl, &chi, &mut s.g, &mut s.mu, h)), top0, ht),
         (&sw, Box::new(|s: &mut State, h| hand_sw(&dt, mgl, &chi, &mut s.g, &mut s.mu, h)), top0, ht),
+        (&ef_top, Box::new(|s: &mut State, h| hand_ef_top(&dt, mgl, &chi, &mut s.g, &mut s.mu, h)), top0, ht),
     ];
     for (m, hand, s0, h) in &hands {
         let (mut a, mut b) = (*s0, *s0);
@@ -195,9 +253,12 @@ fn main() {
         assert!(d <= 1e-12, "{}: the hand loop differs by {d:e}", m.name());
     }
 
-    for ((m, hand, s0, h), case) in
-        hands.iter().zip(["rigid_body_engo_faltinsen", "heavy_top_lewis_simo", "heavy_top_simo_wong"])
-    {
+    for ((m, hand, s0, h), case) in hands.iter().zip([
+        "rigid_body_engo_faltinsen",
+        "heavy_top_lewis_simo",
+        "heavy_top_simo_wong",
+        "heavy_top_engo_faltinsen",
+    ]) {
         let (mut s1, mut s2) = (*s0, *s0);
         report.case(
             case,
@@ -211,9 +272,11 @@ fn main() {
             },
         );
     }
-    for (m, case) in
-        [(&ls as &dyn OneStep<State>, "heavy_top_lewis_simo_vs_hp_sv"), (&sw, "heavy_top_simo_wong_vs_hp_sv")]
-    {
+    for (m, case) in [
+        (&ls as &dyn OneStep<State>, "heavy_top_lewis_simo_vs_hp_sv"),
+        (&sw, "heavy_top_simo_wong_vs_hp_sv"),
+        (&ef_top, "heavy_top_engo_faltinsen_vs_hp_sv"),
+    ] {
         let (mut s1, mut s2) = (top0, top0);
         report.case(case, f64::INFINITY, STEPS, |n| run(m, &mut s1, ht, n), |n| run(&sv, &mut s2, ht, n));
     }

@@ -19,6 +19,11 @@
 //! * `hh_avf2_hand_derivatives` (for information): the same `Avf::<_, 2>` with the hand-written
 //!   derivatives of the reference, against the same reference: the cost of the library's solver
 //!   alone.
+//! * `hh_gonzalez_autodiff`, `hh_itoh_abe_symmetrized_autodiff`: Gonzalez's midpoint discrete
+//!   gradient method and the symmetrized Itoh–Abe method (`integrators::energy_preserving`) with
+//!   `AutoDiff(HenonHeiles)`, against hand-written loops of the same discrete gradients (hand
+//!   derivatives, the same threshold rule) with the same Newton (matrix at the guess: Gonzalez's
+//!   exact `∂∇̄H/∂x'`, Itoh–Abe's `½∇²H(m)`). Target 2.
 //! * `hh_avf2_vs_gauss2` (for information): `Avf::<_, 2>` against the library's `Gauss2` (order
 //!   4, symplectic, 8 stage unknowns), both with `AutoDiff`.
 //!
@@ -30,9 +35,9 @@ use common::ratio::Report;
 use geom_core::Scalar;
 use geom_core::function::{AutoDiff, Hessian, PhaseSpaceDerivatives, PhaseSpaceFunction};
 use integrators::classical::Gauss2;
-use integrators::energy_preserving::Avf;
+use integrators::energy_preserving::{Avf, Gonzalez, ItohAbe};
 use integrators::{OneStep, PhaseState};
-use nalgebra::{Matrix2, Matrix4, SVector, Vector2, Vector4};
+use nalgebra::{LU, Matrix2, Matrix4, SVector, U4, Vector2, Vector4};
 use std::hint::black_box;
 
 const H: f64 = 0.05;
@@ -111,7 +116,7 @@ impl HandAvf2 {
     fn step(&self, s: &mut PhaseState<2>, h: f64) {
         let (q, p) = (s.q, s.p);
         let (gq, gp) = (grad_v(&q), p);
-        let mut z = Vector4::new(gp[0] * h, gp[1] * h, -gq[0] * h, -gq[1] * h);
+        let z = Vector4::new(gp[0] * h, gp[1] * h, -gq[0] * h, -gq[1] * h);
         // the Jacobian at the guess: [[I, −h Σ b c I], [h Σ b c ∇²V, I]]
         let mut j = Matrix4::identity();
         for i in 0..2 {
@@ -122,30 +127,179 @@ impl HandAvf2 {
             let mut block = j.fixed_view_mut::<2, 2>(2, 0);
             block += hv;
         }
-        let lu = j.lu();
-        let mut previous: Option<f64> = None;
-        let mut previous_residual = 0.0;
-        for _ in 0..50 {
-            let f = self.residual(&q, &p, &z, h);
-            let r = f.amax();
-            if r <= TOL {
-                // polish, unless the correction is predicted below the rounding of z
-                let negligible =
-                    previous.is_some_and(|last| r * last <= 0.5 * f64::EPSILON * z.amax() * previous_residual);
-                if !negligible {
-                    z -= lu.solve(&f).expect("LU");
-                }
-                break;
-            }
-            let dz = -lu.solve(&f).expect("LU");
-            z += dz;
-            previous_residual = r;
-            if common::step_accepted(&mut previous, dz.amax(), z.amax(), TOL) {
-                break;
-            }
-        }
+        let z = hand_newton(z, &j.lu(), |z| self.residual(&q, &p, z, h));
         *s = PhaseState::new(q + Vector2::new(z[0], z[1]), p + Vector2::new(z[2], z[3]));
     }
+}
+
+/// The hand loops' simplified Newton with the Jacobian `lu` factored once (the library's
+/// `NewtonOptions::simplified`): residual `≤ 1e-14` then one polishing correction (unless
+/// predicted below the rounding of `z`), or a contracting step with error estimate
+/// `≤ 1e-14 (1 + |z|)`.
+#[inline(always)]
+fn hand_newton(
+    mut z: Vector4<f64>,
+    lu: &LU<f64, U4, U4>,
+    residual: impl Fn(&Vector4<f64>) -> Vector4<f64>,
+) -> Vector4<f64> {
+    let mut previous: Option<f64> = None;
+    let mut previous_residual = 0.0;
+    for _ in 0..50 {
+        let f = residual(&z);
+        let r = f.amax();
+        if r <= TOL {
+            let negligible = previous.is_some_and(|last| r * last <= 0.5 * f64::EPSILON * z.amax() * previous_residual);
+            if !negligible {
+                z -= lu.solve(&f).expect("LU");
+            }
+            break;
+        }
+        let dz = -lu.solve(&f).expect("LU");
+        z += dz;
+        previous_residual = r;
+        if common::step_accepted(&mut previous, dz.amax(), z.amax(), TOL) {
+            break;
+        }
+    }
+    z
+}
+
+/// `H(x)` of Hénon–Heiles at `x = (x, y, p_x, p_y)`, by hand.
+#[inline(always)]
+fn hh(x: &Vector4<f64>) -> f64 {
+    let (a, b) = (x[0], x[1]);
+    (x[2] * x[2] + x[3] * x[3] + a * a + b * b) * 0.5 + a * a * b - b * b * b / 3.0
+}
+
+/// `∇H(x)`, by hand.
+#[inline(always)]
+fn hh_gradient(x: &Vector4<f64>) -> Vector4<f64> {
+    let g = grad_v(&Vector2::new(x[0], x[1]));
+    Vector4::new(g[0], g[1], x[2], x[3])
+}
+
+/// `∇²H(x)`, by hand.
+#[inline(always)]
+fn hh_hessian(x: &Vector4<f64>) -> Matrix4<f64> {
+    let mut m = Matrix4::identity();
+    m.fixed_view_mut::<2, 2>(0, 0).copy_from(&hess_v(&Vector2::new(x[0], x[1])));
+    m
+}
+
+/// `I + h [[−D_p·], [D_q·]]`: the Newton matrix of `F(z) = z + h (−∇̄_p H, ∇̄_q H)` for
+/// `D = ∂∇̄H/∂x'`.
+#[inline(always)]
+fn discrete_gradient_jacobian(d: &Matrix4<f64>, h: f64) -> Matrix4<f64> {
+    let mut j = Matrix4::identity();
+    for c in 0..4 {
+        j[(0, c)] -= h * d[(2, c)];
+        j[(1, c)] -= h * d[(3, c)];
+        j[(2, c)] += h * d[(0, c)];
+        j[(3, c)] += h * d[(1, c)];
+    }
+    j
+}
+
+/// One hand-written discrete-gradient step `x₁ = x₀ + h J ∇̄H(x₀, x₁)` from the guess
+/// `h J ∇H(x₀)`, `dg(x₀, x₁)` the discrete gradient and `d(x₀, x₁)` the Newton matrix's
+/// `∂∇̄H/∂x'` (taken at the guess).
+#[inline(always)]
+fn hand_discrete_gradient_step(
+    s: &mut PhaseState<2>,
+    h: f64,
+    dg: impl Fn(&Vector4<f64>, &Vector4<f64>) -> Vector4<f64>,
+    d: impl Fn(&Vector4<f64>, &Vector4<f64>) -> Matrix4<f64>,
+) {
+    let x0 = Vector4::new(s.q[0], s.q[1], s.p[0], s.p[1]);
+    let g = hh_gradient(&x0);
+    let z = Vector4::new(g[2], g[3], -g[0], -g[1]) * h;
+    let lu = discrete_gradient_jacobian(&d(&x0, &(x0 + z)), h).lu();
+    let z = hand_newton(z, &lu, |z| {
+        let g = dg(&x0, &(x0 + z));
+        z + Vector4::new(-g[2], -g[3], g[0], g[1]) * h
+    });
+    *s = PhaseState::new(Vector2::new(x0[0] + z[0], x0[1] + z[1]), Vector2::new(x0[2] + z[2], x0[3] + z[3]));
+}
+
+/// Gonzalez's threshold (`integrators::energy_preserving::DIFFERENCE_THRESHOLD`).
+const THRESHOLD: f64 = 6.055454452393343e-6;
+
+/// Gonzalez's `(∇H(m), k, large)`: `k = (H(x') − H(x) − ∇H(m)·Δ)/|Δ|²` when
+/// `|Δ| > THRESHOLD (1 + max(|x|_∞, |x'|_∞))`.
+#[inline(always)]
+fn gonzalez_parts(x: &Vector4<f64>, x1: &Vector4<f64>) -> (Vector4<f64>, f64, bool) {
+    let delta = x1 - x;
+    let n2 = delta.norm_squared();
+    let g = hh_gradient(&((x + x1) * 0.5));
+    let t = THRESHOLD * (1.0 + x.amax().max(x1.amax()));
+    if n2 > t * t { (g, (hh(x1) - hh(x) - g.dot(&delta)) / n2, true) } else { (g, 0.0, false) }
+}
+
+/// Hand-written Gonzalez step: `∇̄H = ∇H(m) + k Δ`, and its exact Jacobian
+/// `½∇²H(m) + Δ aᵀ/|Δ|² − 2k ΔΔᵀ/|Δ|² + k I`, `a = ∇H(x') − ∇H(m) − ½∇²H(m)Δ`.
+#[inline]
+fn hand_gonzalez(s: &mut PhaseState<2>, h: f64) {
+    hand_discrete_gradient_step(
+        s,
+        h,
+        |x, x1| {
+            let (g, k, _) = gonzalez_parts(x, x1);
+            g + (x1 - x) * k
+        },
+        |x, x1| {
+            let (g, k, large) = gonzalez_parts(x, x1);
+            let hess = hh_hessian(&((x + x1) * 0.5));
+            let mut d = hess * 0.5;
+            if large {
+                let delta = x1 - x;
+                let n2 = delta.norm_squared();
+                let a = hh_gradient(x1) - g - hess * delta * 0.5;
+                d += delta * a.transpose() / n2 - delta * delta.transpose() * (2.0 * k / n2) + Matrix4::identity() * k;
+            }
+            d
+        },
+    );
+}
+
+/// The Itoh–Abe quotients from `x` to `x1` along the coordinates in increasing or decreasing
+/// order, times `weight` (the partial derivative at the middle of a tiny increment).
+#[inline(always)]
+fn itoh_abe_path(x: &Vector4<f64>, x1: &Vector4<f64>, reverse: bool, weight: f64, out: &mut Vector4<f64>) {
+    let mut y = *x;
+    let mut before = hh(&y);
+    for i in 0..4 {
+        let k = if reverse { 3 - i } else { i };
+        let (a, b) = (x[k], x1[k]);
+        let d = b - a;
+        y[k] = b;
+        let after = hh(&y);
+        let g = if d.abs() > THRESHOLD * (1.0 + a.abs().max(b.abs())) {
+            (after - before) / d
+        } else {
+            let mut m = y;
+            m[k] = 0.5 * (a + b);
+            hh_gradient(&m)[k]
+        };
+        out[k] += g * weight;
+        before = after;
+    }
+}
+
+/// Hand-written symmetrized Itoh–Abe step: the mean of the two coordinate orders, Newton matrix
+/// `½∇²H(m)`.
+#[inline]
+fn hand_itoh_abe_symmetrized(s: &mut PhaseState<2>, h: f64) {
+    hand_discrete_gradient_step(
+        s,
+        h,
+        |x, x1| {
+            let mut g = Vector4::zeros();
+            itoh_abe_path(x, x1, false, 0.5, &mut g);
+            itoh_abe_path(x, x1, true, 0.5, &mut g);
+            g
+        },
+        |x, x1| hh_hessian(&((x + x1) * 0.5)) * 0.5,
+    );
 }
 
 fn initial() -> PhaseState<2> {
@@ -193,5 +347,33 @@ fn main() {
     let gauss = Gauss2::new(AutoDiff(HenonHeiles)).unwrap();
     let (mut a, mut b) = (initial(), initial());
     report.case("hh_avf2_vs_gauss2", f64::INFINITY, STEPS, |n| run(&ad, &mut a, n), |n| run(&gauss, &mut b, n));
+    // Gonzalez's discrete gradient and the symmetrized Itoh–Abe method against their hand loops
+    let gonzalez = Gonzalez::new(AutoDiff(HenonHeiles));
+    let itoh_abe = ItohAbe::symmetrized(AutoDiff(HenonHeiles));
+    type HandStep = fn(&mut PhaseState<2>, f64);
+    let pairs: [(&dyn OneStep<PhaseState<2>>, HandStep, &str); 2] = [
+        (&gonzalez, hand_gonzalez, "hh_gonzalez_autodiff"),
+        (&itoh_abe, hand_itoh_abe_symmetrized, "hh_itoh_abe_symmetrized_autodiff"),
+    ];
+    for (m, hand, case) in pairs {
+        let (mut a, mut b) = (initial(), initial());
+        for _ in 0..1000 {
+            m.step(&mut a, H).unwrap();
+            hand(&mut b, H);
+        }
+        assert!(d(&a, &b) < 1e-12, "{}: the hand loop differs by {:e}", m.name(), d(&a, &b));
+        assert!((e(&b) - e(&initial())).abs() < 1e-14);
+        report.case(
+            case,
+            2.0,
+            STEPS,
+            |n| run(m, &mut a, n),
+            |n| {
+                for _ in 0..n {
+                    hand(black_box(&mut b), black_box(H));
+                }
+            },
+        );
+    }
     report.print("energy-preserving (Hénon–Heiles, h = 0.05): ratio case project_ns reference_ns ratio target");
 }

@@ -301,6 +301,12 @@ impl<G: AdLieGroup<D> + LieGroup<Dual64, D>, const D: usize, C> HasGroup<D>
 pub trait AdvectedFunction<const D: usize, const M: usize>: Send + Sync {
     /// `h(μ, Γ)`.
     fn eval<S: Scalar>(&self, mu: &SVector<S, D>, gamma: &SVector<S, M>) -> S;
+    /// Whether `h(μ, Γ) = T(μ) + V(Γ)` (no mixed term, `∂²h/∂μ∂Γ = 0`), which the AD Hessians
+    /// then skip. Default `false`; a model that returns `true` must be separable (the derivatives
+    /// are wrong otherwise).
+    fn is_separable(&self) -> bool {
+        false
+    }
 }
 
 /// `H(g, μ) = h(μ, Γ_k · g)`, `Γ · g = Φ(g^{-1}, Γ)`.

@@ -320,7 +320,7 @@ where
     pub fn try_step(&self, state: &GroupState<G::Element>, h: f64) -> Result<GroupState<G::Element>> {
         check_step(h)?;
         let group = &self.group;
-        if !state.t.is_finite() || !group.defect(&state.g).is_finite() {
+        if !state.t.is_finite() || !group.is_finite(&state.g) {
             return Err(GeomError::NonFinite { what: "commutator-free state" });
         }
         let mut k = [SVector::<f64, D>::zeros(); S];
@@ -332,7 +332,7 @@ where
             k[i] = self.field.eval(group, state.t + self.scheme.c[i] * h, &y[i])?;
         }
         let g = self.product(&self.update_plan, &state.g, &y, &k, h)?;
-        if !group.defect(&g).is_finite() {
+        if !group.is_finite(&g) {
             return Err(GeomError::NonFinite { what: "commutator-free state after the step" });
         }
         Ok(GroupState { t: state.t + h, g })

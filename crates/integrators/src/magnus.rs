@@ -172,7 +172,7 @@ impl<G: LieGroup<f64, D>, A: AlgebraCurve<D>, const D: usize> Magnus<G, A, D> {
     /// One step from `state` (left untouched); errors as [`OneStep::step`].
     pub fn try_step(&self, state: &GroupState<G::Element>, h: f64) -> Result<GroupState<G::Element>> {
         check_step(h)?;
-        if !state.t.is_finite() || !self.group.defect(&state.g).is_finite() {
+        if !state.t.is_finite() || !self.group.is_finite(&state.g) {
             return Err(GeomError::NonFinite { what: "Magnus state" });
         }
         let w = self.exponent(state.t, h)?;
@@ -180,7 +180,7 @@ impl<G: LieGroup<f64, D>, A: AlgebraCurve<D>, const D: usize> Magnus<G, A, D> {
             return Err(GeomError::NonFinite { what: "Magnus exponent" });
         }
         let g = self.group.compose(&state.g, &self.group.exp(&w));
-        if !self.group.defect(&g).is_finite() {
+        if !self.group.is_finite(&g) {
             return Err(GeomError::NonFinite { what: "Magnus state after the step" });
         }
         Ok(GroupState { t: state.t + h, g })

@@ -46,18 +46,35 @@ pub struct FreeRigidBody {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hamiltonian<M>(pub M);
 
-/// `½ μᵀ A μ` at the scalar `S` for a constant symmetric `A`.
-fn half_quadratic<S: Scalar, const D: usize>(a: &SMatrix<f64, D, D>, mu: &SVector<S, D>) -> S {
-    mu.dot(&(a.map(S::from) * mu)) * S::from(0.5)
+/// `½ μᵀ A μ = ½ Σ_i μ_i (Σ_j A_ij μ_j)` at the scalar `S` for a constant symmetric `A`, with `A`
+/// kept at f64: each `A_ij μ_j` scales `μ_j` by a number (no product of two scalars `S` under
+/// AD), and the zero entries of `A` (a principal-axes inertia) are skipped. At `S = f64` the sums
+/// run in the order of `μ · (A μ)`.
+#[inline]
+pub(crate) fn half_quadratic<S: Scalar, const D: usize>(a: &SMatrix<f64, D, D>, mu: &SVector<S, D>) -> S {
+    let mut acc = S::zero();
+    for i in 0..D {
+        let mut w = S::zero();
+        for j in 0..D {
+            let aij = a[(i, j)];
+            if aij != 0.0 {
+                w += mu[j] * aij;
+            }
+        }
+        acc += mu[i] * w;
+    }
+    acc * 0.5
 }
 
 impl<S: Scalar> LieFunction<S, So3, 3> for Hamiltonian<FreeRigidBody> {
+    #[inline]
     fn eval(&self, _: &So3, _: &Matrix3<S>, mu: &SVector<S, 3>) -> S {
         half_quadratic(&self.0.inertia_inv, mu)
     }
 }
 
 impl<S: Scalar> LieFunction<S, So3, 3> for Hamiltonian<HeavyTop> {
+    #[inline]
     fn eval(&self, _: &So3, r: &Matrix3<S>, mu: &SVector<S, 3>) -> S {
         let height = (0..3).fold(S::from(0.0), |acc, j| acc + r[(2, j)] * S::from(self.0.chi[j]));
         half_quadratic(&self.0.inertia_inv, mu) + height * S::from(self.0.mgl)
@@ -65,6 +82,7 @@ impl<S: Scalar> LieFunction<S, So3, 3> for Hamiltonian<HeavyTop> {
 }
 
 impl<S: Scalar> LieFunction<S, Se3, 6> for Hamiltonian<UnderwaterVehicle> {
+    #[inline]
     fn eval(&self, _: &Se3, _: &Matrix4<S>, mu: &SVector<S, 6>) -> S {
         half_quadratic(&self.0.metric_inv, mu)
     }
@@ -73,6 +91,7 @@ impl<S: Scalar> LieFunction<S, Se3, 6> for Hamiltonian<UnderwaterVehicle> {
 /// The reduced Hamiltonian `h(μ) = H(e, μ) = ½ μ·I^{-1}μ` of the left-invariant free rigid body
 /// on `so(3)*`, what the Lie–Poisson integrators (`discretization::lie_poisson`) take.
 impl geom_core::function::ScalarFunction<3> for Hamiltonian<FreeRigidBody> {
+    #[inline]
     fn eval<S: Scalar>(&self, mu: &SVector<S, 3>) -> S {
         half_quadratic(&self.0.inertia_inv, mu)
     }
@@ -81,6 +100,7 @@ impl geom_core::function::ScalarFunction<3> for Hamiltonian<FreeRigidBody> {
 /// The reduced Hamiltonian `h(μ) = H(e, μ) = ½ μ·M^{-1}μ` of the left-invariant underwater
 /// vehicle on `se(3)*`, what the Lie–Poisson integrators take.
 impl geom_core::function::ScalarFunction<6> for Hamiltonian<UnderwaterVehicle> {
+    #[inline]
     fn eval<S: Scalar>(&self, mu: &SVector<S, 6>) -> S {
         half_quadratic(&self.0.metric_inv, mu)
     }
@@ -163,6 +183,7 @@ fn rotation_and_momentum(g: &(Matrix3<f64>, Vector3<f64>)) -> (&Matrix3<f64>, &V
 
 /// The rigid body as an ODE on `SO(3) × R^3` for RKMK: `f(R, Π) = (Ω, Π × Ω)`.
 impl LieVectorField<So3xR3, 6> for FreeRigidBody {
+    #[inline]
     fn eval(&self, _: &So3xR3, _t: f64, g: &(Matrix3<f64>, Vector3<f64>)) -> Result<Vector6<f64>> {
         let (_, pi) = rotation_and_momentum(g);
         let omega = self.velocity(pi);
@@ -275,6 +296,7 @@ impl<S: Scalar> LeftLagrangian<S, So3, 3> for HeavyTop {
 
 /// The heavy top on `SO(3) × R^3` for RKMK: `f(R, Π) = (Ω, Π × Ω + mgl Γ × χ)`.
 impl LieVectorField<So3xR3, 6> for HeavyTop {
+    #[inline]
     fn eval(&self, _: &So3xR3, _t: f64, g: &(Matrix3<f64>, Vector3<f64>)) -> Result<Vector6<f64>> {
         let (r, pi) = rotation_and_momentum(g);
         let omega = self.velocity(pi);

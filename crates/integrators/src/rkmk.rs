@@ -179,7 +179,7 @@ where
     pub fn try_step(&self, state: &GroupState<G::Element>, h: f64) -> Result<GroupState<G::Element>> {
         check_step(h)?;
         let group = &self.group;
-        if !state.t.is_finite() || !group.defect(&state.g).is_finite() {
+        if !state.t.is_finite() || !group.is_finite(&state.g) {
             return Err(GeomError::NonFinite { what: "RKMK state" });
         }
         let mut k = [SVector::<f64, D>::zeros(); S];
@@ -203,7 +203,7 @@ where
             incr += ki * (h * bi);
         }
         let g = self.chart.compose_tau(group, &state.g, &incr)?;
-        if !group.defect(&g).is_finite() {
+        if !group.is_finite(&g) {
             return Err(GeomError::NonFinite { what: "RKMK state after the step" });
         }
         Ok(GroupState { t: state.t + h, g })

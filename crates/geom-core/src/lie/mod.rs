@@ -133,6 +133,14 @@ pub trait LieGroup<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
     /// How far `g` is from the group (e.g. `|R^T R - I|_F + |det R - 1|` for SO(3)), measured on
     /// the real part; `+inf` for non-finite entries.
     fn defect(&self, g: &Self::Element) -> f64;
+    /// Whether `g` can be stepped from: the check of a state before and after a step of the
+    /// group integrators. Default: [`defect`](Self::defect) is finite (which also refuses an
+    /// element too large for its defect to be measured); the shipped matrix groups and `R^n`
+    /// check that every entry is finite, without the defect's products.
+    #[inline]
+    fn is_finite(&self, g: &Self::Element) -> bool {
+        self.defect(g).is_finite()
+    }
 
     /// The bracket `[x, y] = ad_x y`.
     fn bracket(&self, x: &SVector<S, D>, y: &SVector<S, D>) -> SVector<S, D> {
@@ -223,8 +231,10 @@ pub trait LieGroup<S: Scalar, const D: usize>: fmt::Debug + Send + Sync {
     fn dtau_left(&self, chart: Chart, x: &SVector<S, D>) -> Result<SMatrix<S, D, D>> {
         self.dtau(chart, &(-x))
     }
-    /// `g tau(x)`, the left-translated chart (used by retractions and RKMK stages).
-    #[inline]
+    /// `g tau(x)`, the left-translated chart (used by retractions and RKMK stages). Always
+    /// inlined: it sits in the stage loops of the group integrators, whose `x` would otherwise
+    /// make a round trip through memory at each call.
+    #[inline(always)]
     fn compose_tau(&self, chart: Chart, g: &Self::Element, x: &SVector<S, D>) -> Result<Self::Element> {
         Ok(self.compose(g, &self.tau(chart, x)?))
     }

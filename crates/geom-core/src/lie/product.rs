@@ -100,7 +100,7 @@ where
         check_dims::<D, DA, DB>();
         (self.0.identity(), self.1.identity())
     }
-    #[inline]
+    #[inline(always)]
     fn compose(&self, a: &Self::Element, b: &Self::Element) -> Self::Element {
         check_dims::<D, DA, DB>();
         (self.0.compose(&a.0, &b.0), self.1.compose(&a.1, &b.1))
@@ -110,7 +110,7 @@ where
         check_dims::<D, DA, DB>();
         (self.0.inverse(&a.0), self.1.inverse(&a.1))
     }
-    #[inline]
+    #[inline(always)]
     fn exp(&self, x: &SVector<S, D>) -> Self::Element {
         let (a, b) = split::<S, D, DA, DB>(x);
         (self.0.exp(&a), self.1.exp(&b))
@@ -192,6 +192,11 @@ where
     fn defect(&self, g: &Self::Element) -> f64 {
         check_dims::<D, DA, DB>();
         self.0.defect(&g.0) + self.1.defect(&g.1)
+    }
+    /// Both factors.
+    #[inline]
+    fn is_finite(&self, g: &Self::Element) -> bool {
+        self.0.is_finite(&g.0) && self.1.is_finite(&g.1)
     }
 }
 

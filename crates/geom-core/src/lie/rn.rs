@@ -84,6 +84,10 @@ impl<S: Scalar, const N: usize> LieGroup<S, N> for Rn<N> {
         SMatrix::identity()
     }
     fn defect(&self, g: &SVector<S, N>) -> f64 {
-        if g.iter().all(|v| v.re().is_finite()) { 0.0 } else { f64::INFINITY }
+        if self.is_finite(g) { 0.0 } else { f64::INFINITY }
+    }
+    #[inline]
+    fn is_finite(&self, g: &SVector<S, N>) -> bool {
+        g.iter().all(|v| v.re().is_finite())
     }
 }

@@ -311,4 +311,8 @@ impl<S: Scalar> LieGroup<S, 6> for Se3 {
     fn defect(&self, g: &Matrix4<S>) -> f64 {
         defect(g)
     }
+    #[inline]
+    fn is_finite(&self, g: &Matrix4<S>) -> bool {
+        g.iter().all(|v| v.re().is_finite())
+    }
 }

@@ -462,4 +462,8 @@ impl<S: Scalar> LieGroup<S, 3> for So3 {
     fn defect(&self, g: &Matrix3<S>) -> f64 {
         defect(g)
     }
+    #[inline]
+    fn is_finite(&self, g: &Matrix3<S>) -> bool {
+        g.iter().all(|v| v.re().is_finite())
+    }
 }

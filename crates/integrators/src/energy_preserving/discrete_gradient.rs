@@ -76,12 +76,19 @@ fn increment<const N: usize>(x: &PhaseState<N>, x1: &PhaseState<N>) -> (PhaseVec
     let delta = [x1.q - x.q, x1.p - x.p];
     let n2 = delta[0].norm_squared() + delta[1].norm_squared();
     let scale = 1.0 + x.q.amax().max(x.p.amax()).max(x1.q.amax()).max(x1.p.amax());
-    let threshold = DIFFERENCE_THRESHOLD * scale;
     let mid = PhaseState::new((x.q + x1.q) * 0.5, (x.p + x1.p) * 0.5);
-    // a NaN increment is not large: it takes the midpoint branch (the Newton iteration then
-    // reports the non-finite residual)
+    (delta, n2, mid, below_threshold(n2, scale))
+}
+
+/// Whether an increment with `|Δ|² = n2` is below Gonzalez's threshold
+/// `|Δ| ≤ DIFFERENCE_THRESHOLD · scale`, `scale = 1 + max(|x|_∞, |x'|_∞)` (the midpoint branch).
+/// A NaN increment is not large: it takes the midpoint branch (the Newton iteration then reports
+/// the non-finite residual).
+#[inline]
+pub(crate) fn below_threshold(n2: f64, scale: f64) -> bool {
+    let threshold = DIFFERENCE_THRESHOLD * scale;
     let large = n2 > threshold * threshold;
-    (delta, n2, mid, !large)
+    !large
 }
 
 impl<H: PhaseSpaceDerivatives<N>, const N: usize> DiscreteGradient<N> for Gonzalez<H> {

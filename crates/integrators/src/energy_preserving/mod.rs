@@ -66,6 +66,7 @@ use {geom_core::function::PhaseSpaceDerivatives, geom_core::newton::NewtonOption
 
 mod avf;
 mod discrete_gradient;
+pub(crate) use discrete_gradient::below_threshold;
 mod itoh_abe;
 mod projection;
 mod scheme;

@@ -116,6 +116,7 @@ impl<G, H> CoadjointEnergy<G, H> {
         // one AD pass: the gradient of the guess and the Hessian of the first Newton matrix
         let (grad0, hess0) = AutoDiff(self.hamiltonian()).gradient_and_hessian(mu);
         check_finite(grad0.iter().chain(hess0.iter()), "gradient and Hessian of h")?;
+        let h0 = self.hamiltonian().eval(mu);
         let w0 = group.tau(chart, &(grad0 * h))?;
         let guess = group.coadjoint(&w0, mu);
         // A(μ_k) η = ad*_η μ_k, column by column
@@ -134,7 +135,7 @@ impl<G, H> CoadjointEnergy<G, H> {
         let mut first = Some(newton_matrix(&group.tau(chart, &(xi_m * h))?, &xi_m, &(hess0 * 0.5))?);
         let (nu, _) = newton_split(
             |nu| {
-                let xi = reduced_gradient::gradient(&self.gradient, mu, nu);
+                let xi = reduced_gradient::gradient(&self.gradient, mu, h0, nu);
                 Ok(nu - group.coadjoint(&group.tau(chart, &(xi * h))?, mu))
             },
             |nu| match first.take() {
@@ -147,7 +148,7 @@ impl<G, H> CoadjointEnergy<G, H> {
             &guess,
             &self.newton,
         )?;
-        let xi = reduced_gradient::gradient(&self.gradient, mu, &nu);
+        let xi = reduced_gradient::gradient(&self.gradient, mu, h0, &nu);
         let w = group.tau(chart, &(xi * h))?;
         let mu1 = group.coadjoint(&w, mu);
         check_finite(mu1.iter(), "momentum after step")?;

@@ -5,14 +5,15 @@ use crate::energy_preserving::{DiscreteGradient, Gonzalez};
 use discretization::{AdvectedFunction, AdvectedState};
 use geom_core::GeomError;
 use geom_core::error::check_finite;
-use geom_core::function::{AutoDiff, PhaseSpaceDerivatives};
+use geom_core::function::PhaseSpaceDerivatives;
 use geom_core::lie::{LieGroup, So3};
 use geom_core::newton::{NewtonOptions, newton_split};
 use geom_core::step::{LieState, OneStep, PhaseState, check_step};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 
-type Top<H> = Gonzalez<AutoDiff<Split<H>>>;
+type Top<H> = Gonzalez<Split<H>>;
 
+#[inline]
 fn skew(x: &Vector3<f64>) -> Matrix3<f64> {
     Matrix3::new(0.0, -x[2], x[1], x[2], 0.0, -x[0], -x[1], x[0], 0.0)
 }
@@ -78,7 +79,7 @@ pub struct EnergyMomentum<H> {
 impl<H> EnergyMomentum<H> {
     /// The scheme for the reduced Hamiltonian `h(Π, Γ)`.
     pub fn new(hamiltonian: H) -> Self {
-        Self { gradient: Gonzalez::new(AutoDiff(Split(hamiltonian))), newton: NewtonOptions::lie_poisson() }
+        Self { gradient: Gonzalez::new(Split(hamiltonian)), newton: NewtonOptions::lie_poisson() }
     }
     /// The same scheme with other Newton options (default [`NewtonOptions::lie_poisson`]).
     pub fn with_newton(self, newton: NewtonOptions) -> Self {
@@ -86,7 +87,7 @@ impl<H> EnergyMomentum<H> {
     }
     /// The reduced Hamiltonian `h(Π, Γ)`.
     pub fn hamiltonian(&self) -> &H {
-        &self.gradient.hamiltonian().model().0
+        &self.gradient.hamiltonian().0
     }
 }
 
@@ -138,6 +139,7 @@ impl<H: AdvectedFunction<3, 3>> EnergyMomentum<H> {
 
 /// The Newton matrix `∂F/∂(Γ', Π')` at the midpoints `(Γ̄, Π̄)` and the discrete gradient
 /// `(η, ξ)` with `d[a][b] = ∂∇̄_a h/∂x'_b` (`0 = Γ`, `1 = Π`).
+#[inline]
 fn newton_matrix(
     gm: &Vector3<f64>,
     pm: &Vector3<f64>,
@@ -170,10 +172,12 @@ fn residual(
     join(&(g1 - x0.q - gm.cross(xi) * h), &(p1 - x0.p - (pm.cross(xi) + gm.cross(eta)) * h))
 }
 
+#[inline]
 fn join(a: &Vector3<f64>, b: &Vector3<f64>) -> SVector<f64, 6> {
     SVector::<f64, 6>::new(a[0], a[1], a[2], b[0], b[1], b[2])
 }
 
+#[inline]
 fn split(x: &SVector<f64, 6>) -> (Vector3<f64>, Vector3<f64>) {
     (x.fixed_rows::<3>(0).into_owned(), x.fixed_rows::<3>(3).into_owned())
 }

@@ -1,7 +1,7 @@
 //! The reduced Hamiltonian of a rigid body about a fixed point in a uniform gravity field, on
 //! `so(3)* × R^3`, for the schemes that take `h(Π, Γ)`.
 
-use crate::models::{FreeRigidBody, HeavyTop};
+use crate::models::{FreeRigidBody, HeavyTop, half_quadratic};
 use discretization::AdvectedFunction;
 use geom_core::Scalar;
 use nalgebra::{Matrix3, SVector, Vector3};
@@ -37,7 +37,12 @@ fn inverse(velocity: impl Fn(&Vector3<f64>) -> Vector3<f64>) -> Matrix3<f64> {
 impl AdvectedFunction<3, 3> for ReducedTop {
     #[inline]
     fn eval<S: Scalar>(&self, mu: &SVector<S, 3>, gamma: &SVector<S, 3>) -> S {
-        let kinetic = mu.dot(&(self.inertia_inv.map(S::from) * mu)) * S::from(0.5);
-        kinetic + gamma.dot(&self.chi.map(S::from)) * S::from(self.mgl)
+        // the constants stay f64: `I⁻¹` and `mgl χ` scale the scalars `S`
+        let height = (0..3).fold(S::zero(), |acc, j| acc + gamma[j] * self.chi[j]);
+        half_quadratic(&self.inertia_inv, mu) + height * self.mgl
+    }
+    /// `h = T(Π) + V(Γ)`.
+    fn is_separable(&self) -> bool {
+        true
     }
 }
