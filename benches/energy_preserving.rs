@@ -24,6 +24,11 @@
 //!   `AutoDiff(HenonHeiles)`, against hand-written loops of the same discrete gradients (hand
 //!   derivatives, the same threshold rule) with the same Newton (matrix at the guess: Gonzalez's
 //!   exact `∂∇̄H/∂x'`, Itoh–Abe's `½∇²H(m)`). Target 2.
+//! * `hh_symmetric_projection_sv_autodiff`: the symmetric projection (Hairer 2000) of
+//!   Störmer–Verlet onto the energy level (`SymmetricProjection`, `StormerVerlet` of
+//!   `AutoDiff::separable(HenonHeiles)`, `Invariant(HenonHeiles)`), against a hand-written loop of
+//!   the same equations (hand SV and `∇H`, Newton on the scalar `λ` with the same first-iterate
+//!   derivative). Target 2.
 //! * `hh_avf2_vs_gauss2` (for information): `Avf::<_, 2>` against the library's `Gauss2` (order
 //!   4, symplectic, 8 stage unknowns), both with `AutoDiff`.
 //!
@@ -35,7 +40,8 @@ use common::ratio::Report;
 use geom_core::Scalar;
 use geom_core::function::{AutoDiff, Hessian, PhaseSpaceDerivatives, PhaseSpaceFunction};
 use integrators::classical::Gauss2;
-use integrators::energy_preserving::{Avf, Gonzalez, ItohAbe};
+use integrators::classical::StormerVerlet;
+use integrators::energy_preserving::{Avf, Gonzalez, Invariant, ItohAbe, SymmetricProjection};
 use integrators::{OneStep, PhaseState};
 use nalgebra::{LU, Matrix2, Matrix4, SVector, U4, Vector2, Vector4};
 use std::hint::black_box;
@@ -302,6 +308,61 @@ fn hand_itoh_abe_symmetrized(s: &mut PhaseState<2>, h: f64) {
     );
 }
 
+/// One hand-written Störmer–Verlet step of Hénon–Heiles at `x = (q, p)`.
+#[inline(always)]
+fn hand_sv(x: &Vector4<f64>, h: f64) -> Vector4<f64> {
+    let q = Vector2::new(x[0], x[1]);
+    let half = Vector2::new(x[2], x[3]) - grad_v(&q) * (0.5 * h);
+    let q1 = q + half * h;
+    let p1 = half - grad_v(&q1) * (0.5 * h);
+    Vector4::new(q1[0], q1[1], p1[0], p1[1])
+}
+
+/// One hand-written symmetric projection (Hairer 2000) of Störmer–Verlet onto `H = H(y₀)`:
+/// `y₁ = Φ_h(y₀ + λ∇H(y₀)) + λ∇H(y₁)` (the end point by fixed-point iteration from `λ = 0`'s
+/// `Φ_h` value), `λ` by Newton on `(H(y₁) − H(y₀)) / (1 + |H(y₀)|)` from `λ = 0` with the
+/// derivative `(|∇H(y₀)|² + |∇H(y₁)|²) / (1 + |H(y₀)|)` at the first iterate, stopped at a zero
+/// residual or a step `≤ 1e-16 (1 + |λ|)`.
+#[inline]
+fn hand_projection(s: &mut PhaseState<2>, h: f64) {
+    let y0 = Vector4::new(s.q[0], s.q[1], s.p[0], s.p[1]);
+    let target = hh(&y0);
+    let scale = 1.0 / (1.0 + target.abs());
+    let g0 = hh_gradient(&y0);
+    let endpoint = |lambda: f64| {
+        let end = hand_sv(&(y0 + g0 * lambda), h);
+        if lambda == 0.0 {
+            return end;
+        }
+        let mut y1 = end;
+        for _ in 0..50 {
+            let next = end + hh_gradient(&y1) * lambda;
+            let change = (next - y1).amax();
+            y1 = next;
+            if change <= 4.0 * f64::EPSILON * (1.0 + y1.amax()) {
+                break;
+            }
+        }
+        y1
+    };
+    let mut lambda = 0.0;
+    let mut y1 = endpoint(lambda);
+    let slope = (g0.norm_squared() + hh_gradient(&y1).norm_squared()) * scale;
+    for _ in 0..50 {
+        let r = (hh(&y1) - target) * scale;
+        if r == 0.0 {
+            break;
+        }
+        let d = r / slope;
+        lambda -= d;
+        y1 = endpoint(lambda);
+        if d.abs() <= 1e-16 * (1.0 + lambda.abs()) {
+            break;
+        }
+    }
+    *s = PhaseState::new(Vector2::new(y1[0], y1[1]), Vector2::new(y1[2], y1[3]));
+}
+
 fn initial() -> PhaseState<2> {
     PhaseState::new(Vector2::new(0.1, -0.3), Vector2::new(0.35, 0.2))
 }
@@ -350,10 +411,13 @@ fn main() {
     // Gonzalez's discrete gradient and the symmetrized Itoh–Abe method against their hand loops
     let gonzalez = Gonzalez::new(AutoDiff(HenonHeiles));
     let itoh_abe = ItohAbe::symmetrized(AutoDiff(HenonHeiles));
+    let projection =
+        SymmetricProjection::new(StormerVerlet::new(AutoDiff::separable(HenonHeiles)), Invariant(HenonHeiles)).unwrap();
     type HandStep = fn(&mut PhaseState<2>, f64);
-    let pairs: [(&dyn OneStep<PhaseState<2>>, HandStep, &str); 2] = [
+    let pairs: [(&dyn OneStep<PhaseState<2>>, HandStep, &str); 3] = [
         (&gonzalez, hand_gonzalez, "hh_gonzalez_autodiff"),
         (&itoh_abe, hand_itoh_abe_symmetrized, "hh_itoh_abe_symmetrized_autodiff"),
+        (&projection, hand_projection, "hh_symmetric_projection_sv_autodiff"),
     ];
     for (m, hand, case) in pairs {
         let (mut a, mut b) = (initial(), initial());
