@@ -1,0 +1,335 @@
+//! The Gauss–Lobatto SPARK method with two Gauss stages: order 4, symplectic and symmetric on
+//! `T*S` for holonomic constraints `c(q) = 0` on `R^N`.
+
+use super::checked_inverse_mass;
+use crate::constraints::{BaseConstraints, CONSTRAINT_TOLERANCE, project_off_normals, solve_m};
+use crate::nonholonomic::ContinuousLagrangian;
+use crate::pair::PairGroupoid;
+use geom_core::newton::NewtonOptions;
+use geom_core::scalar::AdScalar;
+use geom_core::step::{OneStep, PhaseState, check_step};
+use geom_core::{GeomError, Result};
+use nalgebra::{SMatrix, SVector};
+use num_dual::DualSVec64;
+
+/// The coefficients of [`SparkGauss2`]: the two-stage Gauss–Legendre tableau `(a, b, c)`
+/// (`c = ½ ∓ √3/6`, `a = [[¼, ¼ − √3/6], [¼ + √3/6, ¼]]`, `b = (½, ½)`), the inner Lobatto node
+/// `c̃ = ½` of the three-point Lobatto quadrature `(0, ½, 1; 1/6, 2/3, 1/6)` with its weight
+/// `b̃ = 2/3`, the positions of that node in the Gauss velocity stages
+/// `ã_j = ∫_0^{c̃} ℓ_j(τ) dτ` (`ℓ_j` the Lagrange basis on the Gauss nodes:
+/// `ã = (¼ + √3/8, ¼ − √3/8)`), and the momentum coefficients of its reaction
+/// `α_i = b̃ (1 − ã_i / b_i)` (the symplectic conjugate of `ã`: `b_i α_i + b̃ ã_i = b_i b̃`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SparkCoefficients {
+    /// Gauss `a_ij`.
+    pub a: [[f64; 2]; 2],
+    /// Gauss weights `b_i`.
+    pub b: [f64; 2],
+    /// Gauss nodes `c_i`.
+    pub c: [f64; 2],
+    /// The inner Lobatto node `c̃`.
+    pub node: f64,
+    /// Its Lobatto weight `b̃`.
+    pub weight: f64,
+    /// `ã_j = ∫_0^{c̃} ℓ_j`.
+    pub a_node: [f64; 2],
+    /// `α_i = b̃ (1 − ã_i / b_i)`.
+    pub alpha: [f64; 2],
+}
+
+impl SparkCoefficients {
+    /// The coefficients in closed form (struct documentation).
+    pub fn gauss2() -> Self {
+        let r = 3f64.sqrt();
+        let c = [0.5 - r / 6.0, 0.5 + r / 6.0];
+        let a = [[0.25, 0.25 - r / 6.0], [0.25 + r / 6.0, 0.25]];
+        let b = [0.5, 0.5];
+        let (node, weight) = (0.5, 2.0 / 3.0);
+        // ℓ_1(τ) = (τ − c_2)/(c_1 − c_2): ∫_0^x ℓ_1 = (x²/2 − c_2 x)/(c_1 − c_2), ℓ_2 = 1 − ℓ_1
+        let a1 = (0.5 * node * node - c[1] * node) / (c[0] - c[1]);
+        let a_node = [a1, node - a1];
+        let alpha = [weight * (1.0 - a_node[0] / b[0]), weight * (1.0 - a_node[1] / b[1])];
+        Self { a, b, c, node, weight, a_node, alpha }
+    }
+}
+
+/// Compile-time check `M = 2N + 2K` (evaluated at monomorphisation).
+#[inline(always)]
+const fn check_unknowns<const N: usize, const K: usize, const M: usize>() {
+    const { assert!(M == 2 * N + 2 * K, "the number of step unknowns M must equal 2N + 2K") }
+}
+
+/// The Gauss–Lobatto SPARK method with `s = 2` Gauss stages for a Lagrangian `L(q, v)` on `R^N`
+/// (written once over the scalar, [`ContinuousLagrangian`]) with holonomic constraints
+/// `c: R^N → R^K` (`S = {c = 0}`), as a [`OneStep`] on [`PhaseState`] `(q, p)`, the state of
+/// [`RattleIntegrator`](super::RattleIntegrator) on the pair groupoid.
+///
+/// **The method** (Jay, *Specialized partitioned additive Runge–Kutta methods for systems of
+/// overdetermined DAEs with holonomic constraints*, SIAM J. Numer. Anal. 45 (2007), the
+/// Gauss–Lobatto SPARK family with `s = 2`; coefficients [`SparkCoefficients`]). Velocity stages
+/// `V_1, V_2` at the Gauss nodes, the constraint imposed at the Lobatto nodes `0, ½, 1`:
+///
+/// ```text
+///   Q_i = q_0 + h Σ_j a_ij V_j,   Q̃ = q_0 + h Σ_j ã_j V_j,   q_1 = q_0 + h Σ_j b_j V_j,
+///   ∂_v L(Q_i, V_i) = p_0 + ∇c(q_0)ᵀ ν + h Σ_j a_ij ∂_q L(Q_j, V_j) − α_i ∇c(Q̃)ᵀ ι   (i = 1, 2),
+///   c(Q̃) = 0,   c(q_1) = 0,
+///   p_1 = P(q_1) [ p_0 + ∇c(q_0)ᵀ ν + h Σ_j b_j ∂_q L(Q_j, V_j) − b̃ ∇c(Q̃)ᵀ ι ],
+/// ```
+///
+/// with `P(q) p = p − ∇cᵀ (∇c W ∇cᵀ)^{-1} ∇c W p` the representative with `∇c(q) W p = 0` (the
+/// hidden constraint; `W` the inverse mass matrix, [`SparkGauss2::with_inverse_mass`], `I`
+/// unless set). **Unknowns** (one Newton solve on `M = 2N + 2K` numbers, exact Jacobian by
+/// forward AD of the same residual): the velocity stages `V_1, V_2 ∈ R^N`, the node impulse
+/// `ν ∈ R^K` at `q_0` and the impulse `ι = h λ ∈ R^K` of the inner multiplier at `Q̃`.
+///
+/// **Why it is variational, hence symplectic and symmetric.** The stage equations are the
+/// stationarity conditions of the discrete Lagrangian
+/// `L_d(q_0, q_1) = ext { h Σ_i b_i L(Q_i, V_i) − h b̃ λ·c(Q̃) : h Σ_i b_i V_i = q_1 − q_0 }`
+/// (Gauss quadrature of the action, Lobatto quadrature of the constraint term; Gauss is
+/// symplectic, `b_i a_ij + b_j a_ji = b_i b_j`, which makes the momentum tableau of the `∂_q L`
+/// terms `a` itself), and `(q_0, p_0) ↦ (q_1, p_1)` is the SHAKE/RATTLE flow of this `L_d`
+/// restricted to `S × S` (the node multipliers `ν` and the projection `P`), exactly as in
+/// [`RattleIntegrator`](super::RattleIntegrator): symplectic on `T*S` (Marsden & West, *Discrete
+/// mechanics and variational integrators*, Acta Numerica 10 (2001), §3.5). The Gauss and Lobatto
+/// nodes are symmetric about `½`, so `L_d^{−h}(q_1, q_0) = −L_d^h(q_0, q_1)` and the method is
+/// symmetric. It preserves `c(q) = 0` and the hidden constraint `∇c(q) W p = 0` to the Newton
+/// tolerance at every step, a quadratic momentum map of a symmetry of `L` and `c` exactly
+/// (discrete Noether), and the energy without drift. **Order 4** (Jay 2007: order `2s` for the
+/// Gauss–Lobatto SPARK methods; the tests of this crate measure it on the spherical and the
+/// double spherical pendulum). Without the inner constraint `c(Q̃) = 0`
+/// ([`SparkGauss2::without_stage_constraint`]) the same equations are RATTLE of the Gauss
+/// discrete Lagrangian and only of order 2: the inner node carries the order.
+///
+/// The Newton start is `V_i = W p_0`, `ν = ι = 0` ([`NewtonOptions::groupoid_flow`], residual
+/// tolerance raised to the round-off floor of a momentum at step `h`,
+/// [`NewtonOptions::for_momentum_residual`]; the constraint rows are `c/h`).
+///
+/// `M = 2N + 2K` is a const parameter (stable Rust cannot write `SVector<f64, {2N + 2K}>`), checked
+/// at compile time: write `SparkGauss2::<_, _, N, K, M>::new(…)`.
+///
+/// Errors of a step: an invalid `h`, a non-finite state, `q_0` off `S` by more than
+/// [`CONSTRAINT_TOLERANCE`] (`GeomError::OffManifold`), Newton failures, dependent normals at
+/// `q_1` (`GeomError::SingularMatrix`), a non-finite result; the state is then untouched. No heap
+/// allocation in a step.
+#[derive(Debug, Clone)]
+pub struct SparkGauss2<L, C, const N: usize, const K: usize, const M: usize> {
+    lagrangian: L,
+    constraints: C,
+    inverse_mass: Option<SMatrix<f64, N, N>>,
+    newton: NewtonOptions,
+    coefficients: SparkCoefficients,
+    stage_constraint: bool,
+}
+
+impl<L, C, const N: usize, const K: usize, const M: usize> SparkGauss2<L, C, N, K, M> {
+    /// The method for `lagrangian` and `constraints`, with [`NewtonOptions::groupoid_flow`] and
+    /// `W = I`.
+    pub fn new(lagrangian: L, constraints: C) -> Self {
+        check_unknowns::<N, K, M>();
+        Self {
+            lagrangian,
+            constraints,
+            inverse_mass: None,
+            newton: NewtonOptions::groupoid_flow(),
+            coefficients: SparkCoefficients::gauss2(),
+            stage_constraint: true,
+        }
+    }
+    /// The momentum representative `∇c W p = 0` and the Newton start `V_i = W p_0` with the
+    /// inverse mass matrix `W`. Error: `W` not finite, symmetric and positive definite.
+    pub fn with_inverse_mass(self, w: SMatrix<f64, N, N>) -> Result<Self> {
+        Ok(Self { inverse_mass: Some(checked_inverse_mass(w)?), ..self })
+    }
+    /// The same method with other Newton options (raised at each step to the round-off floor of
+    /// the step, [`NewtonOptions::for_momentum_residual`]).
+    pub fn with_newton(self, newton: NewtonOptions) -> Self {
+        Self { newton, ..self }
+    }
+    /// The control method: the same equations without the inner constraint `c(Q̃) = 0` (and
+    /// `ι = 0`), i.e. RATTLE of the two-stage Gauss discrete Lagrangian, constraints imposed at
+    /// the nodes only. Symplectic and symmetric, but of order 2 (declared so).
+    pub fn without_stage_constraint(self) -> Self {
+        Self { stage_constraint: false, ..self }
+    }
+    /// The Lagrangian.
+    pub fn lagrangian(&self) -> &L {
+        &self.lagrangian
+    }
+    /// The constraints `c`.
+    pub fn constraints(&self) -> &C {
+        &self.constraints
+    }
+    /// The coefficients.
+    pub fn coefficients(&self) -> &SparkCoefficients {
+        &self.coefficients
+    }
+    /// The Newton options.
+    pub fn newton_options(&self) -> &NewtonOptions {
+        &self.newton
+    }
+}
+
+/// `(∂_q L, ∂_v L)` at `(q, v)` at the scalar `S` (two forward passes in `N` more directions).
+#[inline]
+fn lagrangian_gradients<L, S, const N: usize>(l: &L, q: &SVector<S, N>, v: &SVector<S, N>) -> (SVector<S, N>, SVector<S, N>)
+where
+    L: ContinuousLagrangian<N>,
+    S: AdScalar<N>,
+{
+    let (qu, vu) = (q.map(|x| x.up()), v.map(|x| x.up()));
+    let qs = SVector::<S::Up, N>::from_fn(|i, _| q[i].up_seeded(i));
+    let vs = SVector::<S::Up, N>::from_fn(|i, _| v[i].up_seeded(i));
+    (S::gradient(&l.eval(&qs, &vu)), S::gradient(&l.eval(&qu, &vs)))
+}
+
+impl<L, C, const N: usize, const K: usize, const M: usize> SparkGauss2<L, C, N, K, M>
+where
+    L: ContinuousLagrangian<N>,
+    C: BaseConstraints<PairGroupoid<N>, N, K>,
+{
+    /// `∇c(q)ᵀ` (`N × K`: the normals as columns).
+    pub fn normals(&self, q: &SVector<f64, N>) -> SMatrix<f64, N, K> {
+        let qs = SVector::<DualSVec64<N>, N>::from_fn(|i, _| <f64 as AdScalar<N>>::up_seeded(q[i], i));
+        let c = self.constraints.eval(&PairGroupoid::<N>, &qs);
+        SMatrix::from_fn(|i, a| <f64 as AdScalar<N>>::gradient(&c[a])[i])
+    }
+
+    /// `∇c(q)ᵀ λ` at the scalar `S` (one forward pass).
+    #[inline]
+    fn reaction<S: AdScalar<N>>(&self, q: &SVector<S, N>, lambda: &SVector<S, K>) -> SVector<S, N> {
+        let qs = SVector::<S::Up, N>::from_fn(|i, _| q[i].up_seeded(i));
+        let c = self.constraints.eval(&PairGroupoid::<N>, &qs);
+        S::gradient(&lambda.map(|x| x.up()).dot(&c))
+    }
+
+    /// The residual of the step (struct documentation) and the unprojected `p_1`, at the
+    /// unknowns `u = (V_1, V_2, ν, ι)`.
+    #[inline]
+    fn residual<S: AdScalar<N>>(
+        &self,
+        q0: &SVector<f64, N>,
+        p0: &SVector<f64, N>,
+        n0: &SMatrix<f64, N, K>,
+        h: f64,
+        u: &SVector<S, M>,
+    ) -> (SVector<S, M>, SVector<S, N>) {
+        check_unknowns::<N, K, M>();
+        let co = &self.coefficients;
+        let hs = S::from(h);
+        let v1: SVector<S, N> = u.fixed_rows::<N>(0).into_owned();
+        let v2: SVector<S, N> = u.fixed_rows::<N>(N).into_owned();
+        let nu: SVector<S, K> = u.fixed_rows::<K>(2 * N).into_owned();
+        let iota: SVector<S, K> = u.fixed_rows::<K>(2 * N + K).into_owned();
+        let q0s = q0.map(S::from);
+        let at = |w1: f64, w2: f64| &q0s + (&v1 * S::from(w1) + &v2 * S::from(w2)) * hs;
+        let stage1 = at(co.a[0][0], co.a[0][1]);
+        let stage2 = at(co.a[1][0], co.a[1][1]);
+        let inner = at(co.a_node[0], co.a_node[1]);
+        let q1 = at(co.b[0], co.b[1]);
+        let (f1, m1) = lagrangian_gradients(&self.lagrangian, &stage1, &v1);
+        let (f2, m2) = lagrangian_gradients(&self.lagrangian, &stage2, &v2);
+        let start = p0.map(S::from) + n0.map(S::from) * &nu;
+        let inner_reaction = if self.stage_constraint { self.reaction(&inner, &iota) } else { SVector::zeros() };
+        let mut r = SVector::<S, M>::zeros();
+        let row1 = m1 - &start - (&f1 * S::from(co.a[0][0]) + &f2 * S::from(co.a[0][1])) * hs
+            + &inner_reaction * S::from(co.alpha[0]);
+        let row2 = m2 - &start - (&f1 * S::from(co.a[1][0]) + &f2 * S::from(co.a[1][1])) * hs
+            + &inner_reaction * S::from(co.alpha[1]);
+        r.fixed_rows_mut::<N>(0).copy_from(&row1);
+        r.fixed_rows_mut::<N>(N).copy_from(&row2);
+        let inv_h = S::from(1.0 / h);
+        r.fixed_rows_mut::<K>(2 * N).copy_from(&(self.constraints.eval(&PairGroupoid::<N>, &q1) * inv_h));
+        let inner_rows =
+            if self.stage_constraint { self.constraints.eval(&PairGroupoid::<N>, &inner) * inv_h } else { iota };
+        r.fixed_rows_mut::<K>(2 * N + K).copy_from(&inner_rows);
+        let p1 = start + (f1 * S::from(co.b[0]) + f2 * S::from(co.b[1])) * hs - inner_reaction * S::from(co.weight);
+        (r, p1)
+    }
+
+    /// `state` with its momentum replaced by the representative `P(q) p` (the start of a run from
+    /// a momentum not tangent to `S`). Errors: `q` off `S`, dependent normals.
+    pub fn project(&self, state: &PhaseState<N>) -> Result<PhaseState<N>> {
+        self.check_on_s(&state.q)?;
+        let p = project_off_normals(&state.p, &self.normals(&state.q), self.inverse_mass.as_ref())?;
+        Ok(PhaseState::new(state.q, p))
+    }
+
+    /// `Ok(())` if `|c(q)|_∞ <= CONSTRAINT_TOLERANCE`.
+    fn check_on_s(&self, q: &SVector<f64, N>) -> Result<()> {
+        let defect = self.constraints.eval(&PairGroupoid::<N>, q).amax();
+        if !defect.is_finite() {
+            return Err(GeomError::NonFinite { what: "constraint functions at q" });
+        }
+        if defect > CONSTRAINT_TOLERANCE {
+            return Err(GeomError::OffManifold {
+                what: "position off the constraint manifold S",
+                defect,
+                tolerance: CONSTRAINT_TOLERANCE,
+            });
+        }
+        Ok(())
+    }
+
+    /// One step of size `h` from `state` (struct documentation).
+    pub fn advance(&self, state: &PhaseState<N>, h: f64) -> Result<PhaseState<N>> {
+        check_unknowns::<N, K, M>();
+        check_step(h)?;
+        if !state.is_finite() {
+            return Err(GeomError::NonFinite { what: "state before step" });
+        }
+        let (q0, p0) = (state.q, state.p);
+        self.check_on_s(&q0)?;
+        let n0 = self.normals(&q0);
+        let v0 = match &self.inverse_mass {
+            Some(w) => w * p0,
+            None => p0,
+        };
+        let mut u0 = SVector::<f64, M>::zeros();
+        u0.fixed_rows_mut::<N>(0).copy_from(&v0);
+        u0.fixed_rows_mut::<N>(N).copy_from(&v0);
+        let newton = self.newton.for_momentum_residual(h);
+        let (u, _) = solve_m::<M>(
+            |u, jac| match jac {
+                Some(j) => {
+                    let ud = SVector::<DualSVec64<M>, M>::from_fn(|i, _| <f64 as AdScalar<M>>::up_seeded(u[i], i));
+                    let (r, _) = self.residual(&q0, &p0, &n0, h, &ud);
+                    *j = SMatrix::from_fn(|i, k| <f64 as AdScalar<M>>::gradient(&r[i])[k]);
+                    Ok(r.map(|x| x.re))
+                }
+                None => Ok(self.residual(&q0, &p0, &n0, h, u).0),
+            },
+            &u0,
+            &newton,
+        )?;
+        let (_, p1) = self.residual::<f64>(&q0, &p0, &n0, h, &u);
+        let co = &self.coefficients;
+        let q1 = q0 + (u.fixed_rows::<N>(0) * co.b[0] + u.fixed_rows::<N>(N) * co.b[1]) * h;
+        let p1 = project_off_normals(&p1, &self.normals(&q1), self.inverse_mass.as_ref())?;
+        let next = PhaseState::new(q1, p1);
+        if next.is_finite() { Ok(next) } else { Err(GeomError::NonFinite { what: "state after step" }) }
+    }
+}
+
+impl<L, C, const N: usize, const K: usize, const M: usize> OneStep<PhaseState<N>> for SparkGauss2<L, C, N, K, M>
+where
+    L: ContinuousLagrangian<N>,
+    C: BaseConstraints<PairGroupoid<N>, N, K>,
+{
+    fn name(&self) -> String {
+        if self.stage_constraint {
+            "SPARK Gauss–Lobatto, 2 Gauss stages".into()
+        } else {
+            "RATTLE of the 2-stage Gauss discrete Lagrangian (no stage constraint)".into()
+        }
+    }
+    fn order(&self) -> u32 {
+        if self.stage_constraint { 4 } else { 2 }
+    }
+    fn is_symmetric(&self) -> bool {
+        true
+    }
+    fn step(&self, state: &mut PhaseState<N>, h: f64) -> Result<()> {
+        *state = self.advance(state, h)?;
+        Ok(())
+    }
+}
