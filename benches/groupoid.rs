@@ -382,8 +382,9 @@ fn spark_ratios(report: &mut common::ratio::Report) {
             }
         },
     );
-    let rattle = RattleIntegrator::<_, _, _, 3, 1, 4>::new(PairGroupoid::<3>, Stepped(TimeMidpoint(SparkPendulum)), SparkSphere)
-        .with_properties(2, true);
+    let rattle =
+        RattleIntegrator::<_, _, _, 3, 1, 4>::new(PairGroupoid::<3>, Stepped(TimeMidpoint(SparkPendulum)), SparkSphere)
+            .with_properties(2, true);
     let (mut s, mut r) = (s0, s0);
     report.case(
         "spherical_pendulum_spark_gauss2_vs_rattle_midpoint",

@@ -129,7 +129,10 @@ fn spark_gauss2_is_of_order_4_on_the_spherical_pendulum() {
     let t = 2.0;
     let exact = reference::<_, _, 3, 1, 4>(Pendulum, Sphere, &s0, t, 0.02);
     let (p, e1, e2) = order_against(&spark, &s0, &exact, t, 0.2);
-    println!("spherical pendulum, {}: measured order {p:.2} (errors {e1:.2e} at h = 0.2, {e2:.2e} at 0.1)", spark.name());
+    println!(
+        "spherical pendulum, {}: measured order {p:.2} (errors {e1:.2e} at h = 0.2, {e2:.2e} at 0.1)",
+        spark.name()
+    );
     assert_eq!(spark.order(), 4);
     assert!((p - 4.0).abs() < 0.3, "measured order {p} (errors {e1:e}, {e2:e})");
     // the control: without the inner constraint the same Gauss stages give order 2
@@ -152,7 +155,10 @@ fn spark_gauss2_is_of_order_4_on_the_double_spherical_pendulum() {
     let t = 2.0;
     let exact = reference::<_, _, 6, 2, 8>(Double, Rods, &s0, t, 0.02);
     let (p, e1, e2) = order_against(&spark, &s0, &exact, t, 0.1);
-    println!("double spherical pendulum, {}: measured order {p:.2} (errors {e1:.2e} at h = 0.1, {e2:.2e} at 0.05)", spark.name());
+    println!(
+        "double spherical pendulum, {}: measured order {p:.2} (errors {e1:.2e} at h = 0.1, {e2:.2e} at 0.05)",
+        spark.name()
+    );
     assert!((p - 4.0).abs() < 0.3, "measured order {p} (errors {e1:e}, {e2:e})");
     let control = Spark6::new(Double, Rods).without_stage_constraint();
     let (pc, c1, c2) = order_against(&control, &s0, &exact, t, 0.1);
@@ -180,7 +186,9 @@ fn spark_gauss2_keeps_the_constraints_and_the_energy_over_ten_thousand_steps() {
         energy.push(pendulum_energy(&s) - e0);
     }
     let (first, last) = (window(&energy, 0..5000), window(&energy, 5000..10_000));
-    println!("spherical pendulum, 10⁴ steps of {h}: |c| {c:.1e}, |∇c p| {hidden:.1e}, e3·(q × p) {lz:.1e}, energy error {first:.2e} (first half), {last:.2e} (second half)");
+    println!(
+        "spherical pendulum, 10⁴ steps of {h}: |c| {c:.1e}, |∇c p| {hidden:.1e}, e3·(q × p) {lz:.1e}, energy error {first:.2e} (first half), {last:.2e} (second half)"
+    );
     assert!(c <= 1e-12 && hidden <= 1e-12, "|c| {c:e}, |∇c p| {hidden:e}");
     // the rotations about e3 are a symmetry of L and c: discrete Noether, to round-off
     assert!(lz <= 1e-12, "e3·(q × p) drifted by {lz:e}");
@@ -198,7 +206,9 @@ fn spark_gauss2_keeps_the_constraints_and_the_energy_over_ten_thousand_steps() {
         energy.push(double_energy(&s) - e0);
     }
     let (first, last) = (window(&energy, 0..5000), window(&energy, 5000..10_000));
-    println!("double spherical pendulum, 10⁴ steps of {h}: |c| {c:.1e}, |∇c p| {hidden:.1e}, energy error {first:.2e} (first half), {last:.2e} (second half)");
+    println!(
+        "double spherical pendulum, 10⁴ steps of {h}: |c| {c:.1e}, |∇c p| {hidden:.1e}, energy error {first:.2e} (first half), {last:.2e} (second half)"
+    );
     assert!(c <= 1e-12 && hidden <= 1e-12, "|c| {c:e}, |∇c p| {hidden:e}");
     assert!(last <= 1.5 * first && first < 1e-6, "energy error {first:e} then {last:e}");
 }
@@ -245,8 +255,10 @@ fn a_failed_spark_step_leaves_the_state_untouched() {
     assert!(spark.step(&mut s, 0.1).is_err());
     assert!(s.p[0].is_nan() && s.q == nan.q);
     // Newton that cannot converge (one iteration allowed) is an error, the state untouched
-    let strict = Spark3::new(Pendulum, Sphere)
-        .with_newton(geom_core::newton::NewtonOptions { max_iterations: 1, ..geom_core::newton::NewtonOptions::groupoid_flow() });
+    let strict = Spark3::new(Pendulum, Sphere).with_newton(geom_core::newton::NewtonOptions {
+        max_iterations: 1,
+        ..geom_core::newton::NewtonOptions::groupoid_flow()
+    });
     let mut s = pendulum0();
     assert!(strict.step(&mut s, 0.3).is_err());
     assert_eq!(s, pendulum0());

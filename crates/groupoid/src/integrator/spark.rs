@@ -10,7 +10,7 @@ use geom_core::scalar::AdScalar;
 use geom_core::step::{OneStep, PhaseState, check_step};
 use geom_core::{GeomError, Result};
 use nalgebra::{SMatrix, SVector};
-use num_dual::DualSVec64;
+use num_dual::{Dual2SVec64, DualSVec64, HyperDualSVec64};
 
 /// The coefficients of [`SparkGauss2`]: the two-stage Gauss–Legendre tableau `(a, b, c)`
 /// (`c = ½ ∓ √3/6`, `a = [[¼, ¼ − √3/6], [¼ + √3/6, ¼]]`, `b = (½, ½)`), the inner Lobatto node
@@ -80,8 +80,8 @@ const fn check_unknowns<const N: usize, const K: usize, const M: usize>() {
 ///
 /// with `P(q) p = p − ∇cᵀ (∇c W ∇cᵀ)^{-1} ∇c W p` the representative with `∇c(q) W p = 0` (the
 /// hidden constraint; `W` the inverse mass matrix, [`SparkGauss2::with_inverse_mass`], `I`
-/// unless set). **Unknowns** (one Newton solve on `M = 2N + 2K` numbers, exact Jacobian by
-/// forward AD of the same residual): the velocity stages `V_1, V_2 ∈ R^N`, the node impulse
+/// unless set). **Unknowns** (one Newton solve on `M = 2N + 2K` numbers, exact Jacobian assembled
+/// from the second derivatives of `L` and `c` by forward AD): the velocity stages `V_1, V_2 ∈ R^N`, the node impulse
 /// `ν ∈ R^K` at `q_0` and the impulse `ι = h λ ∈ R^K` of the inner multiplier at `Q̃`.
 ///
 /// **Why it is variational, hence symplectic and symmetric.** The stage equations are the
@@ -105,7 +105,10 @@ const fn check_unknowns<const N: usize, const K: usize, const M: usize>() {
 /// ([`SparkGauss2::without_stage_constraint`]) the same equations are RATTLE of the Gauss
 /// discrete Lagrangian and only of order 2: the inner node carries the order.
 ///
-/// The Newton start is `V_i = W p_0`, `ν = ι = 0` ([`NewtonOptions::groupoid_flow`], residual
+/// The Newton start is `V_i = W p_0`, `ν = ι = 0` ([`NewtonOptions::simplified`]: the Jacobian
+/// assembled from the second derivatives of `L` and `ι·c` once per step and refreshed only when
+/// the iteration contracts slowly, with final polishing, so that the constraints hold to
+/// round-off; residual
 /// tolerance raised to the round-off floor of a momentum at step `h`,
 /// [`NewtonOptions::for_momentum_residual`]; the constraint rows are `c/h`).
 ///
@@ -127,7 +130,7 @@ pub struct SparkGauss2<L, C, const N: usize, const K: usize, const M: usize> {
 }
 
 impl<L, C, const N: usize, const K: usize, const M: usize> SparkGauss2<L, C, N, K, M> {
-    /// The method for `lagrangian` and `constraints`, with [`NewtonOptions::groupoid_flow`] and
+    /// The method for `lagrangian` and `constraints`, with [`NewtonOptions::simplified`] and
     /// `W = I`.
     pub fn new(lagrangian: L, constraints: C) -> Self {
         check_unknowns::<N, K, M>();
@@ -135,7 +138,7 @@ impl<L, C, const N: usize, const K: usize, const M: usize> SparkGauss2<L, C, N, 
             lagrangian,
             constraints,
             inverse_mass: None,
-            newton: NewtonOptions::groupoid_flow(),
+            newton: NewtonOptions::simplified(),
             coefficients: SparkCoefficients::gauss2(),
             stage_constraint: true,
         }
@@ -176,7 +179,11 @@ impl<L, C, const N: usize, const K: usize, const M: usize> SparkGauss2<L, C, N, 
 
 /// `(∂_q L, ∂_v L)` at `(q, v)` at the scalar `S` (two forward passes in `N` more directions).
 #[inline]
-fn lagrangian_gradients<L, S, const N: usize>(l: &L, q: &SVector<S, N>, v: &SVector<S, N>) -> (SVector<S, N>, SVector<S, N>)
+fn lagrangian_gradients<L, S, const N: usize>(
+    l: &L,
+    q: &SVector<S, N>,
+    v: &SVector<S, N>,
+) -> (SVector<S, N>, SVector<S, N>)
 where
     L: ContinuousLagrangian<N>,
     S: AdScalar<N>,
@@ -251,6 +258,76 @@ where
         (r, p1)
     }
 
+    /// The Jacobian of [`Self::residual`] in `u = (V_1, V_2, ν, ι)`, assembled from the second
+    /// derivatives of `L` at the stages and of `ι·c` at `Q̃` (forward AD at `f64`: one
+    /// hyper-dual pass for `∂²L/∂q∂v` and two second-order passes for `∂²L/∂q²`, `∂²L/∂v²` per
+    /// stage). With `Q_i = q_0 + h Σ_k a_ik V_k`:
+    ///
+    /// ```text
+    ///   ∂r_i/∂V_k = δ_ik L_vv(i) + h a_ik L_vq(i) − h a_ik L_qv(k) − h² Σ_j a_ij a_jk L_qq(j)
+    ///               + α_i h ã_k ∇²(ι·c)(Q̃),
+    ///   ∂r_i/∂ν = −∇c(q_0)ᵀ,   ∂r_i/∂ι = α_i ∇c(Q̃)ᵀ,
+    ///   ∂(c(q_1)/h)/∂V_k = b_k ∇c(q_1),   ∂(c(Q̃)/h)/∂V_k = ã_k ∇c(Q̃).
+    /// ```
+    fn jacobian(
+        &self,
+        q0: &SVector<f64, N>,
+        n0: &SMatrix<f64, N, K>,
+        h: f64,
+        u: &SVector<f64, M>,
+    ) -> SMatrix<f64, M, M> {
+        check_unknowns::<N, K, M>();
+        let co = &self.coefficients;
+        let v = [u.fixed_rows::<N>(0).into_owned(), u.fixed_rows::<N>(N).into_owned()];
+        let iota: SVector<f64, K> = u.fixed_rows::<K>(2 * N + K).into_owned();
+        let at = |w: [f64; 2]| q0 + (v[0] * w[0] + v[1] * w[1]) * h;
+        let l = &self.lagrangian;
+        let second = |q: &SVector<f64, N>, vel: &SVector<f64, N>| {
+            type Hd<const N: usize> = HyperDualSVec64<N, N>;
+            let (_, _, _, lqv) =
+                num_dual::partial_hessian(|(x, y): (SVector<Hd<N>, N>, SVector<Hd<N>, N>)| l.eval(&x, &y), (q, vel));
+            let vd = vel.map(Dual2SVec64::<N>::from);
+            let (_, _, lqq) = num_dual::hessian(|x: SVector<Dual2SVec64<N>, N>| l.eval(&x, &vd), q);
+            let qd = q.map(Dual2SVec64::<N>::from);
+            let (_, _, lvv) = num_dual::hessian(|y: SVector<Dual2SVec64<N>, N>| l.eval(&qd, &y), vel);
+            (lqq, lqv, lvv)
+        };
+        let d = [second(&at(co.a[0]), &v[0]), second(&at(co.a[1]), &v[1])];
+        let inner = at(co.a_node);
+        let n1 = self.normals(&at(co.b));
+        let (n_t, h_t) = if self.stage_constraint {
+            let id = iota.map(Dual2SVec64::<N>::from);
+            let (_, _, h_t) = num_dual::hessian(
+                |x: SVector<Dual2SVec64<N>, N>| id.dot(&self.constraints.eval(&PairGroupoid::<N>, &x)),
+                &inner,
+            );
+            (self.normals(&inner), h_t)
+        } else {
+            (SMatrix::zeros(), SMatrix::zeros())
+        };
+        let mut j = SMatrix::<f64, M, M>::zeros();
+        for i in 0..2 {
+            for k in 0..2 {
+                let mut block = d[i].1.transpose() * (h * co.a[i][k])
+                    - d[k].1 * (h * co.a[i][k])
+                    - (d[0].0 * (co.a[i][0] * co.a[0][k]) + d[1].0 * (co.a[i][1] * co.a[1][k])) * (h * h)
+                    + h_t * (co.alpha[i] * h * co.a_node[k]);
+                if i == k {
+                    block += d[i].2;
+                }
+                j.fixed_view_mut::<N, N>(N * i, N * k).copy_from(&block);
+            }
+            j.fixed_view_mut::<N, K>(N * i, 2 * N).copy_from(&(-n0));
+            j.fixed_view_mut::<N, K>(N * i, 2 * N + K).copy_from(&(n_t * co.alpha[i]));
+            j.fixed_view_mut::<K, N>(2 * N, N * i).copy_from(&(n1.transpose() * co.b[i]));
+            j.fixed_view_mut::<K, N>(2 * N + K, N * i).copy_from(&(n_t.transpose() * co.a_node[i]));
+        }
+        if !self.stage_constraint {
+            j.fixed_view_mut::<K, K>(2 * N + K, 2 * N + K).fill_diagonal(1.0);
+        }
+        j
+    }
+
     /// `state` with its momentum replaced by the representative `P(q) p` (the start of a run from
     /// a momentum not tangent to `S`). Errors: `q` off `S`, dependent normals.
     pub fn project(&self, state: &PhaseState<N>) -> Result<PhaseState<N>> {
@@ -296,10 +373,8 @@ where
         let (u, _) = solve_m::<M>(
             |u, jac| match jac {
                 Some(j) => {
-                    let ud = SVector::<DualSVec64<M>, M>::from_fn(|i, _| <f64 as AdScalar<M>>::up_seeded(u[i], i));
-                    let (r, _) = self.residual(&q0, &p0, &n0, h, &ud);
-                    *j = SMatrix::from_fn(|i, k| <f64 as AdScalar<M>>::gradient(&r[i])[k]);
-                    Ok(r.map(|x| x.re))
+                    *j = self.jacobian(&q0, &n0, h, u);
+                    Ok(self.residual(&q0, &p0, &n0, h, u).0)
                 }
                 None => Ok(self.residual(&q0, &p0, &n0, h, u).0),
             },
@@ -336,5 +411,52 @@ where
     fn step(&self, state: &mut PhaseState<N>, h: f64) -> Result<()> {
         *state = self.advance(state, h)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use geom_core::Scalar;
+
+    /// A Lagrangian with a position-dependent mass, a gyroscopic term and a nonlinear potential.
+    struct Coupled;
+    impl ContinuousLagrangian<3> for Coupled {
+        fn eval<S: Scalar>(&self, q: &SVector<S, 3>, v: &SVector<S, 3>) -> S {
+            v.norm_squared() * (S::from(1.0) + q[0] * q[0] * S::from(0.3)) * S::from(0.5) + v[0] * q[1] * S::from(0.7)
+                - q[2].cos()
+                + v[1] * v[2] * q[2] * S::from(0.2)
+        }
+    }
+    /// Two nonlinear constraints.
+    struct Two;
+    impl BaseConstraints<PairGroupoid<3>, 3, 2> for Two {
+        fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, x: &SVector<S, 3>) -> SVector<S, 2> {
+            SVector::from([x.norm_squared() - S::from(1.0), x[0] * x[1] + x[2].sin() * S::from(0.5)])
+        }
+    }
+
+    #[test]
+    fn the_assembled_jacobian_is_the_ad_jacobian_of_the_residual() {
+        let q0 = SVector::from([0.6, 0.1, -0.7]);
+        let p0 = SVector::from([0.2, 0.9, -0.4]);
+        let u = SVector::<f64, 10>::from([0.3, 0.8, -0.2, 0.25, 0.7, -0.35, 0.1, -0.2, 0.05, 0.15]);
+        for control in [false, true] {
+            let mut spark = SparkGauss2::<_, _, 3, 2, 10>::new(Coupled, Two);
+            if control {
+                spark = spark.without_stage_constraint();
+            }
+            let n0 = spark.normals(&q0);
+            for h in [0.1, -0.07] {
+                let ud = SVector::<DualSVec64<10>, 10>::from_fn(|i, _| <f64 as AdScalar<10>>::up_seeded(u[i], i));
+                let (r, _) = spark.residual(&q0, &p0, &n0, h, &ud);
+                let ad = SMatrix::<f64, 10, 10>::from_fn(|i, k| <f64 as AdScalar<10>>::gradient(&r[i])[k]);
+                let assembled = spark.jacobian(&q0, &n0, h, &u);
+                let d = (ad - assembled).amax();
+                assert!(d < 1e-13 * ad.amax(), "control {control}, h = {h}: |J − J_AD| = {d:e}");
+                let r0 = spark.residual::<f64>(&q0, &p0, &n0, h, &u).0;
+                assert!((r0 - r.map(|x| x.re)).amax() < 1e-15);
+            }
+        }
     }
 }
