@@ -102,8 +102,8 @@ fn the_coefficients_are_gauss_and_lobatto() {
     let (a, b, c) = gauss_legendre(2).unwrap().arrays::<2>().unwrap();
     for i in 0..2 {
         assert!((co.b[i] - b[i]).abs() < 1e-15 && (co.c[i] - c[i]).abs() < 1e-15);
-        for j in 0..2 {
-            assert!((co.a[i][j] - a[i][j]).abs() < 1e-15, "a[{i}][{j}]: {} vs {}", co.a[i][j], a[i][j]);
+        for (j, aij) in a[i].iter().enumerate() {
+            assert!((co.a[i][j] - aij).abs() < 1e-15, "a[{i}][{j}]: {} vs {aij}", co.a[i][j]);
         }
     }
     let lobatto = lobatto_iiia(3).unwrap();

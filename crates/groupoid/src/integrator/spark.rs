@@ -233,20 +233,20 @@ where
         let nu: SVector<S, K> = u.fixed_rows::<K>(2 * N).into_owned();
         let iota: SVector<S, K> = u.fixed_rows::<K>(2 * N + K).into_owned();
         let q0s = q0.map(S::from);
-        let at = |w1: f64, w2: f64| &q0s + (&v1 * S::from(w1) + &v2 * S::from(w2)) * hs;
+        let at = |w1: f64, w2: f64| q0s + (v1 * S::from(w1) + v2 * S::from(w2)) * hs;
         let stage1 = at(co.a[0][0], co.a[0][1]);
         let stage2 = at(co.a[1][0], co.a[1][1]);
         let inner = at(co.a_node[0], co.a_node[1]);
         let q1 = at(co.b[0], co.b[1]);
         let (f1, m1) = lagrangian_gradients(&self.lagrangian, &stage1, &v1);
         let (f2, m2) = lagrangian_gradients(&self.lagrangian, &stage2, &v2);
-        let start = p0.map(S::from) + n0.map(S::from) * &nu;
+        let start = p0.map(S::from) + n0.map(S::from) * nu;
         let inner_reaction = if self.stage_constraint { self.reaction(&inner, &iota) } else { SVector::zeros() };
         let mut r = SVector::<S, M>::zeros();
-        let row1 = m1 - &start - (&f1 * S::from(co.a[0][0]) + &f2 * S::from(co.a[0][1])) * hs
-            + &inner_reaction * S::from(co.alpha[0]);
-        let row2 = m2 - &start - (&f1 * S::from(co.a[1][0]) + &f2 * S::from(co.a[1][1])) * hs
-            + &inner_reaction * S::from(co.alpha[1]);
+        let row1 = m1 - start - (f1 * S::from(co.a[0][0]) + f2 * S::from(co.a[0][1])) * hs
+            + inner_reaction * S::from(co.alpha[0]);
+        let row2 = m2 - start - (f1 * S::from(co.a[1][0]) + f2 * S::from(co.a[1][1])) * hs
+            + inner_reaction * S::from(co.alpha[1]);
         r.fixed_rows_mut::<N>(0).copy_from(&row1);
         r.fixed_rows_mut::<N>(N).copy_from(&row2);
         let inv_h = S::from(1.0 / h);
