@@ -19,7 +19,13 @@
 //!   then Newton (`newton_ad`, AD Jacobian of the closed-form residual) on
 //!   `(1/h) vee(F J_d − J_d Fᵀ) = Π_k`, `F = cay(f)`, from `f = cay^{-1}(W_k)`.
 //!
-//! Both groups also run with the simplified Newton (`JacobianUpdate::Frozen`, one Jacobian per
+//! * (c) the Gauss–Lobatto SPARK method with two Gauss stages ([`SparkGauss2`], order 4) on the
+//!   spherical pendulum `L = ½|v|² − z`, `c(q) = |q|² − 1`, against a hand-written step of the
+//!   same equations with closed-form residual and Jacobian (the same `newton_blocks` with one
+//!   block, options and start `V_i = p_0`, `ν = ι = 0`); target ratio ≤ 2. For information, the
+//!   same step against RATTLE of the midpoint Lagrangian (order 2, 4 unknowns instead of 8).
+//!
+//! Both groups (a), (b) also run with the simplified Newton (`JacobianUpdate::Frozen`, one Jacobian per
 //! step, then residual-only iterations) on both sides.
 //!
 //! Each iteration advances 16 states (spread along a trajectory) by one step, so
@@ -37,6 +43,9 @@ use geom_core::function::StepLagrangian;
 use geom_core::lie::{Chart, So3, so3};
 use geom_core::newton::{JacobianUpdate, NewtonOptions, Residual, newton_ad, newton_blocks};
 use geom_core::{Result, Scalar};
+use groupoid::constraints::BaseConstraints;
+use groupoid::integrator::{RattleIntegrator, SparkCoefficients, SparkGauss2, Stepped};
+use groupoid::time_dependent::{ContinuousLagrangian, Midpoint as TimeMidpoint};
 use groupoid::{DiscreteFlow, DiscreteLagrangian, GroupAsGroupoid, PairGroupoid, legendre_plus};
 use integrators::variational::VariationalIntegrator;
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
@@ -272,6 +281,128 @@ criterion_group! {
     targets = bench
 }
 
+/// The spherical pendulum `L = ½|v|² − z` of (c).
+#[derive(Debug, Clone, Copy)]
+struct SparkPendulum;
+impl ContinuousLagrangian<3> for SparkPendulum {
+    fn eval<S: Scalar>(&self, q: &SVector<S, 3>, v: &SVector<S, 3>) -> S {
+        v.norm_squared() * S::from(0.5) - q[2]
+    }
+}
+/// `c(q) = |q|² − 1`.
+#[derive(Debug, Clone, Copy)]
+struct SparkSphere;
+impl BaseConstraints<PairGroupoid<3>, 3, 1> for SparkSphere {
+    fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, x: &SVector<S, 3>) -> SVector<S, 1> {
+        SVector::from([x.norm_squared() - S::from(1.0)])
+    }
+}
+
+/// The hand-written SPARK step of the spherical pendulum: the equations of [`SparkGauss2`] with
+/// `∂_v L = V`, `∂_q L = −e3`, `∇c = 2q` in closed form, unknowns `(V_1, V_2, ν, ι)`.
+fn hand_spark(co: &SparkCoefficients, q: &mut Vector3<f64>, p: &mut Vector3<f64>, h: f64, opts: &NewtonOptions) {
+    let (q0, p0) = (*q, *p);
+    let f = Vector3::new(0.0, 0.0, -1.0);
+    let split = |u: &SVector<f64, 8>| {
+        let (v1, v2) = (u.fixed_rows::<3>(0).into_owned(), u.fixed_rows::<3>(3).into_owned());
+        let inner = q0 + (v1 * co.a_node[0] + v2 * co.a_node[1]) * h;
+        let q1 = q0 + (v1 * co.b[0] + v2 * co.b[1]) * h;
+        (v1, v2, u[6], u[7], inner, q1)
+    };
+    let mut u0 = SVector::<f64, 8>::zeros();
+    u0.fixed_rows_mut::<3>(0).copy_from(&p0);
+    u0.fixed_rows_mut::<3>(3).copy_from(&p0);
+    let ([u], _) = newton_blocks::<8, 1>(
+        |u: &[SVector<f64, 8>; 1], jac: Option<&mut [[SMatrix<f64, 8, 8>; 1]; 1]>| {
+            let (v1, v2, nu, iota, inner, q1) = split(&u[0]);
+            let start = p0 + q0 * (2.0 * nu);
+            let mut r = SVector::<f64, 8>::zeros();
+            for (i, v) in [v1, v2].iter().enumerate() {
+                let row = v - start - f * ((co.a[i][0] + co.a[i][1]) * h) + inner * (2.0 * co.alpha[i] * iota);
+                r.fixed_rows_mut::<3>(3 * i).copy_from(&row);
+            }
+            r[6] = (q1.norm_squared() - 1.0) / h;
+            r[7] = (inner.norm_squared() - 1.0) / h;
+            if let Some(j) = jac {
+                let j = &mut j[0][0];
+                j.fill(0.0);
+                for i in 0..2 {
+                    for k in 0..2 {
+                        let d = if i == k { 1.0 } else { 0.0 } + 2.0 * co.alpha[i] * iota * h * co.a_node[k];
+                        j.fixed_view_mut::<3, 3>(3 * i, 3 * k).fill_diagonal(d);
+                    }
+                    j.fixed_view_mut::<3, 1>(3 * i, 6).copy_from(&(q0 * -2.0));
+                    j.fixed_view_mut::<3, 1>(3 * i, 7).copy_from(&(inner * (2.0 * co.alpha[i])));
+                    j.fixed_view_mut::<1, 3>(6, 3 * i).copy_from(&(q1 * (2.0 * co.b[i])).transpose());
+                    j.fixed_view_mut::<1, 3>(7, 3 * i).copy_from(&(inner * (2.0 * co.a_node[i])).transpose());
+                }
+            }
+            Ok([r])
+        },
+        &[u0],
+        opts,
+    )
+    .unwrap();
+    let (_, _, nu, iota, inner, q1) = split(&u);
+    let p1 = p0 + q0 * (2.0 * nu) + f * ((co.b[0] + co.b[1]) * h) - inner * (2.0 * co.weight * iota);
+    *q = q1;
+    *p = p1 - q1 * (q1.dot(&p1) / q1.norm_squared());
+}
+
+/// The `ratio` lines of (c): the SPARK step against its hand-written equations (target 2), and
+/// against RATTLE of the midpoint Lagrangian (information).
+fn spark_ratios(report: &mut common::ratio::Report) {
+    let h = 0.05;
+    let spark = SparkGauss2::<_, _, 3, 1, 8>::new(SparkPendulum, SparkSphere);
+    let co = *spark.coefficients();
+    let opts = spark.newton_options().for_momentum_residual(h);
+    let s0 = PhaseState::new(Vector3::new(0.6, 0.0, -0.8), Vector3::new(0.0, 0.9, 0.0));
+    // the same trajectory
+    let (mut s, mut q, mut p) = (s0, s0.q, s0.p);
+    let mut d = 0.0f64;
+    for _ in 0..1000 {
+        spark.step(&mut s, h).unwrap();
+        hand_spark(&co, &mut q, &mut p, h, &opts);
+        d = d.max((s.q - q).amax()).max((s.p - p).amax());
+    }
+    assert!(d < 1e-12, "SparkGauss2 vs hand-written SPARK: {d:e}");
+    let (mut s, mut q, mut p) = (s0, s0.q, s0.p);
+    report.case(
+        "spherical_pendulum_spark_gauss2_vs_hand_written",
+        2.0,
+        2000,
+        |n| {
+            for _ in 0..n {
+                spark.step(black_box(&mut s), h).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                hand_spark(&co, black_box(&mut q), black_box(&mut p), h, &opts);
+            }
+        },
+    );
+    let rattle =
+        RattleIntegrator::<_, _, _, 3, 1, 4>::new(PairGroupoid::<3>, Stepped(TimeMidpoint(SparkPendulum)), SparkSphere)
+            .with_properties(2, true);
+    let (mut s, mut r) = (s0, s0);
+    report.case(
+        "spherical_pendulum_spark_gauss2_vs_rattle_midpoint",
+        f64::INFINITY,
+        2000,
+        |n| {
+            for _ in 0..n {
+                spark.step(black_box(&mut s), h).unwrap();
+            }
+        },
+        |n| {
+            for _ in 0..n {
+                rattle.step(black_box(&mut r), h).unwrap();
+            }
+        },
+    );
+}
+
 /// The `ratio` lines: the groupoid's discrete Euler–Poincaré flow of the Moser–Veselov
 /// Lagrangian (one trajectory of arrows `W_k`) against the hand-written Lee–Leok–McClamroch step
 /// on the same body (`(R_k, Π_k)` with `Π_{k+1} = F⁺L(W_k)`, `F_k = W_{k+1}`), interleaved.
@@ -355,6 +486,7 @@ fn ratios() {
             }
         },
     );
+    spark_ratios(&mut report);
     report.print("groupoid: ratio case project_ns reference_ns ratio target");
 }
 

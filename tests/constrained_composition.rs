@@ -20,7 +20,7 @@ use nalgebra::{SVector, Vector3};
 
 /// The spherical pendulum `L = ½|v|² − z` on `|q| = 1`.
 #[derive(Debug, Clone, Copy)]
-struct Pendulum;
+pub(crate) struct Pendulum;
 
 impl ContinuousLagrangian<3> for Pendulum {
     fn eval<S: Scalar>(&self, q: &SVector<S, 3>, v: &SVector<S, 3>) -> S {
@@ -30,7 +30,7 @@ impl ContinuousLagrangian<3> for Pendulum {
 
 /// `c(q) = |q|² − 1`.
 #[derive(Debug, Clone, Copy)]
-struct Sphere;
+pub(crate) struct Sphere;
 
 impl BaseConstraints<PairGroupoid<3>, 3, 1> for Sphere {
     fn eval<S: Scalar>(&self, _: &PairGroupoid<3>, x: &SVector<S, 3>) -> SVector<S, 1> {
@@ -40,7 +40,7 @@ impl BaseConstraints<PairGroupoid<3>, 3, 1> for Sphere {
 
 /// The double spherical pendulum, unit masses and rods: `L = ½(|v₁|² + |v₂|²) − z₁ − z₂`.
 #[derive(Debug, Clone, Copy)]
-struct Double;
+pub(crate) struct Double;
 
 impl ContinuousLagrangian<6> for Double {
     fn eval<S: Scalar>(&self, q: &SVector<S, 6>, v: &SVector<S, 6>) -> S {
@@ -50,7 +50,7 @@ impl ContinuousLagrangian<6> for Double {
 
 /// `c(q) = (|q₁|² − 1, |q₂ − q₁|² − 1)`.
 #[derive(Debug, Clone, Copy)]
-struct Rods;
+pub(crate) struct Rods;
 
 impl BaseConstraints<PairGroupoid<6>, 6, 2> for Rods {
     fn eval<S: Scalar>(&self, _: &PairGroupoid<6>, x: &SVector<S, 6>) -> SVector<S, 2> {

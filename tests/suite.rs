@@ -10,6 +10,7 @@ mod cli_long_runs;
 mod cli_streaming;
 mod cli_systems;
 mod constrained_composition;
+mod constrained_spark;
 mod cross_crate;
 mod formula_three_body;
 mod fuzz_inputs;

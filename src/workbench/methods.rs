@@ -379,6 +379,13 @@ pub const METHODS: &[MethodInfo] = &[
         "RATTLE as a one-step map of (q, p) ∈ T*S: midpoint L_d, node multiplier, momentum projected (groupoid layer)",
     ),
     m(
+        "spark-gauss2",
+        Gd,
+        4,
+        St::DiscreteLagrangian,
+        "Gauss–Lobatto SPARK (Jay 2007), 2 Gauss stages, constraint at the Lobatto nodes: order 4 on T*S (groupoid layer)",
+    ),
+    m(
         "s2-midpoint",
         Gd,
         2,

@@ -128,3 +128,29 @@ fn constrained_steps_do_not_allocate() {
     println!("allocations in 20 × (3 constrained steps + transforms + regularity + momenta): {}", after - before);
     assert_eq!(after - before, 0);
 }
+
+/// `L = ½|v|² − 9.81 z`.
+struct PendulumL;
+impl groupoid::nonholonomic::ContinuousLagrangian<3> for PendulumL {
+    fn eval<S: Scalar>(&self, q: &Vector3<S>, v: &Vector3<S>) -> S {
+        v.norm_squared() * S::from(0.5) - q[2] * S::from(9.81)
+    }
+}
+
+#[test]
+fn spark_steps_do_not_allocate() {
+    use geom_core::step::{OneStep, PhaseState};
+    let spark = groupoid::integrator::SparkGauss2::<_, _, 3, 1, 8>::new(PendulumL, UnitSphere);
+    let mut s = PhaseState::new(Vector3::new(0.6, 0.0, -0.8), Vector3::new(0.0, 1.2, 0.0));
+    spark.step_n(&mut s, H, 2).unwrap(); // warm-up
+    let before = ALLOCATIONS.with(Cell::get);
+    for _ in 0..20 {
+        spark.step(&mut s, H).unwrap();
+    }
+    // a refused step allocates nothing either
+    assert!(spark.step(&mut s, f64::NAN).is_err());
+    let after = ALLOCATIONS.with(Cell::get);
+    assert!(s.is_finite());
+    println!("allocations in 20 SPARK steps: {}", after - before);
+    assert_eq!(after - before, 0);
+}

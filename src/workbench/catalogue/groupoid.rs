@@ -27,7 +27,7 @@ use geom_core::lie::{Chart, LieGroup, Product, Rn, So3, so3};
 use geom_core::newton::NewtonOptions;
 use geom_core::step::{OneStep, PhaseState};
 use groupoid::constraints::{ConstrainedFlow, Constraints, HolonomicFlow, SigmaPoint, constraint_residual};
-use groupoid::integrator::{RattleIntegrator, Stepped};
+use groupoid::integrator::{RattleIntegrator, SparkGauss2, Stepped};
 use groupoid::lagrangian::legendre_minus;
 use groupoid::models::{GRAVITY, PendulumLd, PlateBallCost as BallCost, RollingWithoutSlip as NoSlip, UnitSphere};
 use groupoid::noether::{ConstantSection, constrained_momentum_map};
@@ -155,9 +155,9 @@ impl Default for SphericalPendulum {
     }
 }
 
-/// The methods of the spherical pendulum: `rattle` on its arrows, and three one-step
+/// The methods of the spherical pendulum: `rattle` on its arrows, and four one-step
 /// integrators of `(q, p) ∈ T*S²`.
-const PENDULUM_METHODS: &[&str] = &["rattle", "rattle-midpoint", "s2-midpoint", "s2-del-midpoint"];
+const PENDULUM_METHODS: &[&str] = &["rattle", "rattle-midpoint", "spark-gauss2", "s2-midpoint", "s2-del-midpoint"];
 
 /// `L(q, v) = ½|v|² − g q₃` and `H(q, p) = ½|p|² + g q₃` of the spherical pendulum (unit mass
 /// and length).
@@ -177,7 +177,8 @@ impl PhaseSpaceFunction<3> for PendulumH {
 }
 
 /// The one-step methods of the pendulum on `T*S²`: RATTLE of the midpoint family
-/// `h L((q₀ + q₁)/2, (q₁ − q₀)/h)` with the node constraint `|q| = 1` (groupoid layer), and the
+/// `h L((q₀ + q₁)/2, (q₁ − q₀)/h)` with the node constraint `|q| = 1` and the Gauss–Lobatto SPARK
+/// method of order 4 (`|q| = 1` at the Lobatto nodes `0, ½, 1`; groupoid layer), and the
 /// cotangent lift and discrete Euler–Lagrange flow of the midpoint map of S² (discretization
 /// layer).
 fn pendulum_method(name: &str) -> Result<Box<dyn OneStep<PhaseState<3>>>, WorkbenchError> {
@@ -186,6 +187,7 @@ fn pendulum_method(name: &str) -> Result<Box<dyn OneStep<PhaseState<3>>>, Workbe
             RattleIntegrator::<_, _, _, 3, 1, 4>::new(PairGroupoid::<3>, Stepped(Midpoint(PendulumL)), UnitSphere)
                 .with_properties(2, true),
         ),
+        "spark-gauss2" => Box::new(SparkGauss2::<_, _, 3, 1, 8>::new(PendulumL, UnitSphere)),
         "s2-midpoint" => {
             Box::new(SphereCotangentLiftIntegrator::<_, _, 1, 3, 2>::new(SphereThetaMap::midpoint(), PendulumH))
         }

@@ -68,12 +68,14 @@ mod del;
 mod family;
 mod nonholonomic;
 mod rattle;
+mod spark;
 mod state;
 
 pub use del::GroupoidIntegrator;
 pub use family::{AtStep, Induced, LagrangianFamily, Stepped};
 pub use nonholonomic::NonholonomicIntegrator;
 pub use rattle::RattleIntegrator;
+pub use spark::{SparkCoefficients, SparkGauss2};
 pub use state::{CotangentPoint, FlowState};
 
 /// The shell of every step of this module: check `h` and the state, take `L_d^h` and the Newton
