@@ -161,6 +161,7 @@ const PROBLEMS: &[(&str, &str)] = &[
     ("outer-solar-system", "stormer-verlet"),
     ("rigid-body", "hp-sv"),
     ("heavy-top", "hp-sv"),
+    ("lagrange-top", "hp-sv"),
     ("underwater-vehicle", "hp-sv"),
     ("spherical-pendulum", "rattle"),
     ("plate-ball", "del"),
