@@ -16,8 +16,9 @@
 //! Störmer–Verlet's on the heavy top (information, no target: `inf`).
 //!
 //! In a block of its own (own report): Bobenko–Suris's discrete Lagrange top (`BobenkoSuris`)
-//! on the Lagrange top `I = diag(2, 2, 1)`, `mgl = 1`, `χ = e3`, explicit (target 1.3), against
-//! its hand loop and beside HP Störmer–Verlet on the heavy top and on the same Lagrange top.
+//! on the Lagrange top `I = diag(2, 2, 1)`, `mgl = 1`, `χ = e3`, explicit, through its
+//! `OneStep::step` against its hand loop (target 1.3; through `&dyn OneStep` for information),
+//! and beside HP Störmer–Verlet on the heavy top and on the same Lagrange top.
 //!
 //! Run: `cargo bench --bench baselines`.
 
@@ -184,6 +185,13 @@ fn hand_bs(i1: f64, kappa: f64, c: f64, r: &mut Matrix3<f64>, pi: &mut Vector3<f
     *pi = Vector3::new(m[0] + k * r[(2, 1)], m[1] - k * r[(2, 0)], p[2]);
 }
 
+/// `n` steps of `m` through its own (statically dispatched) `OneStep::step`.
+fn run_static<M: OneStep<State>>(m: &M, s: &mut State, h: f64, n: usize) {
+    for _ in 0..n {
+        m.step(black_box(s), black_box(h)).unwrap();
+    }
+}
+
 fn run(m: &dyn OneStep<State>, s: &mut State, h: f64, n: usize) {
     for _ in 0..n {
         m.step(black_box(s), black_box(h)).unwrap();
@@ -276,6 +284,20 @@ fn main() {
     report.case(
         "lagrange_top_bobenko_suris",
         1.3,
+        STEPS,
+        |n| run_static(&bs, &mut s1, ht, n),
+        |n| {
+            for _ in 0..n {
+                let s = black_box(&mut s2);
+                hand_bs(i1, kappa, c, &mut s.g, &mut s.mu, black_box(ht));
+            }
+        },
+    );
+    // the same step as a `dyn OneStep`, as the workbench runs it (information)
+    let (mut s1, mut s2) = (top0, top0);
+    report.case(
+        "lagrange_top_bobenko_suris_dyn",
+        f64::INFINITY,
         STEPS,
         |n| run(&bs, &mut s1, ht, n),
         |n| {

@@ -32,8 +32,6 @@
 //!   kick; `H` itself oscillates with an `O(h²)` amplitude).
 use crate::models::HeavyTop;
 use geom_core::GeomError;
-use geom_core::error::check_finite;
-use geom_core::lie::so3;
 use geom_core::step::{LieState, OneStep, check_step};
 use nalgebra::{Matrix3, Vector3};
 
@@ -143,30 +141,57 @@ impl BobenkoSuris {
         h: f64,
     ) -> Result<(Matrix3<f64>, Vector3<f64>), GeomError> {
         check_step(h)?;
+        let (r1, pi1) = self.kernel(r, pi, h);
+        if !finite(&r1, &pi1) {
+            return Err(GeomError::NonFinite { what: "state after step" });
+        }
+        Ok((r1, pi1))
+    }
+
+    /// The step's formula, unchecked.
+    #[inline(always)]
+    fn kernel(&self, r: &Matrix3<f64>, pi: &Vector3<f64>, h: f64) -> (Matrix3<f64>, Vector3<f64>) {
         let k = 0.5 * h * self.c;
         let pi_half = Vector3::new(pi[0] + k * r[(2, 1)], pi[1] - k * r[(2, 0)], pi[2]);
         let w = rotation(&(pi_half * (0.5 * h * self.i1_inv)), 0.5 * h * self.axial_rate * pi_half[2]);
         let r1 = r * w;
         let minus = w.tr_mul(&pi_half);
         let pi1 = Vector3::new(minus[0] + k * r1[(2, 1)], minus[1] - k * r1[(2, 0)], pi_half[2]);
-        check_finite(pi1.iter().chain(r1.iter()), "state after step")?;
-        Ok((r1, pi1))
+        (r1, pi1)
     }
 }
 
-/// `W = cay(2y) · exp(2ψ ê3)` from the unit quaternion `(1, y) ⊗ (cos ψ, sin ψ e3)` (not
-/// normalised: `W(q) = I + (2/|q|²)(q₀ v̂ + v̂²)`, `q = (q₀, v)`). One rotation matrix built from
-/// one quaternion each step: composing `cay(2y)` with the matrix of the constant axial rotation
-/// repeats the same rounding of `cos² + sin²` every step, a drift of `|Γ|` of 5e-17 per step
-/// (measured), where this one keeps it at round-off. `cay(x)` has the quaternion `(1, x/2)`;
-/// `Wᵀ Π⁺ = exp(−2ψ ê3) Π⁺` in exact arithmetic, and its third component is taken as `Π⁺₃`.
+/// Whether the twelve entries of `(R, Π)` are finite, by their sum summed as a tree (`NaN` or
+/// `±∞` as soon as one is not; `geom_core::error::check_finite` folds `0·v` in a chain of twelve
+/// dependent additions, a tenth of this explicit step, measured in `benches/baselines.rs`). The
+/// sum of finite entries overflows only for `|Π|` near `f64::MAX`, where the step's `|Π|²` has
+/// overflowed already.
+#[inline]
+fn finite(r: &Matrix3<f64>, pi: &Vector3<f64>) -> bool {
+    let a = (r[0] + r[1]) + (r[2] + r[3]);
+    let b = (r[4] + r[5]) + (r[6] + r[7]);
+    let c = (r[8] + pi[0]) + (pi[1] + pi[2]);
+    ((a + b) + c).is_finite()
+}
+
 #[inline]
 fn rotation(y: &Vector3<f64>, psi: f64) -> Matrix3<f64> {
     let (s, c) = psi.sin_cos();
-    let (q0, v) = (c - y[2] * s, Vector3::new(y[0] * c + y[1] * s, y[1] * c - y[0] * s, y[2] * c + s));
-    let k = 2.0 / (q0 * q0 + v.norm_squared());
-    let (hat, sq) = (so3::hat(&v), v * v.transpose() - Matrix3::from_diagonal_element(v.norm_squared()));
-    Matrix3::identity() + (hat * q0 + sq) * k
+    let q0 = c - y[2] * s;
+    let (x, v, z) = (y[0] * c + y[1] * s, y[1] * c - y[0] * s, y[2] * c + s);
+    let k = 2.0 / (q0 * q0 + x * x + v * v + z * z);
+    // I + k (q0 v̂ + v vᵀ − |v|² I), entry by entry
+    Matrix3::new(
+        1.0 - k * (v * v + z * z),
+        k * (x * v - q0 * z),
+        k * (x * z + q0 * v),
+        k * (x * v + q0 * z),
+        1.0 - k * (x * x + z * z),
+        k * (v * z - q0 * x),
+        k * (x * z - q0 * v),
+        k * (v * z + q0 * x),
+        1.0 - k * (x * x + v * v),
+    )
 }
 
 impl OneStep<LieState<Matrix3<f64>, 3>> for BobenkoSuris {
@@ -182,8 +207,13 @@ impl OneStep<LieState<Matrix3<f64>, 3>> for BobenkoSuris {
     /// `(R, Π) ↦ (R W, Π_{k+1})`; on an error the state is untouched.
     #[inline]
     fn step(&self, state: &mut LieState<Matrix3<f64>, 3>, h: f64) -> Result<(), GeomError> {
-        let (r, pi) = self.advance(&state.g, &state.mu, h)?;
-        *state = LieState::new(r, pi);
+        check_step(h)?;
+        let (r, pi) = self.kernel(&state.g, &state.mu, h);
+        if !finite(&r, &pi) {
+            return Err(GeomError::NonFinite { what: "state after step" });
+        }
+        state.g = r;
+        state.mu = pi;
         Ok(())
     }
 }
