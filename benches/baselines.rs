@@ -308,9 +308,13 @@ fn main() {
         },
     );
     let (mut s1, mut s2) = (top0, top0);
-    report.case("lagrange_top_bobenko_suris_vs_hp_sv", f64::INFINITY, STEPS, |n| run(&bs, &mut s1, ht, n), |n| {
-        run(&sv, &mut s2, ht, n)
-    });
+    report.case(
+        "lagrange_top_bobenko_suris_vs_hp_sv",
+        f64::INFINITY,
+        STEPS,
+        |n| run(&bs, &mut s1, ht, n),
+        |n| run(&sv, &mut s2, ht, n),
+    );
     let (mut s1, mut s2) = (top0, top0);
     report.case(
         "lagrange_top_bobenko_suris_vs_hp_sv_lagrange_top",

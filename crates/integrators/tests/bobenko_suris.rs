@@ -87,7 +87,9 @@ fn the_step_is_the_paper_map_conjugated_by_half_a_kick() {
     }
     let kicked = mm + Vector3::z().cross(&p) * (0.5 * h * mgl);
     let (dm, dp) = ((s.g * s.mu - kicked).amax(), (s.g * Vector3::z() - p).amax());
-    println!("against the paper's map: |Δm| {dm:.1e}, |Δp| {dp:.1e}; its energy {de:.1e} (without the h term {dplain:.1e})");
+    println!(
+        "against the paper's map: |Δm| {dm:.1e}, |Δp| {dp:.1e}; its energy {de:.1e} (without the h term {dplain:.1e})"
+    );
     assert!(dm < 1e-12 && dp < 1e-12, "{dm:e} {dp:e}");
     assert!(de < 1e-13 && dplain > 1e-4, "{de:e} {dplain:e}");
 }
