@@ -19,6 +19,11 @@
 //! 2 (implicit methods). The lines `*_vs_hp_sv` put each method's step beside HP
 //! Störmer–Verlet's on the heavy top (information, no target: `inf`).
 //!
+//! In a block of its own (own report): Bobenko–Suris's discrete Lagrange top (`BobenkoSuris`)
+//! on the Lagrange top `I = diag(2, 2, 1)`, `mgl = 1`, `χ = e3`, explicit, through its
+//! `OneStep::step` against its hand loop (target 1.3; through `&dyn OneStep` for information),
+//! and beside HP Störmer–Verlet on the heavy top and on the same Lagrange top.
+//!
 //! Run: `cargo bench --bench baselines`.
 
 mod common;
@@ -29,7 +34,7 @@ use geom_core::lie::{Chart, LieGroup, Se3, So3, se3, so3};
 use geom_core::step::{LieState, OneStep};
 use integrators::hp;
 use integrators::lie_poisson_baselines::{
-    CoadjointEnergy, EnergyMomentum, LieNewmark, ReducedTop, VerticalCoadjointEnergy,
+    BobenkoSuris, CoadjointEnergy, EnergyMomentum, LieNewmark, ReducedTop, VerticalCoadjointEnergy,
 };
 use integrators::models::{FreeRigidBody, HeavyTop};
 use nalgebra::{Matrix3, Matrix4, Matrix6, Vector3, Vector6};
@@ -212,6 +217,37 @@ fn hand_ef_top(d: &Vector3<f64>, mgl: f64, chi: &Vector3<f64>, r: &mut Matrix3<f
     *pi = se3::split(&coadjoint(&w)).0;
 }
 
+/// One hand-written Bobenko–Suris step of the Lagrange top (`i1 = 1/I₁`, `kappa = 1/I₃ − 1/I₁`,
+/// `c = mgl χ₃`): half kick `Π⁺ = Π + ½h c (Γ₂, −Γ₁, 0)`, `W` the rotation of the quaternion
+/// `(1, y) ⊗ (cos ψ, sin ψ e3)`, `y = hΠ⁺/(2I₁)`, `ψ = ½hκΠ⁺₃` (`= cay(hΠ⁺/I₁) exp(2ψ ê3)`),
+/// `R' = RW`, `Π' = WᵀΠ⁺` (third component `Π⁺₃`) and the second half kick at `Γ' = R'ᵀe3`.
+#[inline]
+fn hand_bs(i1: f64, kappa: f64, c: f64, r: &mut Matrix3<f64>, pi: &mut Vector3<f64>, h: f64) {
+    let k = 0.5 * h * c;
+    let p = Vector3::new(pi[0] + k * r[(2, 1)], pi[1] - k * r[(2, 0)], pi[2]);
+    let y = p * (0.5 * h * i1);
+    let (s, co) = (0.5 * h * kappa * p[2]).sin_cos();
+    let q0 = co - y[2] * s;
+    let (x, v, z) = (y[0] * co + y[1] * s, y[1] * co - y[0] * s, y[2] * co + s);
+    let f = 2.0 / (q0 * q0 + x * x + v * v + z * z);
+    #[rustfmt::skip]
+    let w = Matrix3::new(
+        1.0 - f * (v * v + z * z), f * (x * v - q0 * z), f * (x * z + q0 * v),
+        f * (x * v + q0 * z), 1.0 - f * (x * x + z * z), f * (v * z - q0 * x),
+        f * (x * z - q0 * v), f * (v * z + q0 * x), 1.0 - f * (x * x + v * v),
+    );
+    *r *= w;
+    let m = w.tr_mul(&p);
+    *pi = Vector3::new(m[0] + k * r[(2, 1)], m[1] - k * r[(2, 0)], p[2]);
+}
+
+/// `n` steps of `m` through its own (statically dispatched) `OneStep::step`.
+fn run_static<M: OneStep<State>>(m: &M, s: &mut State, h: f64, n: usize) {
+    for _ in 0..n {
+        m.step(black_box(s), black_box(h)).unwrap();
+    }
+}
+
 fn run(m: &dyn OneStep<State>, s: &mut State, h: f64, n: usize) {
     for _ in 0..n {
         m.step(black_box(s), black_box(h)).unwrap();
@@ -291,5 +327,66 @@ fn main() {
     );
     report.print(
         "Part I baselines: generic route / hand-written loop (target 2), and / HP Störmer–Verlet on the heavy top",
+    );
+
+    // Bobenko–Suris's discrete Lagrange top (explicit: target 1.3), on the Lagrange top
+    // I = diag(2, 2, 1), mgl = 1, χ = e3 from the heavy top's start, h = 0.01
+    let mut report = Report::new();
+    let lagrange = HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.0, 1.0)), 1.0, Vector3::z()).unwrap();
+    let bs = BobenkoSuris::new(&lagrange).unwrap();
+    let sv_lagrange = hp::stormer_verlet(So3, Chart::Cayley, lagrange).unwrap();
+    let (i1, kappa, c) = (0.5, 1.0 - 0.5, lagrange.mgl());
+    let (mut a, mut b) = (top0, top0);
+    for _ in 0..1000 {
+        bs.step(&mut a, ht).unwrap();
+        hand_bs(i1, kappa, c, &mut b.g, &mut b.mu, ht);
+    }
+    let d = (a.g - b.g).amax().max((a.mu - b.mu).amax());
+    assert!(d <= 1e-12, "Bobenko–Suris: the hand loop differs by {d:e}");
+    let (mut s1, mut s2) = (top0, top0);
+    report.case(
+        "lagrange_top_bobenko_suris",
+        1.3,
+        STEPS,
+        |n| run_static(&bs, &mut s1, ht, n),
+        |n| {
+            for _ in 0..n {
+                let s = black_box(&mut s2);
+                hand_bs(i1, kappa, c, &mut s.g, &mut s.mu, black_box(ht));
+            }
+        },
+    );
+    // the same step as a `dyn OneStep`, as the workbench runs it (information)
+    let (mut s1, mut s2) = (top0, top0);
+    report.case(
+        "lagrange_top_bobenko_suris_dyn",
+        f64::INFINITY,
+        STEPS,
+        |n| run(&bs, &mut s1, ht, n),
+        |n| {
+            for _ in 0..n {
+                let s = black_box(&mut s2);
+                hand_bs(i1, kappa, c, &mut s.g, &mut s.mu, black_box(ht));
+            }
+        },
+    );
+    let (mut s1, mut s2) = (top0, top0);
+    report.case(
+        "lagrange_top_bobenko_suris_vs_hp_sv",
+        f64::INFINITY,
+        STEPS,
+        |n| run(&bs, &mut s1, ht, n),
+        |n| run(&sv, &mut s2, ht, n),
+    );
+    let (mut s1, mut s2) = (top0, top0);
+    report.case(
+        "lagrange_top_bobenko_suris_vs_hp_sv_lagrange_top",
+        f64::INFINITY,
+        STEPS,
+        |n| run(&bs, &mut s1, ht, n),
+        |n| run(&sv_lagrange, &mut s2, ht, n),
+    );
+    report.print(
+        "Bobenko–Suris discrete Lagrange top: route / hand-written loop (target 1.3), and / HP Störmer–Verlet (heavy top, Lagrange top)",
     );
 }

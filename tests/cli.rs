@@ -161,6 +161,7 @@ const PROBLEMS: &[(&str, &str)] = &[
     ("outer-solar-system", "stormer-verlet"),
     ("rigid-body", "hp-sv"),
     ("heavy-top", "hp-sv"),
+    ("lagrange-top", "hp-sv"),
     ("underwater-vehicle", "hp-sv"),
     ("spherical-pendulum", "rattle"),
     ("plate-ball", "del"),
@@ -650,6 +651,8 @@ fn convergence_measures_the_order() {
         ("rigid-body", "cg4a", 3, 4.0, 0.3),
         // an energy-preserving discrete gradient
         ("kepler", "gonzalez", 3, 2.0, 0.2),
+        // Bobenko–Suris's discrete Lagrange top (the paper's map conjugated by half a kick)
+        ("lagrange-top", "bobenko-suris", 3, 2.0, 0.2),
     ] {
         let rows = convergence(&tmp, problem, method, levels);
         let slope = rows.last().and_then(|r| r.3).expect("last slope");

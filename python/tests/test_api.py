@@ -26,7 +26,7 @@ def kepler_states(m: int) -> np.ndarray:
 def test_catalogue():
     probs = geomint.problems()
     assert list(probs)[:3] == ["harmonic-oscillator", "pendulum", "kepler"]
-    assert len(probs) == 14 and "param e = 0.6" in probs["kepler"] and "kepler-time" in probs
+    assert len(probs) == 15 and "param e = 0.6" in probs["kepler"] and "kepler-time" in probs
     ms = geomint.methods("rigid-body")
     assert list(ms)[0] == "hp-sv" and "rkmk4" in ms and ms["hp-sv"].startswith("order 2, variational")
     assert "rkmk4" not in geomint.methods("underwater-vehicle")
@@ -82,6 +82,7 @@ def test_a_given_state_equal_to_the_default_reproduces_the_catalogue_run():
         "outer-solar-system",
         "rigid-body",
         "heavy-top",
+        "lagrange-top",
         "underwater-vehicle",
     ]:
         p = geomint.problem(name)

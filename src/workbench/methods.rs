@@ -24,7 +24,8 @@ use integrators::dop853::{Dop853, Dop853Flow, Options};
 use integrators::driver::Increment;
 use integrators::energy_preserving::{Avf, Gonzalez, ItohAbe};
 use integrators::hp::{self, HpGroup, HpIntegrator, HpLagrangian, LieState};
-use integrators::lie_poisson_baselines::{CoadjointEnergy, EnergyMomentum, LieNewmark};
+use integrators::lie_poisson_baselines::{BobenkoSuris, CoadjointEnergy, EnergyMomentum, LieNewmark};
+use integrators::models::HeavyTop;
 use integrators::splitting::{ProcessedWisdomHolman, WisdomHolman};
 use integrators::tableau;
 use integrators::verlet_composition::VerletComposition;
@@ -344,6 +345,13 @@ pub const METHODS: &[MethodInfo] = &[
         2,
         St::GroupOnly,
         "Simo–Wong (1991) midpoint Lie (Lie–Newmark) on T*SO(3): momentum and the free body's coadjoint orbit exact, not energy",
+    ),
+    m(
+        "bobenko-suris",
+        L,
+        2,
+        St::Symplectic,
+        "Bobenko–Suris (1999) discrete Lagrange top, explicit: axial momentum Π₃ bit for bit, vertical momentum and a deformed energy to round-off (Lagrange tops only)",
     ),
     m("rkmk4", L, 4, St::GroupOnly, "Runge–Kutta–Munthe-Kaas 4 on SO(3) × R^3 (stays on the group, not symplectic)"),
     m(
@@ -743,6 +751,21 @@ where
     Ok(match info.name {
         "lewis-simo" => Box::new(EnergyMomentum::new(reduced)),
         "simo-wong" => Box::new(LieNewmark::new(reduced)),
+        _ => return Err(not_here(info)),
+    })
+}
+
+/// The methods of the registry written for the Lagrange top only (a symmetric heavy top,
+/// `I = diag(I₁, I₁, I₃)`, `χ = ±e3`): Bobenko–Suris's discrete Lagrange top
+/// (`integrators::lie_poisson_baselines::BobenkoSuris`). The catalogue's `lagrange-top` offers
+/// them; no other problem does.
+pub const LAGRANGE_TOP: &[&str] = &["bobenko-suris"];
+
+/// A method of [`LAGRANGE_TOP`] for the Lagrange top `top`, as a trait object; an input error
+/// for any other method, and the integrator's typed error for a top that is not a Lagrange top.
+pub fn lagrange_top(info: &MethodInfo, top: &HeavyTop) -> Result<Box<dyn OneStep<MatrixState<3, 3>>>, WorkbenchError> {
+    Ok(match info.name {
+        "bobenko-suris" => Box::new(BobenkoSuris::new(top).map_err(geom)?),
         _ => return Err(not_here(info)),
     })
 }

@@ -81,9 +81,14 @@ pub trait Problem: Send + Sync {
     fn family(&self) -> Family;
     /// Names of the methods of the registry that apply, the first being the default: by default
     /// those of the family but the planetary ones ([`methods::PLANETARY`]), which the N-body
-    /// problems add.
+    /// problems add, and the Lagrange top's ([`methods::LAGRANGE_TOP`]), which `lagrange-top`
+    /// adds.
     fn methods(&self) -> Vec<&'static str> {
-        methods::for_family(self.family()).iter().map(|m| m.name).filter(|n| !methods::PLANETARY.contains(n)).collect()
+        methods::for_family(self.family())
+            .iter()
+            .map(|m| m.name)
+            .filter(|n| !methods::PLANETARY.contains(n) && !methods::LAGRANGE_TOP.contains(n))
+            .collect()
     }
     /// The default step size and final time.
     fn defaults(&self) -> (f64, f64);

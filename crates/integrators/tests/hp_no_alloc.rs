@@ -2,7 +2,8 @@
 //! around 100 steps each (per thread): HP Störmer–Verlet on the free rigid body (reduced path),
 //! the heavy top (general stage equations with the AD block Jacobian), the vehicle on SE(3), and
 //! RKMK4; the Crouch–Grossman, commutator-free and Magnus methods on the rigid body on
-//! SO(3) × R³, a time-dependent frame on SE(3), and `ẏ = A(t) y` on R².
+//! SO(3) × R³, a time-dependent frame on SE(3), and `ẏ = A(t) y` on R²; Bobenko–Suris's discrete
+//! Lagrange top.
 
 mod hp_common;
 
@@ -130,4 +131,21 @@ fn lie_group_methods_by_exponentials_do_not_allocate() {
     // the counter sees an allocation
     assert_eq!(count(|| drop(std::hint::black_box(vec![1.0]))), 1);
     assert!((a.t - 5.0).abs() < 1e-12 && (y.t - 5.0).abs() < 1e-12);
+}
+
+/// Bobenko–Suris's discrete Lagrange top (`lie_poisson_baselines::BobenkoSuris`): explicit, no
+/// allocation in 100 steps.
+#[test]
+fn discrete_lagrange_top_steps_do_not_allocate() {
+    use integrators::lie_poisson_baselines::BobenkoSuris;
+    use integrators::models::HeavyTop;
+    let top = HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.0, 1.0)), 1.0, Vector3::z()).unwrap();
+    let m = BobenkoSuris::new(&top).unwrap();
+    let mut s = integrators::LieState::new(So3.exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.3, -0.4, 2.0));
+    let n = count(|| {
+        for _ in 0..100 {
+            m.step(&mut s, 0.05).unwrap();
+        }
+    });
+    assert_eq!(n, 0, "{n} allocations in Bobenko–Suris steps");
 }

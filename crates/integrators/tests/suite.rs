@@ -6,6 +6,7 @@
 
 mod ad_implicit;
 mod baselines_common;
+mod bobenko_suris;
 mod classical;
 mod coadjoint_energy;
 mod driver;

@@ -1,6 +1,7 @@
 //! The Lie-group problems on `T*G ≅ G × g*` (left trivialization, docs/math.md §D.1): the free
-//! rigid body and the heavy top on SO(3), Kirchhoff's underwater vehicle on SE(3). The models and
-//! their first integrals live in `integrators::models`; here they get default data and names.
+//! rigid body, the heavy top and the Lagrange top on SO(3), Kirchhoff's underwater vehicle on
+//! SE(3). The models and their first integrals live in `integrators::models`; here they get
+//! default data and names.
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::embedded::{GroupOde, Rkmk4So3};
@@ -208,6 +209,24 @@ pub struct HeavyTopProblem {
     summary: &'static str,
 }
 
+/// The heavy top's methods (those of [`HeavyTopProblem::methods`], and the Lagrange top's
+/// [`methods::LAGRANGE_TOP`], which refuse a top that is not one) for `top`.
+fn heavy_top_method(
+    top: &HeavyTop,
+    method: &MethodInfo,
+) -> Result<Box<dyn discretization::OneStep<MatrixState<3, 3>>>, WorkbenchError> {
+    Ok(match method.name {
+        "rkmk4" => Box::new(Rkmk4So3::new(*top)?),
+        "cg4a" => Box::new(GroupOde::of(crouch_grossman::cg4a(So3xR3::default(), *top)?)),
+        "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), *top)?)),
+        "lgvi" => Box::new(integrators::lgvi::Lgvi::new(*top).map_err(WorkbenchError::Geom)?),
+        name if methods::SO3_VERTICAL.contains(&name) => methods::so3_vertical(method, ReducedTop::heavy(top))?,
+        name if methods::LAGRANGE_TOP.contains(&name) => methods::lagrange_top(method, top)?,
+        "lie-poisson-engo-faltinsen" => Box::new(VerticalCoadjointEnergy::new(Chart::Cayley, ReducedTop::heavy(top))),
+        _ => methods::lie_group(method, So3, *top, top.hamiltonian())?,
+    })
+}
+
 impl HeavyTopProblem {
     /// The default top and initial data.
     pub fn new() -> Result<Self, WorkbenchError> {
@@ -266,32 +285,107 @@ impl Problem for HeavyTopProblem {
     /// Every Lie-group method but the Lie–Poisson ones on `so(3)*`: `H` depends on `R` through
     /// the height of the centre of mass, so it is not left-invariant and does not reduce to
     /// `so(3)*`; Engø–Faltinsen's scheme runs on `se(3)* ∋ (Π, Γ)` instead
-    /// (`integrators::lie_poisson_baselines::VerticalCoadjointEnergy`).
+    /// (`integrators::lie_poisson_baselines::VerticalCoadjointEnergy`). Not the Lagrange top's
+    /// ([`methods::LAGRANGE_TOP`]): this top is not symmetric (`lagrange-top` is).
     fn methods(&self) -> Vec<&'static str> {
-        methods::for_family(Family::LieGroup)
-            .iter()
-            .map(|m| m.name)
-            .filter(|n| !n.starts_with("lie-poisson") || *n == "lie-poisson-engo-faltinsen")
-            .collect()
+        heavy_top_methods()
     }
     fn reference(&self) -> (&'static str, usize) {
         ("rk4-embedded", 8)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
-            "rkmk4" => Box::new(Rkmk4So3::new(self.top)?),
-            "cg4a" => Box::new(GroupOde::of(crouch_grossman::cg4a(So3xR3::default(), self.top)?)),
-            "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), self.top)?)),
-            "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.top).map_err(WorkbenchError::Geom)?),
-            name if methods::SO3_VERTICAL.contains(&name) => {
-                methods::so3_vertical(method, ReducedTop::heavy(&self.top))?
-            }
-            "lie-poisson-engo-faltinsen" => {
-                Box::new(VerticalCoadjointEnergy::new(Chart::Cayley, ReducedTop::heavy(&self.top)))
-            }
-            _ => methods::lie_group(method, So3, self.top, self.top.hamiltonian())?,
-        };
-        start(m, self.s0, h, *self)
+        start(heavy_top_method(&self.top, method)?, self.s0, h, *self)
+    }
+    fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
+        Ok(coordinates(&self.s0))
+    }
+    /// `R` row-major (a rotation), then `Π`.
+    fn with_state(&self, state: &[f64]) -> Result<Box<dyn Problem>, WorkbenchError> {
+        Ok(Box::new(Self { s0: lie_state(self, &So3, "R is not a rotation", state)?, ..*self }))
+    }
+    /// `(R exp(ε ξ), Π + ε ν)`.
+    fn perturb(&self, state: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
+        perturb_on::<_, 3, 3>(&So3, state, eps, normal)
+    }
+}
+
+/// The heavy top's methods: every Lie-group method but the Lie–Poisson ones on `so(3)*`
+/// (Engø–Faltinsen's scheme on `se(3)*` is one) and the Lagrange top's.
+fn heavy_top_methods() -> Vec<&'static str> {
+    methods::for_family(Family::LieGroup)
+        .iter()
+        .map(|m| m.name)
+        .filter(|n| !n.starts_with("lie-poisson") || *n == "lie-poisson-engo-faltinsen")
+        .filter(|n| !methods::LAGRANGE_TOP.contains(n))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The Lagrange top: the symmetric heavy top `I = diag(2, 2, 1)`, `mgl = 1`, `χ = e3` (centre of
+/// mass on the symmetry axis), `Π0 = (0.3, −0.4, 2)`, `R0 = exp(0.5, 0.2, 0)` — the catalogue's
+/// heavy top made symmetric. Integrable: besides the energy and the vertical momentum `e3·RΠ` it
+/// conserves the axial momentum `Π₃`. Its methods are the heavy top's and Bobenko–Suris's
+/// discrete Lagrange top (`bobenko-suris`, `integrators::lie_poisson_baselines::BobenkoSuris`).
+#[derive(Debug, Clone, Copy)]
+pub struct LagrangeTopProblem {
+    top: HeavyTop,
+    s0: LieState<Matrix3<f64>, 3>,
+}
+
+impl LagrangeTopProblem {
+    /// The default top and initial data.
+    pub fn new() -> Result<Self, WorkbenchError> {
+        let top = HeavyTop::new(Matrix3::from_diagonal(&Vector3::new(2.0, 2.0, 1.0)), 1.0, Vector3::z())?;
+        let s0 = LieState::new(So3.exp(&Vector3::new(0.5, 0.2, 0.0)), Vector3::new(0.3, -0.4, 2.0));
+        Ok(Self { top, s0 })
+    }
+}
+
+impl Observe<MatrixState<3, 3>> for LagrangeTopProblem {
+    fn coordinates(&self, s: &MatrixState<3, 3>) -> Vec<f64> {
+        coordinates(s)
+    }
+    fn quantities(&self, s: &MatrixState<3, 3>) -> Vec<f64> {
+        vec![self.top.energy(s), self.top.momenta(s)[0], s.mu[2], So3.defect(&s.g)]
+    }
+}
+
+impl Problem for LagrangeTopProblem {
+    fn name(&self) -> &'static str {
+        "lagrange-top"
+    }
+    fn summary(&self) -> &'static str {
+        "Lagrange (symmetric heavy) top on SO(3), I = diag(2, 2, 1), mgl = 1, χ = e3, Π0 = (0.3, −0.4, 2)"
+    }
+    fn family(&self) -> Family {
+        Family::LieGroup
+    }
+    fn defaults(&self) -> (f64, f64) {
+        (0.01, 100.0)
+    }
+    fn state_labels(&self) -> Vec<String> {
+        labels(3, 3, "R", "Pi")
+    }
+    fn quantities(&self) -> Vec<Quantity> {
+        vec![
+            Quantity::new("energy", Kind::Energy, 1, "E = ½ Π·I⁻¹Π + mgl Γ·χ"),
+            Quantity::new("vertical_momentum", Kind::Momentum, 1, "e3·RΠ (rotations about the vertical)"),
+            Quantity::new("axial_momentum", Kind::Momentum, 1, "Π₃ (rotations about the symmetry axis)"),
+            group_defect(),
+        ]
+    }
+    /// The heavy top's methods and the Lagrange top's ([`methods::LAGRANGE_TOP`]).
+    fn methods(&self) -> Vec<&'static str> {
+        let mut v = heavy_top_methods();
+        v.extend(methods::LAGRANGE_TOP);
+        v
+    }
+    fn reference(&self) -> (&'static str, usize) {
+        ("rk4-embedded", 8)
+    }
+    fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
+        start(heavy_top_method(&self.top, method)?, self.s0, h, *self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(coordinates(&self.s0))
@@ -357,6 +451,7 @@ impl Problem for Vehicle {
             .iter()
             .map(|m| m.name)
             .filter(|n| !["rkmk4", "cg4a", "cf4", "lgvi"].contains(n) && !methods::SO3_VERTICAL.contains(n))
+            .filter(|n| !methods::LAGRANGE_TOP.contains(n))
             .collect()
     }
     fn defaults(&self) -> (f64, f64) {

@@ -550,6 +550,7 @@ impl Problem for Potent {
             .map(|m| m.name)
             .filter(|n| !n.starts_with("lie-poisson") || (self.vertical && *n == "lie-poisson-engo-faltinsen"))
             .filter(|n| self.vertical || !methods::SO3_VERTICAL.contains(n))
+            .filter(|n| !methods::LAGRANGE_TOP.contains(n))
             .collect()
     }
     fn defaults(&self) -> (f64, f64) {
@@ -812,6 +813,7 @@ impl Problem for Motion {
             .map(|m| m.name)
             .filter(|n| !["rkmk4", "cg4a", "cf4", "lgvi"].contains(n) && !methods::SO3_VERTICAL.contains(n))
             .filter(|n| self.free || !n.starts_with("lie-poisson"))
+            .filter(|n| !methods::LAGRANGE_TOP.contains(n))
             .collect()
     }
     fn defaults(&self) -> (f64, f64) {

@@ -73,6 +73,7 @@ pub const ENTRIES: &[Entry] = &[
     },
     Entry { name: "rigid-body", params: &[], build: |_| Ok(Box::new(lie::RigidBody::new()?)) },
     Entry { name: "heavy-top", params: &[], build: |_| Ok(Box::new(lie::HeavyTopProblem::new()?)) },
+    Entry { name: "lagrange-top", params: &[], build: |_| Ok(Box::new(lie::LagrangeTopProblem::new()?)) },
     Entry { name: "underwater-vehicle", params: &[], build: |_| Ok(Box::new(lie::Vehicle::new()?)) },
     Entry { name: "spherical-pendulum", params: &[], build: |_| Ok(Box::new(groupoid::SphericalPendulum::new())) },
     Entry { name: "plate-ball", params: &[], build: |_| Ok(Box::new(groupoid::PlateBall::new())) },
@@ -277,6 +278,7 @@ mod tests {
         let own = |name: &str| problem(name, &[]).unwrap().initial_state().unwrap();
         refused("rigid-body", rotated(&own("rigid-body"), 0, 1.1), "R is not a rotation");
         refused("heavy-top", rotated(&own("heavy-top"), 4, 0.9), "R is not a rotation");
+        refused("lagrange-top", rotated(&own("lagrange-top"), 4, 0.9), "R is not a rotation");
         refused("underwater-vehicle", rotated(&own("underwater-vehicle"), 0, 1.01), "g is not in SE(3)");
         refused("spherical-pendulum", vec![0.6, 0.0, -0.7, 0.0, 1.2, 0.0], "not on the unit sphere");
         refused("spherical-pendulum", vec![0.6, 0.0, -0.8, 0.1, 1.2, 0.0], "not tangent");

@@ -19,8 +19,8 @@ fn circle(label: &str, r: f64) -> Series {
 ///
 /// * `outer-solar-system`: the orbits of the Sun and the five outer planets in the `x–y` plane
 ///   (AU);
-/// * `rigid-body`, `heavy-top`: the body angular momentum `Π`, orthographic view `(Π₁, Π₂)`
-///   (for the rigid body with the outline of its sphere `|Π| = |Π(0)|`);
+/// * `rigid-body`, `heavy-top`, `lagrange-top`: the body angular momentum `Π`, orthographic
+///   view `(Π₁, Π₂)` (for the rigid body with the outline of its sphere `|Π| = |Π(0)|`);
 /// * `spherical-pendulum`: the bob `q` seen from above, `(q1, q2)`, with the unit circle;
 /// * `so3-optimal-control`: the body axis `R e3` seen from above, `(R13, R23)`, with the unit
 ///   circle;
@@ -50,7 +50,7 @@ pub fn run_trajectory_svg(r: &RunResult) -> Result<String, WorkbenchError> {
                 curves.collect::<Vec<_>>(),
             )
         }
-        "rigid-body" | "heavy-top" if both("Pi1", "Pi2").is_some() => {
+        "rigid-body" | "heavy-top" | "lagrange-top" if both("Pi1", "Pi2").is_some() => {
             let (i, j) = both("Pi1", "Pi2").unwrap_or((0, 1));
             let mut v = vec![curve("Π(t), seen along Π₃", i, j)];
             if r.problem == "rigid-body"
