@@ -820,11 +820,9 @@ pub fn compare(
             // many runs as last MIN_TIMING_SECONDS (the runs are deterministic: their errors
             // agree bit for bit)
             let (solution_error, energy_error, first) = timed_run(problem, m, h, n, &first, Some(&y_ref))?;
-            let runs = if first >= MIN_TIMING_SECONDS {
-                1
-            } else {
-                ((MIN_TIMING_SECONDS / first.max(1e-9)).ceil() as usize).clamp(1, MAX_TIMING_RUNS)
-            };
+            let runs = timing_runs(first, |runs| {
+                (0..runs).try_fold(0.0, |total, _| Ok(total + timed_run(problem, m, h, n, &None, None)?.2))
+            })?;
             let mut times = [0.0f64; TIMING_REPEATS];
             for time in &mut times {
                 let mut total = 0.0;
@@ -843,6 +841,31 @@ pub fn compare(
         curves.push(WorkCurve { method: m.clone(), points });
     }
     Ok(WorkPrecision { problem: problem.name().into(), t_end, reference: how, curves })
+}
+
+/// The runs per timing: as many as make a timing last at least [`MIN_TIMING_SECONDS`], at most
+/// [`MAX_TIMING_RUNS`]. The estimate `MIN_TIMING_SECONDS / first` from the first (cold) run is
+/// confirmed by timing that many runs with `time_runs` and raised until the timing lasts long
+/// enough: a first run slowed by a cold cache or a busy machine would otherwise leave a
+/// timing of a few warm runs, which is noise.
+fn timing_runs(
+    first: f64,
+    mut time_runs: impl FnMut(usize) -> Result<f64, WorkbenchError>,
+) -> Result<usize, WorkbenchError> {
+    let estimate = |seconds: f64| (MIN_TIMING_SECONDS / seconds.max(1e-9)).ceil();
+    if first >= MIN_TIMING_SECONDS {
+        return Ok(1);
+    }
+    let mut runs = (estimate(first) as usize).clamp(1, MAX_TIMING_RUNS);
+    loop {
+        let seconds = time_runs(runs)?;
+        if seconds >= MIN_TIMING_SECONDS || runs == MAX_TIMING_RUNS {
+            return Ok(runs);
+        }
+        // at least double, so the calibration ends after a few rounds whatever the clock says
+        let scaled = (runs as f64 * estimate(seconds) * 1.25).min(MAX_TIMING_RUNS as f64) as usize;
+        runs = scaled.max(2 * runs).min(MAX_TIMING_RUNS);
+    }
 }
 
 /// One run of `n` steps of `method` at `h`: the solution error against `y_ref` (0 without it),
@@ -899,6 +922,26 @@ mod tests {
         {
             assert!(RunSpec::streamed(h, steps, None, every).is_err(), "{h} {steps:?} {every}");
         }
+    }
+
+    /// A first run slowed 100× (a cold cache, a busy machine) does not leave a timing of a few
+    /// warm runs: the calibration raises the runs until a timing lasts MIN_TIMING_SECONDS, and
+    /// a run longer than that is timed once. The clock here is simulated.
+    #[test]
+    fn a_slow_first_run_does_not_shorten_the_timings() {
+        let warm = 7e-6;
+        let mut calls = 0;
+        let runs = timing_runs(100.0 * warm, |runs| {
+            calls += 1;
+            Ok(runs as f64 * warm)
+        })
+        .unwrap();
+        assert!(runs as f64 * warm >= MIN_TIMING_SECONDS, "{runs} runs of {warm} s");
+        assert!(runs as f64 * warm < 3.0 * MIN_TIMING_SECONDS, "{runs} runs of {warm} s: too many");
+        assert!(calls <= 3, "{calls} calibration rounds");
+        assert_eq!(timing_runs(0.5, |_| unreachable!()).unwrap(), 1);
+        // a clock that reads zero ends at MAX_TIMING_RUNS, not in a loop
+        assert_eq!(timing_runs(0.0, |_| Ok(0.0)).unwrap(), MAX_TIMING_RUNS);
     }
 
     fn problem(name: &str) -> Box<dyn Problem> {
