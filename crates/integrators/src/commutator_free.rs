@@ -212,6 +212,29 @@ impl<const S: usize, const J: usize> Plan<S, J> {
     }
 }
 
+/// `g τ(x)` for one chart, resolved once a step ([`CommutatorFree::try_step`]).
+trait ComposeTau<G: LieGroup<f64, D>, const D: usize> {
+    fn apply(&self, g: &G::Element, x: &SVector<f64, D>) -> Result<G::Element>;
+}
+
+/// `g exp(x)`.
+struct ExpTau<'a, G>(&'a G);
+
+impl<G: LieGroup<f64, D>, const D: usize> ComposeTau<G, D> for ExpTau<'_, G> {
+    #[inline(always)]
+    fn apply(&self, g: &G::Element, x: &SVector<f64, D>) -> Result<G::Element> {
+        Ok(self.0.compose(g, &self.0.exp(x)))
+    }
+}
+
+/// `g τ(x)` of any chart.
+impl<G: LieGroup<f64, D>, C: GroupChart<f64, G, D>, const D: usize> ComposeTau<G, D> for (&G, &C) {
+    #[inline(always)]
+    fn apply(&self, g: &G::Element, x: &SVector<f64, D>) -> Result<G::Element> {
+        self.1.compose_tau(self.0, g, x)
+    }
+}
+
 /// A commutator-free method (module documentation) with `S` stages and `J` exponentials on the
 /// group `G` for the field `F`, chart `τ` (`exp` for the stated order).
 #[derive(Debug, Clone)]
@@ -224,6 +247,8 @@ pub struct CommutatorFree<G, F, const D: usize, const S: usize, const J: usize, 
     plans: [Plan<S, J>; S],
     /// How the update is computed.
     update_plan: Plan<S, J>,
+    /// The stages a plan starts from.
+    kept: [bool; S],
     order: u32,
     name: String,
 }
@@ -270,7 +295,8 @@ where
         let name = format!("{} ({})", scheme.name, chart.name());
         let plans = core::array::from_fn(|i| Plan::new(&scheme.stages[i], scheme.prefix(&scheme.stages[i], i)));
         let update_plan = Plan::new(&scheme.update, scheme.prefix(&scheme.update, S));
-        Ok(Self { group, field, chart, scheme: scheme.clone(), plans, update_plan, order, name })
+        let kept = core::array::from_fn(|j| plans.iter().chain([&update_plan]).any(|p| p.start == Some(j)));
+        Ok(Self { group, field, chart, scheme: scheme.clone(), plans, update_plan, kept, order, name })
     }
 
     /// The same method under another name.
@@ -292,18 +318,21 @@ where
     }
 
     /// The product of `plan` (module documentation): `Y_j` or `g_k`, times `τ(X^l)` for its
-    /// nonzero exponents.
+    /// nonzero exponents, `compose_tau(g, X) = g τ(X)`.
     #[inline(always)]
     fn product(
-        &self,
         plan: &Plan<S, J>,
         g: &G::Element,
-        y: &[G::Element; S],
+        y: &[Option<G::Element>; S],
         k: &[SVector<f64, D>; S],
         h: f64,
+        compose_tau: &impl ComposeTau<G, D>,
     ) -> Result<G::Element> {
         let mut out = match plan.start {
-            Some(j) => y[j].clone(),
+            Some(j) => y[j].clone().ok_or_else(|| GeomError::InvalidParameter {
+                what: "commutator-free scheme",
+                reason: "a stage starts from a stage not kept".into(),
+            })?,
             None => g.clone(),
         };
         for row in &plan.rows[..plan.len] {
@@ -311,7 +340,7 @@ where
             for t in 1..row.len {
                 x += k[row.index[t]] * (h * row.weight[t]);
             }
-            out = self.chart.compose_tau(&self.group, &out, &x)?;
+            out = compose_tau.apply(&out, &x)?;
         }
         Ok(out)
     }
@@ -323,19 +352,39 @@ where
         if !state.t.is_finite() || !group.is_finite(&state.g) {
             return Err(GeomError::NonFinite { what: "commutator-free state" });
         }
-        let mut k = [SVector::<f64, D>::zeros(); S];
-        let mut y: [G::Element; S] = core::array::from_fn(|_| state.g.clone());
-        for i in 0..S {
-            if i > 0 {
-                y[i] = self.product(&self.plans[i], &state.g, &y, &k, h)?;
-            }
-            k[i] = self.field.eval(group, state.t + self.scheme.c[i] * h, &y[i])?;
-        }
-        let g = self.product(&self.update_plan, &state.g, &y, &k, h)?;
+        // the chart is resolved once a step: with `exp` the stage loop inlines the group's
+        // exponential alone, not every chart's branch
+        let g = if self.chart.builtin() == Some(Chart::Exp) {
+            self.stages(state, h, &ExpTau(group))?
+        } else {
+            self.stages(state, h, &(group, &self.chart))?
+        };
         if !group.is_finite(&g) {
             return Err(GeomError::NonFinite { what: "commutator-free state after the step" });
         }
         Ok(GroupState { t: state.t + h, g })
+    }
+
+    /// The stages and the update of one step (module documentation) with `compose_tau`.
+    #[inline(always)]
+    fn stages(
+        &self,
+        state: &GroupState<G::Element>,
+        h: f64,
+        compose_tau: &impl ComposeTau<G, D>,
+    ) -> Result<G::Element> {
+        let mut k = [SVector::<f64, D>::zeros(); S];
+        // only the stages a later product starts from are kept (CF4's Y_2)
+        let mut y: [Option<G::Element>; S] = core::array::from_fn(|_| None);
+        for i in 0..S {
+            let stage =
+                if i > 0 { Self::product(&self.plans[i], &state.g, &y, &k, h, compose_tau)? } else { state.g.clone() };
+            k[i] = self.field.eval(&self.group, state.t + self.scheme.c[i] * h, &stage)?;
+            if self.kept[i] {
+                y[i] = Some(stage);
+            }
+        }
+        Self::product(&self.update_plan, &state.g, &y, &k, h, compose_tau)
     }
 }
 
