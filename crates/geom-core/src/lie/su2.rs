@@ -98,6 +98,27 @@ pub fn rotation<S: Scalar>(q: &Vector4<S>) -> Matrix3<S> {
     Matrix3::identity() * (w * w - v.norm_squared()) + v * v.transpose() * two + so3::hat(&v) * (w * two)
 }
 
+/// The rotation matrix of a quaternion `q = (w, v)` of any nonzero norm, `R(q/|q|)`:
+/// `I + (2/|q|²)(w v̂ + v vᵀ − |v|² I)`, entry by entry (no normalisation of `q` first, no
+/// `w² + |v|²` that a unit `q` would round). At `|q| = 1` it is [`rotation`].
+#[inline]
+pub fn rotation_unnormalized<S: Scalar>(q: &Vector4<S>) -> Matrix3<S> {
+    let (w, x, y, z) = (q[0], q[1], q[2], q[3]);
+    let k = S::from(2.0) / (w * w + x * x + y * y + z * z);
+    let one = S::one();
+    Matrix3::new(
+        one - k * (y * y + z * z),
+        k * (x * y - w * z),
+        k * (x * z + w * y),
+        k * (x * y + w * z),
+        one - k * (x * x + z * z),
+        k * (y * z - w * x),
+        k * (x * z - w * y),
+        k * (y * z + w * x),
+        one - k * (x * x + y * y),
+    )
+}
+
 /// `exp(x) = (cos(θ/2), (sin(θ/2)/θ) x)`, `θ = |x|` (series in `θ^2` for `θ < 1/2`).
 #[inline]
 pub fn exp<S: Scalar>(x: &Vector3<S>) -> Vector4<S> {
@@ -303,6 +324,21 @@ mod tests {
     use super::super::testing::{check_group, check_matrix_group};
     use super::*;
     use core::f64::consts::PI;
+
+    /// `R(q/|q|)` of any scale of `q` is the unit quaternion's rotation, a rotation, and
+    /// `exp_SO(3)` of the same algebra element (a transposed or sign-flipped `w v̂` would fail).
+    #[test]
+    fn the_rotation_of_an_unnormalized_quaternion_is_that_of_its_unit() {
+        for x in [Vector3::new(0.3, -0.5, 0.8), Vector3::new(2.0, 1.0, -3.0)] {
+            let q = exp(&x);
+            for scale in [1.0, 0.25, 7.0] {
+                let r = rotation_unnormalized(&(q * scale));
+                assert!((r - rotation(&q)).amax() < 1e-15, "{x} at scale {scale}");
+                assert!((r - so3::exp(&x)).amax() < 1e-14, "{x}");
+                assert!((r.transpose() * r - Matrix3::identity()).amax() < 1e-15);
+            }
+        }
+    }
 
     fn points() -> Vec<Vector3<f64>> {
         let a = Vector3::new(0.3, -0.5, 0.8).normalize();

@@ -33,8 +33,10 @@
 
 use crate::models::HeavyTop;
 use geom_core::GeomError;
+use geom_core::error::all_finite;
+use geom_core::lie::su2;
 use geom_core::step::{LieState, OneStep, check_step};
-use nalgebra::{Matrix3, Vector3};
+use nalgebra::{Matrix3, Vector3, Vector4};
 
 /// The discrete Lagrange top of Bobenko & Suris (1999, module documentation) as a symmetric,
 /// explicit, second-order step of `(R, Π)`: with `Γ = Rᵀe3`, `χ = s e3` (`s = ±1`),
@@ -143,7 +145,7 @@ impl BobenkoSuris {
     ) -> Result<(Matrix3<f64>, Vector3<f64>), GeomError> {
         check_step(h)?;
         let (r1, pi1) = self.kernel(r, pi, h);
-        if !finite(&r1, &pi1) {
+        if !(all_finite(r1.as_slice()) & all_finite(pi1.as_slice())) {
             return Err(GeomError::NonFinite { what: "state after step" });
         }
         Ok((r1, pi1))
@@ -162,21 +164,9 @@ impl BobenkoSuris {
     }
 }
 
-/// Whether the twelve entries of `(R, Π)` are finite, by their sum summed as a tree (`NaN` or
-/// `±∞` as soon as one is not; `geom_core::error::check_finite` folds `0·v` in a chain of twelve
-/// dependent additions, a tenth of this explicit step, measured in `benches/baselines.rs`). The
-/// sum of finite entries overflows only for `|Π|` near `f64::MAX`, where the step's `|Π|²` has
-/// overflowed already.
-#[inline]
-fn finite(r: &Matrix3<f64>, pi: &Vector3<f64>) -> bool {
-    let a = (r[0] + r[1]) + (r[2] + r[3]);
-    let b = (r[4] + r[5]) + (r[6] + r[7]);
-    let c = (r[8] + pi[0]) + (pi[1] + pi[2]);
-    ((a + b) + c).is_finite()
-}
-
 /// `W = cay(2y) · exp(2ψ ê3)` from the quaternion `q = (1, y) ⊗ (cos ψ, sin ψ e3) = (q0, v)`,
-/// not normalised: `W = I + (2/|q|²)(q0 v̂ + v vᵀ − |v|² I)` (`cay(x)` has the quaternion
+/// not normalised: `W = I + (2/|q|²)(q0 v̂ + v vᵀ − |v|² I)` ([`su2::rotation_unnormalized`];
+/// `cay(x)` has the quaternion
 /// `(1, x/2)`). One rotation matrix from one quaternion each step: composing `cay(2y)` with the
 /// matrix of the axial rotation, the same every step (`Π₃` is constant), repeats the same rounding
 /// of `cos² + sin²` every step, a drift of `|Γ|` of 5e-17 per step (measured), where this one
@@ -184,21 +174,7 @@ fn finite(r: &Matrix3<f64>, pi: &Vector3<f64>) -> bool {
 #[inline]
 fn rotation(y: &Vector3<f64>, psi: f64) -> Matrix3<f64> {
     let (s, c) = psi.sin_cos();
-    let q0 = c - y[2] * s;
-    let (x, v, z) = (y[0] * c + y[1] * s, y[1] * c - y[0] * s, y[2] * c + s);
-    let k = 2.0 / (q0 * q0 + x * x + v * v + z * z);
-    // I + k (q0 v̂ + v vᵀ − |v|² I), entry by entry
-    Matrix3::new(
-        1.0 - k * (v * v + z * z),
-        k * (x * v - q0 * z),
-        k * (x * z + q0 * v),
-        k * (x * v + q0 * z),
-        1.0 - k * (x * x + z * z),
-        k * (v * z - q0 * x),
-        k * (x * z - q0 * v),
-        k * (v * z + q0 * x),
-        1.0 - k * (x * x + v * v),
-    )
+    su2::rotation_unnormalized(&Vector4::new(c - y[2] * s, y[0] * c + y[1] * s, y[1] * c - y[0] * s, y[2] * c + s))
 }
 
 impl OneStep<LieState<Matrix3<f64>, 3>> for BobenkoSuris {
@@ -216,7 +192,7 @@ impl OneStep<LieState<Matrix3<f64>, 3>> for BobenkoSuris {
     fn step(&self, state: &mut LieState<Matrix3<f64>, 3>, h: f64) -> Result<(), GeomError> {
         check_step(h)?;
         let (r, pi) = self.kernel(&state.g, &state.mu, h);
-        if !finite(&r, &pi) {
+        if !(all_finite(r.as_slice()) & all_finite(pi.as_slice())) {
             return Err(GeomError::NonFinite { what: "state after step" });
         }
         state.g = r;
