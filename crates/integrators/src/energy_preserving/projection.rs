@@ -87,8 +87,10 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> Invariants<N, 1> for Invariant<F>
 /// `O(h)`: 7–10 iterations per step instead of 1–3 for the pendulum at `h = 0.1`.)
 ///
 /// Each residual takes one step of `Φ_h` and solves `y₁ = ỹ₁ + G(y₁)ᵀ λ` by fixed-point
-/// iteration from `y₁ = ỹ₁` (a contraction by `|λ| |∇²g| = O(h^{p+1})`) until successive
-/// iterates differ by at most `4ε (1 + |y₁|_∞)` ([`GeomError::NotConverged`] after the options'
+/// iteration (a contraction by `|λ| |∇²g| = O(h^{p+1})`) from `y₁ = ỹ₁ + Gᵀλ`, `G` the Jacobian
+/// of the invariants evaluated last (at the end point of the previous `λ`, or within the
+/// tolerance of it; `G(ỹ₁)` when there is none), until successive iterates differ by at most
+/// `4ε (1 + |y₁|_∞)` ([`GeomError::NotConverged`] after the options'
 /// `max_iterations`). A singular `G Gᵀ` (an invariant with zero gradient at `y₀`, or dependent
 /// invariants) is
 /// [`GeomError::SingularMatrix`].
