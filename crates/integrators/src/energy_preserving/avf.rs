@@ -150,7 +150,8 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize, const Q: usize> DiscreteGradie
             return self.discrete_gradient_and_jacobian(x, x1);
         }
         let g = self.discrete_gradient(x, x1);
-        let (w, w2) = self.nodes.iter().zip(&self.weights).fold((0.0, 0.0), |(w, w2), (c, b)| (w + b * c, w2 + b * c * c));
+        let (w, w2) =
+            self.nodes.iter().zip(&self.weights).fold((0.0, 0.0), |(w, w2), (c, b)| (w + b * c, w2 + b * c * c));
         let s = w2 / w;
         let hs = self.hamiltonian.hessian(&(x.q + (x1.q - x.q) * s), &(x.p + (x1.p - x.p) * s));
         (g, [[hs.qq * w, hs.qp * w], [hs.qp.transpose() * w, hs.pp * w]])
