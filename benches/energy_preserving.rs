@@ -4,17 +4,18 @@
 //! (`common::ratio`), printing `ratio <case> <project ns/step> <reference ns/step> <ratio> <target>`:
 //!
 //! * `hh_avf2_autodiff`: `Avf::<_, 2>` with `H` written once over the scalar, as the docs write a
-//!   Hamiltonian (`AutoDiff`: gradients by dual numbers, the Newton matrix from hyper-dual
-//!   Hessians), against a hand-written loop of the same AVF equations with hand-written
-//!   derivatives and a hand-written Newton: unknowns `z = (Δq, Δp) ∈ R⁴`,
+//!   Hamiltonian (`AutoDiff`: gradients by dual numbers, the Newton matrix from one hyper-dual
+//!   Hessian, `½ ∇²H(x₀ + ⅔ z)`, which equals the sum below for the cubic `H`), against a
+//!   hand-written loop of the same AVF equations with hand-written derivatives and a
+//!   hand-written Newton: unknowns `z = (Δq, Δp) ∈ R⁴`,
 //!   `F(z) = z − h J Σ_i b_i ∇H(x₀ + c_i z)` from the guess `z = h J ∇H(x₀)`, the Jacobian
 //!   `I − h J Σ_i b_i c_i ∇²H(x₀ + c_i z)` at the guess factored once (nalgebra's LU of a
 //!   `Matrix4`) and reused (the library's default, `NewtonOptions::simplified`), the same
 //!   convergence tests (residual `≤ 1e-14` then one polishing correction, or a contracting step
 //!   with error estimate `≤ 1e-14 (1 + |z|)`). Target 2 (an implicit method).
 //! * `hh_avf2_autodiff_separable`: the same with the model declared separable
-//!   (`AutoDiff::separable`, as the docs declare `H = T(p) + V(q)`): its Hessians skip the mixed
-//!   block (12 hyper-dual passes per node pair instead of 20) and its gradients fold the other
+//!   (`AutoDiff::separable`, as the docs declare `H = T(p) + V(q)`): its Hessian skips the mixed
+//!   block (6 hyper-dual passes instead of 10) and its gradients fold the other
 //!   half to constants. Target 2.
 //! * `hh_avf2_hand_derivatives` (for information): the same `Avf::<_, 2>` with the hand-written
 //!   derivatives of the reference, against the same reference: the cost of the library's solver
@@ -28,7 +29,9 @@
 //!   Störmer–Verlet onto the energy level (`SymmetricProjection`, `StormerVerlet` of
 //!   `AutoDiff::separable(HenonHeiles)`, `Invariant(HenonHeiles)`), against a hand-written loop of
 //!   the same equations (hand SV and `∇H`, Newton on the scalar `λ` with the same first-iterate
-//!   derivative). Target 2.
+//!   derivative; the hand loop starts each fixed-point iteration of the end point from `ỹ₁`, the
+//!   library from the invariant's gradient last evaluated, at the previous `λ`'s end point).
+//!   Target 2.
 //! * `hh_avf2_vs_gauss2` (for information): `Avf::<_, 2>` against the library's `Gauss2` (order
 //!   4, symplectic, 8 stage unknowns), both with `AutoDiff`.
 //!

@@ -251,6 +251,41 @@ fn the_newton_matrices_are_the_derivatives_of_the_discrete_gradients() {
     }
 }
 
+/// AVF's Newton matrix (one Hessian at `x + ⅔ (x' − x)`): the exact Jacobian for the cubic
+/// Hénon–Heiles, within `O(|x' − x|²)` of it for Kepler (and not equal to it), with the
+/// discrete gradient itself unchanged; the other methods' is their Jacobian.
+#[test]
+fn the_avf_newton_matrix_is_the_jacobian_to_second_order() {
+    let hh = Avf::<_, 2>::new(AutoDiff(HenonHeiles)).unwrap();
+    for (x, y) in pairs(&hh0()) {
+        let (g, m) = hh.discrete_gradient_and_newton_matrix(&x, &y);
+        let (g1, d) = hh.discrete_gradient_and_jacobian(&x, &y);
+        assert!(max_diff(&m, &d) < 1e-14, "{:e}", max_diff(&m, &d));
+        assert_eq!(g, hh.discrete_gradient(&x, &y));
+        assert!(vector_diff(&g, &g1) < 1e-15);
+    }
+    let g = Gonzalez::new(AutoDiff(HenonHeiles));
+    let (x, y) = pairs(&hh0())[0];
+    assert_eq!(g.discrete_gradient_and_newton_matrix(&x, &y), g.discrete_gradient_and_jacobian(&x, &y));
+    fn slope<const Q: usize>() {
+        let avf = Avf::<_, Q>::new(AutoDiff(Kepler)).unwrap();
+        let x = kepler0();
+        let errors: Vec<f64> = [1e-1, 1e-2]
+            .iter()
+            .map(|size| {
+                let y = PhaseState::new(x.q + Vector2::new(0.7, -0.4) * *size, x.p + Vector2::new(-0.3, 0.9) * *size);
+                let m = avf.discrete_gradient_and_newton_matrix(&x, &y).1;
+                max_diff(&m, &avf.discrete_gradient_and_jacobian(&x, &y).1)
+            })
+            .collect();
+        let slope = (errors[0] / errors[1]).log10();
+        println!("{}: Newton matrix errors {errors:?}, slope {slope:.2}", avf.name());
+        assert!((slope - 2.0).abs() < 0.3 && errors[1] > 1e-12, "{errors:?}");
+    }
+    slope::<2>();
+    slope::<3>();
+}
+
 /// Gonzalez, AVF and the symmetrized Itoh–Abe are symmetric in `(x, x')`; Itoh–Abe is not.
 #[test]
 fn the_symmetric_discrete_gradients_are_symmetric_in_their_arguments() {

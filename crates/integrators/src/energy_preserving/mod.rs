@@ -47,8 +47,9 @@
 //! **Solve.** Every discrete gradient method solves for the increment `z = x₁ − x₀`,
 //! `F(z) = z − h J ∇̄H(x₀, x₀ + z) = 0`, with the workspace's Newton solver
 //! ([`geom_core::newton::newton_blocks`], two blocks of size `N`: `z = (Δq, Δp)`) from the guess
-//! `z = h J ∇H(x₀)`, with the Newton matrix `I − h J D`, `D = ∂∇̄H/∂x'` from the Hessian of `H`
-//! ([`PhaseSpaceDerivatives::gradient_and_hessian`]: exact, by hyper-dual numbers, for a model
+//! `z = h J ∇H(x₀)`, with the Newton matrix `I − h J D`, `D ≈ ∂∇̄H/∂x'` from the Hessian of `H`
+//! ([`DiscreteGradient::discrete_gradient_and_newton_matrix`]; Hessians by
+//! [`PhaseSpaceDerivatives::gradient_and_hessian`]: exact, by hyper-dual numbers, for a model
 //! in [`geom_core::function::AutoDiff`]). The default options are
 //! [`NewtonOptions::simplified`] (the Jacobian at the guess, reused: it differs from the one at
 //! the root by `O(h³)`, and polishing removes the bias of the linear convergence); change them

@@ -47,11 +47,26 @@ pub trait DiscreteGradient<const N: usize>: Send + Sync {
     /// Newton iteration (each implementation states whether it is exact).
     fn discrete_gradient_and_jacobian(&self, x: &PhaseState<N>, x1: &PhaseState<N>)
     -> (PhaseVector<N>, PhaseMatrix<N>);
+
+    /// `(∇̄H(x, x'), M)` with `M` the matrix the method's Newton iteration factors at its first
+    /// iterate (every method of the module uses a simplified Newton by default, so `M` need only
+    /// approximate `∂∇̄H/∂x'` to the order of the change of the Jacobian over the iteration):
+    /// [`discrete_gradient_and_jacobian`](Self::discrete_gradient_and_jacobian) unless an
+    /// implementation has a cheaper one (each states it).
+    #[inline]
+    fn discrete_gradient_and_newton_matrix(
+        &self,
+        x: &PhaseState<N>,
+        x1: &PhaseState<N>,
+    ) -> (PhaseVector<N>, PhaseMatrix<N>) {
+        self.discrete_gradient_and_jacobian(x, x1)
+    }
 }
 
 /// One step `x₁ = x₀ + h J ∇̄H(x₀, x₁)` from `state`: Newton on the increment `z = x₁ − x₀`,
 /// `F(z) = (z_q − h ∇̄_p H, z_p + h ∇̄_q H)`, from `z = h J g` (`g = [H_q, H_p]` at `x₀`, given by
 /// the caller, who also validated `h` and the state), with the block Jacobian
+/// (`D` from [`DiscreteGradient::discrete_gradient_and_newton_matrix`])
 ///
 /// ```text
 ///     ∂F_q/∂z_q = I − h D_pq,    ∂F_q/∂z_p = −h D_pp,
@@ -75,7 +90,7 @@ pub(crate) fn solve<D: DiscreteGradient<N> + ?Sized, const N: usize>(
             let x1 = PhaseState::new(state.q + z[0], state.p + z[1]);
             let g = match jac {
                 Some(j) => {
-                    let (g, d) = dg.discrete_gradient_and_jacobian(state, &x1);
+                    let (g, d) = dg.discrete_gradient_and_newton_matrix(state, &x1);
                     *j = [[id - d[1][0] * h, d[1][1] * -h], [d[0][0] * h, id + d[0][1] * h]];
                     g
                 }
