@@ -336,8 +336,7 @@ where
     ) -> SMatrix<f64, M, M> {
         let co = &self.coefficients;
         let v = [u.fixed_rows::<N>(0).into_owned(), u.fixed_rows::<N>(N).into_owned()];
-        let at = |w: [f64; 2]| q0 + (v[0] * w[0] + v[1] * w[1]) * h;
-        let d = [self.second_derivatives(&at(co.a[0]), &v[0]), self.second_derivatives(&at(co.a[1]), &v[1])];
+        let d = [0, 1].map(|i| self.second_derivatives(&stage_position(q0, &v, co.a[i], h), &v[i]));
         self.assemble_jacobian(q0, n0, h, u, &d)
     }
 
@@ -358,7 +357,7 @@ where
         let co = &self.coefficients;
         let v = [u.fixed_rows::<N>(0).into_owned(), u.fixed_rows::<N>(N).into_owned()];
         let w = [0.5 * (co.a[0][0] + co.a[1][0]), 0.5 * (co.a[0][1] + co.a[1][1])];
-        let mean_q = q0 + (v[0] * w[0] + v[1] * w[1]) * h;
+        let mean_q = stage_position(q0, &v, w, h);
         let mean_v = (v[0] + v[1]) * 0.5;
         let d = self.second_derivatives(&mean_q, &mean_v);
         self.assemble_jacobian(q0, n0, h, u, &[d, d])
@@ -518,6 +517,17 @@ where
         *state = self.advance(state, h)?;
         Ok(())
     }
+}
+
+/// A position along the step, `q_0 + h (w_1 V_1 + w_2 V_2)` (a stage `Q_i` for `w = a_i`).
+#[inline]
+fn stage_position<const N: usize>(
+    q0: &SVector<f64, N>,
+    v: &[SVector<f64, N>; 2],
+    w: [f64; 2],
+    h: f64,
+) -> SVector<f64, N> {
+    q0 + (v[0] * w[0] + v[1] * w[1]) * h
 }
 
 #[cfg(test)]

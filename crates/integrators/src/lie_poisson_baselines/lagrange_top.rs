@@ -190,11 +190,7 @@ impl OneStep<LieState<Matrix3<f64>, 3>> for BobenkoSuris {
     /// `(R, Π) ↦ (R W, Π_{k+1})`; on an error the state is untouched.
     #[inline]
     fn step(&self, state: &mut LieState<Matrix3<f64>, 3>, h: f64) -> Result<(), GeomError> {
-        check_step(h)?;
-        let (r, pi) = self.kernel(&state.g, &state.mu, h);
-        if !(all_finite(r.as_slice()) & all_finite(pi.as_slice())) {
-            return Err(GeomError::NonFinite { what: "state after step" });
-        }
+        let (r, pi) = self.advance(&state.g, &state.mu, h)?;
         state.g = r;
         state.mu = pi;
         Ok(())
