@@ -59,10 +59,14 @@ impl<const N: usize> ExactFlow<PhaseState<N>> for Harmonic {
     #[inline]
     fn flow(&self, state: &mut PhaseState<N>, t: f64) -> Result<(), GeomError> {
         let w = self.omega;
+        if w == 0.0 {
+            state.q += state.p * t;
+            return Ok(());
+        }
+        // no branch between the two: they compile to one `sincos` call
         let (sin, cos) = (w * t).sin_cos();
-        let (sinc, wsin) = if w == 0.0 { (t, 0.0) } else { (sin / w, w * sin) };
-        let q = state.q * cos + state.p * sinc;
-        state.p = state.p * cos - state.q * wsin;
+        let q = state.q * cos + state.p * (sin / w);
+        state.p = state.p * cos - state.q * (w * sin);
         state.q = q;
         Ok(())
     }
