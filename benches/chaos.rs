@@ -8,7 +8,9 @@
 //! * `hh_sv_tangent_vs_hand`: the same tangent map against a hand-written kick–drift–kick loop
 //!   carrying the 4 × 4 Jacobian with the hand-written force and Hessian (information);
 //! * `hh_lyapunov_spectrum` / `hh_megno`: one step of `LyapunovSpectrum::<2, 4>` (tangent map
-//!   and Gram–Schmidt of four vectors) and of `Megno` against the plain step (information).
+//!   and Gram–Schmidt of four vectors) and of `Megno` against the plain step (information);
+//! * `hh_second_order_variation`: one step of `SecondOrderVariation` (three step Jacobians and
+//!   three products) against the plain step (information).
 //!
 //! The model is written the way the docs write one: a `PhaseSpaceFunction` wrapped in
 //! `AutoDiff::separable`. Run: `cargo bench --bench chaos`.
@@ -19,7 +21,7 @@ use common::ratio::Report;
 use geom_core::Scalar;
 use geom_core::function::{AutoDiff, PhaseSpaceFunction};
 use integrators::classical::{PhaseJacobian, StepJacobian, StormerVerlet};
-use integrators::variational_equations::{LyapunovSpectrum, Megno};
+use integrators::variational_equations::{LyapunovSpectrum, Megno, SecondOrderVariation};
 use integrators::{OneStep, PhaseState};
 use nalgebra::{Matrix2, SVector, Vector2};
 use std::hint::black_box;
@@ -113,5 +115,24 @@ fn main() {
     let mut megno = Megno::new(initial(), delta, H).unwrap();
     let mut s2 = initial();
     report.case("hh_megno", f64::INFINITY, STEPS, |n| megno.advance(&sv, n).unwrap(), |n| step(&mut s2, n));
+    // restarted every 1000 steps: the second-order vector grows like e^{2λt} on a chaotic orbit
+    let other = PhaseState::new(Vector2::new(0.0, 1.0), Vector2::new(0.0, 0.0));
+    let (mut s1, mut s2) = (initial(), initial());
+    report.case(
+        "hh_second_order_variation",
+        f64::INFINITY,
+        STEPS,
+        |n| {
+            let mut left = n;
+            while left > 0 {
+                let k = left.min(1000);
+                let mut v = SecondOrderVariation::new(s1, delta, other, H).unwrap();
+                v.advance(&sv, k).unwrap();
+                s1 = *black_box(v.state());
+                left -= k;
+            }
+        },
+        |n| step(&mut s2, n),
+    );
     report.print("chaos (Hénon–Heiles, h = 0.05): ratio case project_ns reference_ns ratio target");
 }

@@ -17,6 +17,9 @@
 //!   ([`tangent::FiniteDifference`]); the action of `M` on deviation vectors;
 //! * [`lyapunov`]: the Lyapunov spectrum by repeated Gram–Schmidt (QR) re-orthonormalisation,
 //!   Benettin, Galgani, Giorgilli & Strelcyn 1980;
+//! * [`second_order`]: the second-order variational equations `c_{k+1} = DΦ_h c_k +
+//!   D²Φ_h[a_k, b_k]`, the second derivatives of the trajectory in its initial condition
+//!   (Rein & Tamayo 2016), with `D²Φ_h` by a central difference of the step Jacobian;
 //! * [`megno`]: the Mean Exponential Growth factor of Nearby Orbits `Y` and its running mean
 //!   `⟨Y⟩`, Cincotta & Simó 2000.
 //!
@@ -29,8 +32,10 @@
 
 pub mod lyapunov;
 pub mod megno;
+pub mod second_order;
 pub mod tangent;
 
 pub use lyapunov::LyapunovSpectrum;
 pub use megno::Megno;
+pub use second_order::{SecondOrderVariation, second_derivative};
 pub use tangent::{FiniteDifference, apply_jacobian};

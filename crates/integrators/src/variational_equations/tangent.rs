@@ -92,7 +92,7 @@ impl<M> FiniteDifference<M> {
 }
 
 /// The relative increment `ε^{1/3}` of the central differences.
-fn increment_scale() -> f64 {
+pub(crate) fn increment_scale() -> f64 {
     f64::EPSILON.cbrt()
 }
 
