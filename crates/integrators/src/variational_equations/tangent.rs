@@ -30,6 +30,48 @@ pub fn apply_jacobian<const N: usize>(m: &PhaseJacobian<N>, v: &PhaseState<N>) -
     PhaseState::new(m.qq * v.q + m.qp * v.p, m.pq * v.q + m.pp * v.p)
 }
 
+/// A one-step method `Φ_h` on the states `S` together with its tangent map in coordinates
+/// `δx = (a, b) ∈ R^N × R^N` (stored as a [`PhaseState<N>`], `a` in `q` and `b` in `p`): the
+/// interface of [`LyapunovSpectrum`](super::LyapunovSpectrum) and [`Megno`](super::Megno).
+///
+/// `tangent_step(x, h) = (Φ_h(x), M)` with `M = [[∂a₁/∂a, ∂a₁/∂b], [∂b₁/∂a, ∂b₁/∂b]]` the
+/// Jacobian of the step read in a chart `ψ_x(a, b)` at the state `x` (`ψ_x(0, 0) = x`) and in the
+/// chart `ψ_{Φ_h(x)}` at its image, the same family of charts at every state, so that the
+/// deviation carried by `M_{n−1} ⋯ M_0` is the derivative of the `n`-step map in the charts at
+/// `x_0` and `x_n` (chain rule):
+///
+/// * on `T*R^N` the identity chart, `δx = (δq, δp)`: every [`StepJacobian<N>`] (the classical
+///   methods' exact Jacobian, or [`FiniteDifference`]) is a `TangentMap<PhaseState<N>, N>`;
+/// * on `T*G` (`S = LieState<E, D>`, `N = D`) the left-trivialized chart
+///   `ψ_{(g, μ)}(η, δμ) = (g exp(η), μ + δμ)`:
+///   [`LieFiniteDifference`](super::LieFiniteDifference).
+///
+/// [`check_state`](Self::check_state) validates a starting state (the spectra call it in their
+/// constructors).
+pub trait TangentMap<S, const N: usize>: Send + Sync {
+    /// `(Φ_h(x), DΦ_h(x))` in the charts at `x` and `Φ_h(x)`; the same errors as the step.
+    fn tangent_step(&self, state: &S, h: f64) -> Result<(S, PhaseJacobian<N>), GeomError>;
+    /// `Ok(())` if `state` can be stepped from (finite, on its manifold), else a typed error
+    /// ([`GeomError::NonFinite`], [`GeomError::OffManifold`]).
+    fn check_state(&self, state: &S) -> Result<(), GeomError>;
+}
+
+/// `Ok(())` for a finite state of `T*R^N`, else [`GeomError::NonFinite`].
+pub(crate) fn check_phase_state<const N: usize>(state: &PhaseState<N>) -> Result<(), GeomError> {
+    if state.is_finite() { Ok(()) } else { Err(GeomError::NonFinite { what: "initial state" }) }
+}
+
+/// A method with its step Jacobian on `T*R^N` is a tangent map in the identity chart.
+impl<M: StepJacobian<N> + ?Sized, const N: usize> TangentMap<PhaseState<N>, N> for M {
+    #[inline]
+    fn tangent_step(&self, state: &PhaseState<N>, h: f64) -> Result<(PhaseState<N>, PhaseJacobian<N>), GeomError> {
+        self.step_jacobian(state, h)
+    }
+    fn check_state(&self, state: &PhaseState<N>) -> Result<(), GeomError> {
+        check_phase_state(state)
+    }
+}
+
 /// The Euclidean inner product `⟨a, b⟩ = a_q·b_q + a_p·b_p` of two deviation vectors.
 #[inline]
 pub(crate) fn dot<const N: usize>(a: &PhaseState<N>, b: &PhaseState<N>) -> f64 {
@@ -92,7 +134,7 @@ impl<M> FiniteDifference<M> {
 }
 
 /// The relative increment `ε^{1/3}` of the central differences.
-fn increment_scale() -> f64 {
+pub(crate) fn increment_scale() -> f64 {
     f64::EPSILON.cbrt()
 }
 
