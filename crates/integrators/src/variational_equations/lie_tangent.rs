@@ -22,7 +22,7 @@
 //! [`OneStep<LieState<E, D>>`](OneStep) on any [`LieGroup`] (Hamilton–Pontryagin, LGVI, the
 //! cotangent lifts, …).
 
-use super::tangent::{TangentMap, increment_scale};
+use super::tangent::{TangentMap, central_difference_columns, increment_scale};
 use crate::classical::PhaseJacobian;
 use geom_core::GeomError;
 use geom_core::lie::{LieGroup, MEMBERSHIP_TOLERANCE};
@@ -159,39 +159,29 @@ where
         self.method.step(&mut next, h)?;
         let inv = group.inverse(&next.g);
         let scale = increment_scale();
-        let mut m = PhaseJacobian::<D>::identity();
-        for j in 0..2 * D {
-            let (mut plus, mut minus, d) = if j < D {
-                let mut e = SVector::<f64, D>::zeros();
-                e[j] = scale;
-                let shifted = |v: &SVector<f64, D>| LieState::new(group.compose(&state.g, &group.exp(v)), state.mu);
-                (shifted(&e), shifted(&-e), scale)
-            } else {
-                let d = scale * (1.0 + state.mu[j - D].abs());
-                let (mut plus, mut minus) = (state.clone(), state.clone());
-                plus.mu[j - D] += d;
-                minus.mu[j - D] -= d;
-                (plus, minus, d)
-            };
-            self.method.step(&mut plus, h)?;
-            self.method.step(&mut minus, h)?;
-            let eta_plus = group.log(&group.compose(&inv, &plus.g))?;
-            let eta_minus = group.log(&group.compose(&inv, &minus.g))?;
-            let deta = (eta_plus - eta_minus) / (2.0 * d);
-            let dmu = (plus.mu - minus.mu) / (2.0 * d);
-            if j < D {
-                m.qq.set_column(j, &deta);
-                m.pq.set_column(j, &dmu);
-            } else {
-                m.qp.set_column(j - D, &deta);
-                m.pp.set_column(j - D, &dmu);
-            }
-        }
-        if m.qq.iter().chain(m.qp.iter()).chain(m.pq.iter()).chain(m.pp.iter()).all(|v| v.is_finite()) {
-            Ok((next, m))
-        } else {
-            Err(GeomError::NonFinite { what: "finite-difference tangent map on T*G" })
-        }
+        let m = central_difference_columns(
+            |j| {
+                let (mut plus, mut minus, d) = if j < D {
+                    let mut e = SVector::<f64, D>::zeros();
+                    e[j] = scale;
+                    let shifted = |v: &SVector<f64, D>| LieState::new(group.compose(&state.g, &group.exp(v)), state.mu);
+                    (shifted(&e), shifted(&-e), scale)
+                } else {
+                    let d = scale * (1.0 + state.mu[j - D].abs());
+                    let (mut plus, mut minus) = (state.clone(), state.clone());
+                    plus.mu[j - D] += d;
+                    minus.mu[j - D] -= d;
+                    (plus, minus, d)
+                };
+                self.method.step(&mut plus, h)?;
+                self.method.step(&mut minus, h)?;
+                let eta_plus = group.log(&group.compose(&inv, &plus.g))?;
+                let eta_minus = group.log(&group.compose(&inv, &minus.g))?;
+                Ok(((eta_plus - eta_minus) / (2.0 * d), (plus.mu - minus.mu) / (2.0 * d)))
+            },
+            "finite-difference tangent map on T*G",
+        )?;
+        Ok((next, m))
     }
 
     /// `g` finite and within [`MEMBERSHIP_TOLERANCE`] of the group

@@ -9,6 +9,7 @@
 use crate::classical::{PhaseJacobian, StepJacobian};
 use geom_core::GeomError;
 use geom_core::step::{OneStep, PhaseState, check_step};
+use nalgebra::SVector;
 
 /// `M δx = (M_qq δq + M_qp δp, M_pq δq + M_pp δp)`: the image of the deviation vector
 /// `δx = (δq, δp)` under the step Jacobian `M`.
@@ -144,38 +145,56 @@ impl<M: OneStep<PhaseState<N>>, const N: usize> StepJacobian<N> for FiniteDiffer
         let mut next = *state;
         self.0.step(&mut next, h)?;
         let scale = increment_scale();
-        let mut m = PhaseJacobian::<N>::identity();
-        for j in 0..2 * N {
-            // word j of (q, p)
-            let x = if j < N { state.q[j] } else { state.p[j - N] };
-            let d = scale * (1.0 + x.abs());
-            let shifted = |s: f64| {
-                let mut y = *state;
-                if j < N {
-                    y.q[j] += s * d;
-                } else {
-                    y.p[j - N] += s * d;
-                }
-                y
-            };
-            let (mut plus, mut minus) = (shifted(1.0), shifted(-1.0));
-            self.0.step(&mut plus, h)?;
-            self.0.step(&mut minus, h)?;
-            let dq = (plus.q - minus.q) / (2.0 * d);
-            let dp = (plus.p - minus.p) / (2.0 * d);
-            if j < N {
-                m.qq.set_column(j, &dq);
-                m.pq.set_column(j, &dp);
-            } else {
-                m.qp.set_column(j - N, &dq);
-                m.pp.set_column(j - N, &dp);
-            }
-        }
-        if m.qq.iter().chain(m.qp.iter()).chain(m.pq.iter()).chain(m.pp.iter()).all(|v| v.is_finite()) {
-            Ok((next, m))
+        let m = central_difference_columns(
+            |j| {
+                // word j of (q, p)
+                let x = if j < N { state.q[j] } else { state.p[j - N] };
+                let d = scale * (1.0 + x.abs());
+                let shifted = |s: f64| {
+                    let mut y = *state;
+                    if j < N {
+                        y.q[j] += s * d;
+                    } else {
+                        y.p[j - N] += s * d;
+                    }
+                    y
+                };
+                let (mut plus, mut minus) = (shifted(1.0), shifted(-1.0));
+                self.0.step(&mut plus, h)?;
+                self.0.step(&mut minus, h)?;
+                Ok(((plus.q - minus.q) / (2.0 * d), (plus.p - minus.p) / (2.0 * d)))
+            },
+            "finite-difference step Jacobian",
+        )?;
+        Ok((next, m))
+    }
+}
+
+/// The Jacobian `M` assembled column by column, `M e_j = column(j)` for `j = 0..2N` (the first
+/// `N` columns the `q`-columns `(qq, pq)`, the last `N` the `p`-columns `(qp, pp)`), each column a
+/// pair `(upper half, lower half)`: the common loop of the central differences on `T*R^N`
+/// ([`FiniteDifference`]) and on `T*G` ([`LieFiniteDifference`](super::LieFiniteDifference)).
+/// The first error of `column` is returned; a non-finite entry is [`GeomError::NonFinite`] with
+/// `what`.
+pub(crate) fn central_difference_columns<const N: usize>(
+    mut column: impl FnMut(usize) -> Result<(SVector<f64, N>, SVector<f64, N>), GeomError>,
+    what: &'static str,
+) -> Result<PhaseJacobian<N>, GeomError> {
+    let mut m = PhaseJacobian::<N>::identity();
+    for j in 0..2 * N {
+        let (upper, lower) = column(j)?;
+        if j < N {
+            m.qq.set_column(j, &upper);
+            m.pq.set_column(j, &lower);
         } else {
-            Err(GeomError::NonFinite { what: "finite-difference step Jacobian" })
+            m.qp.set_column(j - N, &upper);
+            m.pp.set_column(j - N, &lower);
         }
+    }
+    if m.qq.iter().chain(m.qp.iter()).chain(m.pq.iter()).chain(m.pp.iter()).all(|v| v.is_finite()) {
+        Ok(m)
+    } else {
+        Err(GeomError::NonFinite { what })
     }
 }
 
