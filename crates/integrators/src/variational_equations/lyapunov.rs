@@ -10,13 +10,14 @@ use geom_core::step::{LieState, PhaseState, check_step};
 /// The first `K` Lyapunov exponents (`1 ≤ K ≤ 2N`) of the numerical trajectory of a method with
 /// step `h` on `T*R^N` (states `S = PhaseState<N>`, the default) or, through the same code, on
 /// any state space `S` whose tangent map a [`TangentMap<S, N>`] gives in `2N` coordinates:
-/// `T*G` in left trivialization ([`LieLyapunovSpectrum`], [`LieFiniteDifference`](super::LieFiniteDifference)).
+/// `T*G` in left trivialization ([`LieLyapunovSpectrum`],
+/// [`LieFiniteDifference`](super::LieFiniteDifference)).
 ///
 /// Along the trajectory `x_{k+1} = Φ_h(x_k)` an orthonormal frame `W_k = (w_1, …, w_K)` of
 /// deviation vectors is carried by the step Jacobian `M_k = DΦ_h(x_k)`
-/// ([`TangentMap`]; on `T*R^N` the method's [`StepJacobian`](crate::classical::StepJacobian)) and re-orthonormalised after every step by the QR factorisation
-/// `M_k W_k = W_{k+1} R_k` (modified Gram–Schmidt: `R_k` upper triangular with positive
-/// diagonal). After `n` steps, at `t = n h`,
+/// ([`TangentMap`]; on `T*R^N` the method's [`StepJacobian`](crate::classical::StepJacobian))
+/// and re-orthonormalised after every step by the QR factorisation `M_k W_k = W_{k+1} R_k`
+/// (modified Gram–Schmidt: `R_k` upper triangular with positive diagonal). After `n` steps, at `t = n h`,
 ///
 /// ```text
 ///     λ_i(t) = (1/t) Σ_{k<n} ln (R_k)_ii,     i = 1..K,
@@ -71,10 +72,11 @@ pub struct LyapunovSpectrum<const N: usize, const K: usize, S = PhaseState<N>> {
 /// [`LyapunovSpectrum::start`].
 ///
 /// For a symplectic method on `T*G` the canonical form in these coordinates,
-/// `ω_μ((η₁, ν₁), (η₂, ν₂)) = ⟨ν₂, η₁⟩ − ⟨ν₁, η₂⟩ + ⟨μ, [η₁, η₂]⟩` (up to the sign convention of
-/// the bracket term), has the matrix `Ω(μ) = [[B(μ), −I], [I, 0]]`, `B(μ)_ij = ⟨μ, [e_i, e_j]⟩`,
-/// of determinant 1 at every `μ`; `M_kᵀ Ω(μ_{k+1}) M_k = Ω(μ_k)` then gives `|det M_k| = 1` and
-/// the full spectrum (`K = 2D`) sums to zero at every `t`, as on `T*R^N`. The pairing
+/// `ω_μ((η₁, ν₁), (η₂, ν₂)) = ⟨ν₂, η₁⟩ − ⟨ν₁, η₂⟩ + ⟨μ, [η₁, η₂]⟩` (Bou-Rabee & Marsden,
+/// *Hamilton–Pontryagin integrators on Lie groups, Part I*, 2009, arXiv:0801.0996), has the
+/// matrix `Ω(μ) = [[B(μ), I], [−I, 0]]`, `B(μ)_ij = ⟨μ, [e_i, e_j]⟩`, of determinant 1 at every
+/// `μ`; `M_kᵀ Ω(μ_{k+1}) M_k = Ω(μ_k)` then gives `|det M_k| = 1` and the full spectrum
+/// (`K = 2D`) sums to zero at every `t`, as on `T*R^N`. The pairing
 /// `λ_i = −λ_{2D+1−i}` holds in the limit: the Darboux change `Ω(μ) → Ω(0)` is bounded with its
 /// inverse along a bounded `μ`, which changes no exponent.
 pub type LieLyapunovSpectrum<E, const D: usize, const K: usize> = LyapunovSpectrum<D, K, LieState<E, D>>;

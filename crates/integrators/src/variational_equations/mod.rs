@@ -22,7 +22,7 @@
 //!   [`OneStep<LieState<E, D>>`](geom_core::step::OneStep) is computed by central differences
 //!   read back through `log(g₁^{-1} ·)` ([`LieFiniteDifference`]); [`lie_perturb`] and
 //!   [`lie_deviation`] go between states and deviations. In these coordinates the canonical form
-//!   is `ω_μ = [[B(μ), −I], [I, 0]]` with `B(μ)_ij = ⟨μ, [e_i, e_j]⟩`, of determinant 1, so a
+//!   is `ω_μ = [[B(μ), I], [−I, 0]]` with `B(μ)_ij = ⟨μ, [e_i, e_j]⟩`, of determinant 1, so a
 //!   symplectic method's spectrum on `T*G` still sums to zero and pairs as `±λ`
 //!   ([`LieLyapunovSpectrum`]);
 //! * [`TangentMap<S, N>`](TangentMap): what the two indicators below need of a method, a step
