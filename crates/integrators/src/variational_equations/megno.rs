@@ -70,8 +70,9 @@ pub struct Megno<const N: usize, S = PhaseState<N>> {
 /// MEGNO on `T*G` (states [`LieState<E, D>`]): the deviation `(η, δμ) ∈ g × g*` of the
 /// left-trivialized chart `(g exp(η), μ + δμ)`, stored as `PhaseState<D>` (`η` in `q`, `δμ` in
 /// `p`), carried by [`LieFiniteDifference`](super::LieFiniteDifference); start it with
-/// [`Megno::start`]. The limits are those above (the norm of `R^{2D}` is equivalent to any
-/// other along a bounded `μ`, which changes `⟨Y⟩` by `O(1/t)` only).
+/// [`Megno::start`]. The limits are those above: along a bounded `μ` the norm of `R^{2D}` is
+/// equivalent to any other, which changes `ln|δ|` by a bounded amount `f(t)`, `Y` by
+/// `2 f(t) − (2/t) ∫₀ᵗ f`, and leaves the limit of `⟨Y⟩` where `f` has a time average.
 pub type LieMegno<E, const D: usize> = Megno<D, LieState<E, D>>;
 
 impl<const N: usize> Megno<N> {
