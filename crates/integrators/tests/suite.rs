@@ -49,6 +49,7 @@ mod splitting_orders;
 mod splitting_schemes;
 mod user_chart;
 mod variational_equations;
+mod variational_equations_lie;
 mod variational_second_order;
 mod wisdom_holman;
 mod wisdom_holman_common;

@@ -3,19 +3,21 @@
 //! for smooth dynamical systems and for Hamiltonian systems; a method for computing all of them*,
 //! Meccanica 15 (1980), Part 1: 9–20, Part 2: 21–30.
 
-use super::tangent::{apply_jacobian, dot};
-use crate::classical::StepJacobian;
+use super::tangent::{TangentMap, apply_jacobian, check_phase_state, dot};
 use geom_core::GeomError;
-use geom_core::step::{PhaseState, check_step};
+use geom_core::step::{LieState, PhaseState, check_step};
 
 /// The first `K` Lyapunov exponents (`1 ≤ K ≤ 2N`) of the numerical trajectory of a method with
-/// step `h` on `T*R^N`.
+/// step `h` on `T*R^N` (states `S = PhaseState<N>`, the default) or, through the same code, on
+/// any state space `S` whose tangent map a [`TangentMap<S, N>`] gives in `2N` coordinates:
+/// `T*G` in left trivialization ([`LieLyapunovSpectrum`],
+/// [`LieFiniteDifference`](super::LieFiniteDifference)).
 ///
 /// Along the trajectory `x_{k+1} = Φ_h(x_k)` an orthonormal frame `W_k = (w_1, …, w_K)` of
 /// deviation vectors is carried by the step Jacobian `M_k = DΦ_h(x_k)`
-/// ([`StepJacobian`]) and re-orthonormalised after every step by the QR factorisation
-/// `M_k W_k = W_{k+1} R_k` (modified Gram–Schmidt: `R_k` upper triangular with positive
-/// diagonal). After `n` steps, at `t = n h`,
+/// ([`TangentMap`]; on `T*R^N` the method's [`StepJacobian`](crate::classical::StepJacobian))
+/// and re-orthonormalised after every step by the QR factorisation `M_k W_k = W_{k+1} R_k`
+/// (modified Gram–Schmidt: `R_k` upper triangular with positive diagonal). After `n` steps, at `t = n h`,
 ///
 /// ```text
 ///     λ_i(t) = (1/t) Σ_{k<n} ln (R_k)_ii,     i = 1..K,
@@ -55,19 +57,50 @@ use geom_core::step::{PhaseState, check_step};
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LyapunovSpectrum<const N: usize, const K: usize> {
-    state: PhaseState<N>,
+pub struct LyapunovSpectrum<const N: usize, const K: usize, S = PhaseState<N>> {
+    state: S,
     frame: [PhaseState<N>; K],
     log_sums: [f64; K],
     steps: u64,
     h: f64,
 }
 
+/// The Lyapunov spectrum of a method on `T*G` (states [`LieState<E, D>`], `G` of dimension `D`,
+/// `1 ≤ K ≤ 2D` exponents), the deviation vectors `(η, δμ) ∈ g × g* ≅ R^D × R^D` of the
+/// left-trivialized chart `(g exp(η), μ + δμ)` stored as `PhaseState<D>` (`η` in `q`, `δμ` in
+/// `p`), the tangent map of [`LieFiniteDifference`](super::LieFiniteDifference); start it with
+/// [`LyapunovSpectrum::start`].
+///
+/// For a symplectic method on `T*G` the canonical form in these coordinates,
+/// `ω_μ((η₁, ν₁), (η₂, ν₂)) = ⟨ν₂, η₁⟩ − ⟨ν₁, η₂⟩ + ⟨μ, [η₁, η₂]⟩` (Bou-Rabee & Marsden,
+/// *Hamilton–Pontryagin integrators on Lie groups, Part I*, 2009, arXiv:0801.0996), has the
+/// matrix `Ω(μ) = [[B(μ), I], [−I, 0]]`, `B(μ)_ij = ⟨μ, [e_i, e_j]⟩`, of determinant 1 at every
+/// `μ`; `M_kᵀ Ω(μ_{k+1}) M_k = Ω(μ_k)` then gives `|det M_k| = 1` and the full spectrum
+/// (`K = 2D`) sums to zero at every `t`, as on `T*R^N`. The pairing
+/// `λ_i = −λ_{2D+1−i}` holds in the limit: the Darboux change `Ω(μ) → Ω(0)` is bounded with its
+/// inverse along a bounded `μ`, which changes no exponent.
+pub type LieLyapunovSpectrum<E, const D: usize, const K: usize> = LyapunovSpectrum<D, K, LieState<E, D>>;
+
 impl<const N: usize, const K: usize> LyapunovSpectrum<N, K> {
     /// Start at `state` with step `h`. [`GeomError::InvalidStep`] for a zero or non-finite `h`,
     /// [`GeomError::InvalidParameter`] unless `1 ≤ K ≤ 2N`, [`GeomError::NonFinite`] for a
     /// non-finite state.
     pub fn new(state: PhaseState<N>, h: f64) -> Result<Self, GeomError> {
+        Self::init(state, h, check_phase_state)
+    }
+}
+
+impl<const N: usize, const K: usize, S: Clone> LyapunovSpectrum<N, K, S> {
+    /// Start at `state` with step `h` for the tangent map `method` (any state space: on `T*G`
+    /// with a [`LieFiniteDifference`](super::LieFiniteDifference)). The errors of
+    /// [`new`](LyapunovSpectrum::new), the state checked by [`TangentMap::check_state`]
+    /// (on `T*G`: [`GeomError::NonFinite`], or [`GeomError::OffManifold`] for `g` off the group).
+    pub fn start<M: TangentMap<S, N> + ?Sized>(method: &M, state: S, h: f64) -> Result<Self, GeomError> {
+        Self::init(state, h, |s| method.check_state(s))
+    }
+
+    /// The checks of `h` and `K`, then `check(state)`; the frame `e_1, …, e_K`.
+    fn init(state: S, h: f64, check: impl FnOnce(&S) -> Result<(), GeomError>) -> Result<Self, GeomError> {
         check_step(h)?;
         if K == 0 || K > 2 * N {
             return Err(GeomError::InvalidParameter {
@@ -75,9 +108,7 @@ impl<const N: usize, const K: usize> LyapunovSpectrum<N, K> {
                 reason: format!("must be in 1..={} for N = {N}", 2 * N),
             });
         }
-        if !state.is_finite() {
-            return Err(GeomError::NonFinite { what: "initial state" });
-        }
+        check(&state)?;
         let frame = std::array::from_fn(|i| {
             let mut e = PhaseState::new(nalgebra::SVector::zeros(), nalgebra::SVector::zeros());
             if i < N {
@@ -93,8 +124,8 @@ impl<const N: usize, const K: usize> LyapunovSpectrum<N, K> {
     /// Advance `n` steps of `method`, re-orthonormalising the frame after each. All or nothing:
     /// on an error at any step (the method's, or a frame that collapsed to a non-finite or zero
     /// vector) `self` is left exactly as it was.
-    pub fn advance<M: StepJacobian<N> + ?Sized>(&mut self, method: &M, n: usize) -> Result<(), GeomError> {
-        let mut work = *self;
+    pub fn advance<M: TangentMap<S, N> + ?Sized>(&mut self, method: &M, n: usize) -> Result<(), GeomError> {
+        let mut work = self.clone();
         for _ in 0..n {
             work.step(method)?;
         }
@@ -105,8 +136,8 @@ impl<const N: usize, const K: usize> LyapunovSpectrum<N, K> {
     /// One step: `x ← Φ_h(x)`, `W ← M W`, then modified Gram–Schmidt
     /// `w_i ← w_i − Σ_{j<i} ⟨w_i, w_j⟩ w_j`, `R_ii = |w_i|`, `w_i ← w_i / R_ii`.
     #[inline]
-    fn step<M: StepJacobian<N> + ?Sized>(&mut self, method: &M) -> Result<(), GeomError> {
-        let (next, m) = method.step_jacobian(&self.state, self.h)?;
+    fn step<M: TangentMap<S, N> + ?Sized>(&mut self, method: &M) -> Result<(), GeomError> {
+        let (next, m) = method.tangent_step(&self.state, self.h)?;
         for w in self.frame.iter_mut() {
             *w = apply_jacobian(&m, w);
         }
@@ -146,7 +177,7 @@ impl<const N: usize, const K: usize> LyapunovSpectrum<N, K> {
     }
 
     /// The current state `x_n`.
-    pub fn state(&self) -> &PhaseState<N> {
+    pub fn state(&self) -> &S {
         &self.state
     }
 

@@ -4,12 +4,13 @@
 //! C. Simó, *Phase space structure of multi-dimensional systems by means of the mean exponential
 //! growth factor of nearby orbits*, Physica D 182 (2003) 151–178.
 
-use super::tangent::{apply_jacobian, dot};
-use crate::classical::StepJacobian;
+use super::tangent::{TangentMap, apply_jacobian, check_phase_state, dot};
 use geom_core::GeomError;
-use geom_core::step::{PhaseState, check_step};
+use geom_core::step::{LieState, PhaseState, check_step};
 
-/// The MEGNO `Y(t)` of a numerical trajectory and its running mean `⟨Y⟩(t)`.
+/// The MEGNO `Y(t)` of a numerical trajectory and its running mean `⟨Y⟩(t)`, on `T*R^N` (states
+/// `S = PhaseState<N>`, the default) or on any state space whose tangent map a
+/// [`TangentMap<S, N>`] gives in `2N` coordinates (`T*G`: [`LieMegno`]).
 ///
 /// In continuous time, for a deviation vector `δ(t)` of the variational equation,
 ///
@@ -18,7 +19,7 @@ use geom_core::step::{PhaseState, check_step};
 /// ```
 ///
 /// With `δ̇·δ/|δ|² ds = d ln|δ|`, on the step grid `t_k = k h` with `δ_k = DΦ_h(x_{k−1}) δ_{k−1}`
-/// (the tangent map, [`StepJacobian`]) the Stieltjes sums are
+/// (the tangent map, [`TangentMap`]) the Stieltjes sums are
 ///
 /// ```text
 ///     Y_n = (2/n) Σ_{k=1}^{n} k ln(|δ_k| / |δ_{k−1}|),      ⟨Y⟩_n = (1/n) Σ_{k=1}^{n} Y_k,
@@ -53,8 +54,8 @@ use geom_core::step::{PhaseState, check_step};
 /// # Ok::<(), geom_core::GeomError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Megno<const N: usize> {
-    state: PhaseState<N>,
+pub struct Megno<const N: usize, S = PhaseState<N>> {
+    state: S,
     delta: PhaseState<N>,
     h: f64,
     steps: u64,
@@ -66,13 +67,50 @@ pub struct Megno<const N: usize> {
     y_sum: f64,
 }
 
+/// MEGNO on `T*G` (states [`LieState<E, D>`]): the deviation `(η, δμ) ∈ g × g*` of the
+/// left-trivialized chart `(g exp(η), μ + δμ)`, stored as `PhaseState<D>` (`η` in `q`, `δμ` in
+/// `p`), carried by [`LieFiniteDifference`](super::LieFiniteDifference); start it with
+/// [`Megno::start`]. The limits are those above: along a bounded `μ` the norm of `R^{2D}` is
+/// equivalent to any other, which changes `ln|δ|` by a bounded amount `f(t)`, `Y` by
+/// `2 f(t) − (2/t) ∫₀ᵗ f`, and leaves the limit of `⟨Y⟩` where `f` has a time average.
+pub type LieMegno<E, const D: usize> = Megno<D, LieState<E, D>>;
+
 impl<const N: usize> Megno<N> {
     /// Start at `state` with the deviation vector `delta` (normalised here) and step `h`.
     /// [`GeomError::InvalidStep`] for a zero or non-finite `h`; [`GeomError::NonFinite`] for a
     /// non-finite state or deviation; [`GeomError::InvalidParameter`] for a zero deviation.
     pub fn new(state: PhaseState<N>, delta: PhaseState<N>, h: f64) -> Result<Self, GeomError> {
+        Self::init(state, delta, h, |s| {
+            check_phase_state(s).map_err(|_| GeomError::NonFinite { what: "MEGNO initial state or deviation" })
+        })
+    }
+}
+
+impl<const N: usize, S: Clone> Megno<N, S> {
+    /// Start at `state` with the deviation `delta` (normalised here) and step `h` for the tangent
+    /// map `method` (on `T*G`: a [`LieFiniteDifference`](super::LieFiniteDifference), `delta =
+    /// (η, δμ)`). The errors of [`new`](Megno::new), the state checked by
+    /// [`TangentMap::check_state`] (on `T*G`: [`GeomError::NonFinite`], or
+    /// [`GeomError::OffManifold`] for `g` off the group).
+    pub fn start<M: TangentMap<S, N> + ?Sized>(
+        method: &M,
+        state: S,
+        delta: PhaseState<N>,
+        h: f64,
+    ) -> Result<Self, GeomError> {
+        Self::init(state, delta, h, |s| method.check_state(s))
+    }
+
+    /// The checks of `h`, `check(state)`, then those of `delta`.
+    fn init(
+        state: S,
+        delta: PhaseState<N>,
+        h: f64,
+        check: impl FnOnce(&S) -> Result<(), GeomError>,
+    ) -> Result<Self, GeomError> {
         check_step(h)?;
-        if !state.is_finite() || !delta.is_finite() {
+        check(&state)?;
+        if !delta.is_finite() {
             return Err(GeomError::NonFinite { what: "MEGNO initial state or deviation" });
         }
         let r = dot(&delta, &delta).sqrt();
@@ -85,10 +123,10 @@ impl<const N: usize> Megno<N> {
 
     /// Advance `n` steps of `method`. All or nothing: on an error at any step `self` is left
     /// exactly as it was.
-    pub fn advance<M: StepJacobian<N> + ?Sized>(&mut self, method: &M, n: usize) -> Result<(), GeomError> {
-        let mut work = *self;
+    pub fn advance<M: TangentMap<S, N> + ?Sized>(&mut self, method: &M, n: usize) -> Result<(), GeomError> {
+        let mut work = self.clone();
         for _ in 0..n {
-            let (next, m) = method.step_jacobian(&work.state, work.h)?;
+            let (next, m) = method.tangent_step(&work.state, work.h)?;
             let d = apply_jacobian(&m, &work.delta);
             let r = dot(&d, &d).sqrt();
             if !(r.is_finite() && r > 0.0) {
@@ -129,7 +167,7 @@ impl<const N: usize> Megno<N> {
     }
 
     /// The current state `x_n`.
-    pub fn state(&self) -> &PhaseState<N> {
+    pub fn state(&self) -> &S {
         &self.state
     }
 }

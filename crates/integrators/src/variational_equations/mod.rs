@@ -1,5 +1,5 @@
-//! Variational equations of a one-step method on `T*R^N`: its tangent map, the Lyapunov
-//! spectrum by repeated QR and the MEGNO chaos indicator.
+//! Variational equations of a one-step method on `T*R^N` and on `T*G`: its tangent map, the
+//! Lyapunov spectrum by repeated QR and the MEGNO chaos indicator.
 //!
 //! For a one-step map `Φ_h` the **variational equation** of the numerical flow is the tangent
 //! map `δx_{k+1} = DΦ_h(x_k) δx_k`: a deviation vector `δx = (δq, δp)` carried along the
@@ -15,6 +15,21 @@
 //!   equations, or the chain rule through kicks and drifts), or, for any other
 //!   [`OneStep<PhaseState<N>>`](geom_core::step::OneStep), central differences
 //!   ([`tangent::FiniteDifference`]); the action of `M` on deviation vectors;
+//! * [`lie_tangent`]: on `T*G ≅ G × g*` (states [`LieState<E, D>`](geom_core::step::LieState),
+//!   the Hamilton–Pontryagin, LGVI and cotangent-lift integrators) the deviation vector is
+//!   `δx = (η, δμ) ∈ g × g* ≅ R^{2D}` of the left-trivialized perturbation
+//!   `(g exp(ε η), μ + ε δμ)`, and the tangent map of any
+//!   [`OneStep<LieState<E, D>>`](geom_core::step::OneStep) is computed by central differences
+//!   read back through `log(g₁^{-1} ·)` ([`LieFiniteDifference`]); [`lie_perturb`] and
+//!   [`lie_deviation`] go between states and deviations. In these coordinates the canonical form
+//!   is `ω_μ = [[B(μ), I], [−I, 0]]` with `B(μ)_ij = ⟨μ, [e_i, e_j]⟩`, of determinant 1, so a
+//!   symplectic method's spectrum on `T*G` still sums to zero and pairs as `±λ`
+//!   ([`LieLyapunovSpectrum`]);
+//! * [`TangentMap<S, N>`](TangentMap): what the two indicators below need of a method, a step
+//!   with its `2N × 2N` Jacobian in a chart at each state; every
+//!   [`StepJacobian<N>`](crate::classical::StepJacobian) is one on `T*R^N`,
+//!   [`LieFiniteDifference`] on `T*G`, so [`LyapunovSpectrum`] and [`Megno`] are one code for
+//!   both ([`LieLyapunovSpectrum`], [`LieMegno`] name them on `T*G`);
 //! * [`lyapunov`]: the Lyapunov spectrum by repeated Gram–Schmidt (QR) re-orthonormalisation,
 //!   Benettin, Galgani, Giorgilli & Strelcyn 1980;
 //! * [`second_order`]: the second-order variational equations `c_{k+1} = DΦ_h c_k +
@@ -30,12 +45,14 @@
 //! exact to round-off, using the model's AD Hessian); every other method has the
 //! finite-difference fallback, whose error is documented at [`tangent::FiniteDifference`].
 
+pub mod lie_tangent;
 pub mod lyapunov;
 pub mod megno;
 pub mod second_order;
 pub mod tangent;
 
-pub use lyapunov::LyapunovSpectrum;
-pub use megno::Megno;
+pub use lie_tangent::{LieFiniteDifference, lie_deviation, lie_perturb};
+pub use lyapunov::{LieLyapunovSpectrum, LyapunovSpectrum};
+pub use megno::{LieMegno, Megno};
 pub use second_order::{SecondOrderVariation, second_derivative};
-pub use tangent::{FiniteDifference, apply_jacobian};
+pub use tangent::{FiniteDifference, TangentMap, apply_jacobian};

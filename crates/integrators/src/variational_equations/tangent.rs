@@ -9,6 +9,7 @@
 use crate::classical::{PhaseJacobian, StepJacobian};
 use geom_core::GeomError;
 use geom_core::step::{OneStep, PhaseState, check_step};
+use nalgebra::SVector;
 
 /// `M δx = (M_qq δq + M_qp δp, M_pq δq + M_pp δp)`: the image of the deviation vector
 /// `δx = (δq, δp)` under the step Jacobian `M`.
@@ -28,6 +29,48 @@ use geom_core::step::{OneStep, PhaseState, check_step};
 #[inline]
 pub fn apply_jacobian<const N: usize>(m: &PhaseJacobian<N>, v: &PhaseState<N>) -> PhaseState<N> {
     PhaseState::new(m.qq * v.q + m.qp * v.p, m.pq * v.q + m.pp * v.p)
+}
+
+/// A one-step method `Φ_h` on the states `S` together with its tangent map in coordinates
+/// `δx = (a, b) ∈ R^N × R^N` (stored as a [`PhaseState<N>`], `a` in `q` and `b` in `p`): the
+/// interface of [`LyapunovSpectrum`](super::LyapunovSpectrum) and [`Megno`](super::Megno).
+///
+/// `tangent_step(x, h) = (Φ_h(x), M)` with `M = [[∂a₁/∂a, ∂a₁/∂b], [∂b₁/∂a, ∂b₁/∂b]]` the
+/// Jacobian of the step read in a chart `ψ_x(a, b)` at the state `x` (`ψ_x(0, 0) = x`) and in the
+/// chart `ψ_{Φ_h(x)}` at its image, the same family of charts at every state, so that the
+/// deviation carried by `M_{n−1} ⋯ M_0` is the derivative of the `n`-step map in the charts at
+/// `x_0` and `x_n` (chain rule):
+///
+/// * on `T*R^N` the identity chart, `δx = (δq, δp)`: every [`StepJacobian<N>`] (the classical
+///   methods' exact Jacobian, or [`FiniteDifference`]) is a `TangentMap<PhaseState<N>, N>`;
+/// * on `T*G` (`S = LieState<E, D>`, `N = D`) the left-trivialized chart
+///   `ψ_{(g, μ)}(η, δμ) = (g exp(η), μ + δμ)`:
+///   [`LieFiniteDifference`](super::LieFiniteDifference).
+///
+/// [`check_state`](Self::check_state) validates a starting state (the spectra call it in their
+/// constructors).
+pub trait TangentMap<S, const N: usize>: Send + Sync {
+    /// `(Φ_h(x), DΦ_h(x))` in the charts at `x` and `Φ_h(x)`; the same errors as the step.
+    fn tangent_step(&self, state: &S, h: f64) -> Result<(S, PhaseJacobian<N>), GeomError>;
+    /// `Ok(())` if `state` can be stepped from (finite, on its manifold), else a typed error
+    /// ([`GeomError::NonFinite`], [`GeomError::OffManifold`]).
+    fn check_state(&self, state: &S) -> Result<(), GeomError>;
+}
+
+/// `Ok(())` for a finite state of `T*R^N`, else [`GeomError::NonFinite`].
+pub(crate) fn check_phase_state<const N: usize>(state: &PhaseState<N>) -> Result<(), GeomError> {
+    if state.is_finite() { Ok(()) } else { Err(GeomError::NonFinite { what: "initial state" }) }
+}
+
+/// A method with its step Jacobian on `T*R^N` is a tangent map in the identity chart.
+impl<M: StepJacobian<N> + ?Sized, const N: usize> TangentMap<PhaseState<N>, N> for M {
+    #[inline]
+    fn tangent_step(&self, state: &PhaseState<N>, h: f64) -> Result<(PhaseState<N>, PhaseJacobian<N>), GeomError> {
+        self.step_jacobian(state, h)
+    }
+    fn check_state(&self, state: &PhaseState<N>) -> Result<(), GeomError> {
+        check_phase_state(state)
+    }
 }
 
 /// The Euclidean inner product `⟨a, b⟩ = a_q·b_q + a_p·b_p` of two deviation vectors.
@@ -102,38 +145,56 @@ impl<M: OneStep<PhaseState<N>>, const N: usize> StepJacobian<N> for FiniteDiffer
         let mut next = *state;
         self.0.step(&mut next, h)?;
         let scale = increment_scale();
-        let mut m = PhaseJacobian::<N>::identity();
-        for j in 0..2 * N {
-            // word j of (q, p)
-            let x = if j < N { state.q[j] } else { state.p[j - N] };
-            let d = scale * (1.0 + x.abs());
-            let shifted = |s: f64| {
-                let mut y = *state;
-                if j < N {
-                    y.q[j] += s * d;
-                } else {
-                    y.p[j - N] += s * d;
-                }
-                y
-            };
-            let (mut plus, mut minus) = (shifted(1.0), shifted(-1.0));
-            self.0.step(&mut plus, h)?;
-            self.0.step(&mut minus, h)?;
-            let dq = (plus.q - minus.q) / (2.0 * d);
-            let dp = (plus.p - minus.p) / (2.0 * d);
-            if j < N {
-                m.qq.set_column(j, &dq);
-                m.pq.set_column(j, &dp);
-            } else {
-                m.qp.set_column(j - N, &dq);
-                m.pp.set_column(j - N, &dp);
-            }
-        }
-        if m.qq.iter().chain(m.qp.iter()).chain(m.pq.iter()).chain(m.pp.iter()).all(|v| v.is_finite()) {
-            Ok((next, m))
+        let m = central_difference_columns(
+            |j| {
+                // word j of (q, p)
+                let x = if j < N { state.q[j] } else { state.p[j - N] };
+                let d = scale * (1.0 + x.abs());
+                let shifted = |s: f64| {
+                    let mut y = *state;
+                    if j < N {
+                        y.q[j] += s * d;
+                    } else {
+                        y.p[j - N] += s * d;
+                    }
+                    y
+                };
+                let (mut plus, mut minus) = (shifted(1.0), shifted(-1.0));
+                self.0.step(&mut plus, h)?;
+                self.0.step(&mut minus, h)?;
+                Ok(((plus.q - minus.q) / (2.0 * d), (plus.p - minus.p) / (2.0 * d)))
+            },
+            "finite-difference step Jacobian",
+        )?;
+        Ok((next, m))
+    }
+}
+
+/// The Jacobian `M` assembled column by column, `M e_j = column(j)` for `j = 0..2N` (the first
+/// `N` columns the `q`-columns `(qq, pq)`, the last `N` the `p`-columns `(qp, pp)`), each column a
+/// pair `(upper half, lower half)`: the common loop of the central differences on `T*R^N`
+/// ([`FiniteDifference`]) and on `T*G` ([`LieFiniteDifference`](super::LieFiniteDifference)).
+/// The first error of `column` is returned; a non-finite entry is [`GeomError::NonFinite`] with
+/// `what`.
+pub(crate) fn central_difference_columns<const N: usize>(
+    mut column: impl FnMut(usize) -> Result<(SVector<f64, N>, SVector<f64, N>), GeomError>,
+    what: &'static str,
+) -> Result<PhaseJacobian<N>, GeomError> {
+    let mut m = PhaseJacobian::<N>::identity();
+    for j in 0..2 * N {
+        let (upper, lower) = column(j)?;
+        if j < N {
+            m.qq.set_column(j, &upper);
+            m.pq.set_column(j, &lower);
         } else {
-            Err(GeomError::NonFinite { what: "finite-difference step Jacobian" })
+            m.qp.set_column(j - N, &upper);
+            m.pp.set_column(j - N, &lower);
         }
+    }
+    if m.qq.iter().chain(m.qp.iter()).chain(m.pq.iter()).chain(m.pp.iter()).all(|v| v.is_finite()) {
+        Ok(m)
+    } else {
+        Err(GeomError::NonFinite { what })
     }
 }
 
