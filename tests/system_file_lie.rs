@@ -423,3 +423,46 @@ fn an_se3_body_is_the_closed_form_vehicle() {
     let rel = gap(&a, &b) / 500.0;
     assert!(rel < 1e-12, "hp-sv: {rel:e}");
 }
+
+/// A file whose body is a Lagrange top (`I = diag(I₁, I₁, I₃)`, `V = V₀ + c r₃₃`) offers
+/// Bobenko–Suris's discrete Lagrange top, as the catalogue's `lagrange-top` does, and runs it
+/// bit for bit as the catalogue does; a potential that is not affine in `r₃₃` alone, or a top
+/// that is not symmetric, does not offer it and refuses it with an input error.
+#[test]
+fn a_lagrange_top_file_offers_the_discrete_lagrange_top() {
+    let tmp = TempDir::new("lagrange");
+    let body = |inertia: &str, v: &str| {
+        format!(
+            "group = \"SO(3)\"\ninertia = {inertia}\nV = \"{v}\"\nR0_axis_angle = [0.5, 0.2, 0.0]\nPi0 = [0.3, -0.4, 2.0]\n\
+             [params]\nmgl = 1.0\n"
+        )
+    };
+    let file = |name: &str, inertia: &str, v: &str| {
+        let path = tmp.write(name, &body(inertia, v));
+        catalogue::resolve("system", &[], Some(&path), None).unwrap()
+    };
+    let lagrange = file("lagrange.toml", "[2.0, 2.0, 1.0]", "mgl*r33");
+    let top = catalogue::problem("lagrange-top", &[]).unwrap();
+    assert!(lagrange.methods().contains(&"bobenko-suris"));
+    let (a, b) =
+        (run(lagrange.as_ref(), "bobenko-suris", 0.01, 500, 50), run(top.as_ref(), "bobenko-suris", 0.01, 500, 50));
+    assert_eq!(gap(&a, &b), 0.0, "the file's Lagrange top is the catalogue's, bit for bit");
+    assert!(a.max_error(0) < 1e-4 && a.max_error(1) < 1e-12, "{:e} {:e}", a.max_error(0), a.max_error(1));
+    // an offset and a weight below the pivot (χ = −e3) are still a Lagrange top
+    let hanging = file("hanging.toml", "[2.0, 2.0, 1.0]", "5 - 2*mgl*r33");
+    assert!(hanging.methods().contains(&"bobenko-suris"));
+    let c = run(hanging.as_ref(), "bobenko-suris", 0.01, 200, 20);
+    assert!(c.max_error(1) < 1e-12, "vertical momentum {:e}", c.max_error(1));
+    // not affine in r33, not r33 alone, not symmetric: no discrete Lagrange top
+    for (name, inertia, v) in [
+        ("square.toml", "[2.0, 2.0, 1.0]", "mgl*r33^2"),
+        ("tilted.toml", "[2.0, 2.0, 1.0]", "mgl*(r33 + 0.1*r31)"),
+        ("asymmetric.toml", "[2.0, 2.5, 1.0]", "mgl*r33"),
+    ] {
+        let p = file(name, inertia, v);
+        assert!(!p.methods().contains(&"bobenko-suris"), "{name}");
+        let spec = RunSpec::new(0.01, Some(10), None, 1).unwrap();
+        let err = experiment::run(p.as_ref(), "bobenko-suris", spec, &mut |_| {}).err().expect(name);
+        assert!(!err.to_string().is_empty(), "{name}");
+    }
+}

@@ -13,7 +13,8 @@
 //! with the body torque `τ` the left-trivialized gradient of `V` ([`FormulaPotential::torque`]),
 //! so every Lie-group method of the workbench applies: the Hamilton–Pontryagin integrators and
 //! their compositions, LGVI, the cotangent lifts of the discretization maps of SO(3), the
-//! Lagrangian route, RKMK4, CG4a, CF4 and the embedded Runge–Kutta baselines.
+//! Lagrangian route, RKMK4, CG4a, CF4 and the embedded Runge–Kutta baselines; for a Lagrange
+//! top (`I = diag(I₁, I₁, I₃)`, `V = V₀ + c r₃₃`) also Bobenko–Suris's discrete Lagrange top.
 //!
 //! ```toml
 //! name = "heavy top"                       # optional: printed in the run header
@@ -70,7 +71,8 @@ use geom_core::lie::{Chart, LieGroup, Se3, So3, So3xR3, se3};
 use geom_core::scalar::AdScalar;
 use geom_core::{Result as GeomResult, Scalar};
 use integrators::hp::{KineticPotential, LieFunction, LieState, Potential, PotentialGradient};
-use integrators::lie_poisson_baselines::VerticalCoadjointEnergy;
+use integrators::lie_poisson_baselines::{BobenkoSuris, VerticalCoadjointEnergy};
+use integrators::models::HeavyTop;
 use integrators::rkmk::LieVectorField;
 use integrators::{commutator_free, crouch_grossman};
 use nalgebra::{Matrix3, Matrix4, Matrix6, SVector, Vector3, Vector6};
@@ -291,9 +293,10 @@ impl LieSystemSpec {
             return Err(fail(format!("V or its gradient is not finite at R0 (V = {v0})")));
         }
         let vertical = potential.depends_on_third_row_only();
+        let lagrange = lagrange_top(&inertia, &potential);
         let lagrangian = KineticPotential::new(inertia, potential).map_err(|e| fail(format!("inertia: {e}")))?;
         let body = Body { lagrangian, s0: LieState::new(r0, pi0), summary: what(&format!("V = {text}")), defaults };
-        Ok(Box::new(Potent { body, vertical }))
+        Ok(Box::new(Potent { body, vertical, lagrange }))
     }
 }
 
@@ -401,6 +404,30 @@ impl FormulaPotential {
     pub fn depends_on_third_row_only(&self) -> bool {
         !(0..6).any(|k| self.v.formula().uses(k))
     }
+    /// `Some(c)` when `V(R) = V₀ + c r₃₃` with `c ≠ 0`, a weight along the vertical of a body
+    /// whose centre of mass is on its third axis: `V` uses `r₃₃` alone and its derivative is the
+    /// same constant `c` at three generic points (a formula that is not affine in `r₃₃` has
+    /// different slopes there), to `1e-14 |c|`.
+    pub fn vertical_weight(&self) -> Option<f64> {
+        if (0..9).any(|k| k != 8 && self.v.formula().uses(k)) {
+            return None;
+        }
+        let slope = |r33: f64| self.v.gradient(&SVector::from_fn(|k, _| if k == 8 { r33 } else { 0.0 }))[8];
+        let c = slope(0.3);
+        let affine = [-0.7, 0.9].iter().all(|&x| (slope(x) - c).abs() <= 1e-14 * c.abs());
+        (affine && c != 0.0 && c.is_finite()).then_some(c)
+    }
+}
+
+/// The Lagrange top a body is, if it is one: `I = diag(I₁, I₁, I₃)` and `V(R) = V₀ + c r₃₃`
+/// with `c ≠ 0` (a potential linear in `e3·Rχ` with the centre of mass on the symmetry axis),
+/// i.e. the heavy top of `mgl = |c|`, `χ = sign(c) e3`, which Bobenko–Suris's discrete
+/// Lagrange top integrates ([`methods::LAGRANGE_TOP`]). The inertia is checked by
+/// `BobenkoSuris::new` itself.
+fn lagrange_top(inertia: &Matrix3<f64>, potential: &FormulaPotential) -> Option<HeavyTop> {
+    let c = potential.vertical_weight()?;
+    let top = HeavyTop::new(*inertia, c.abs(), Vector3::new(0.0, 0.0, c.signum())).ok()?;
+    BobenkoSuris::new(&top).is_ok().then_some(top)
 }
 
 /// The nine entries of `R`, row by row.
@@ -521,6 +548,8 @@ impl Observe<MatrixState<3, 3>> for Monitor {
 struct Potent {
     body: Body,
     vertical: bool,
+    /// The Lagrange top the body is, if it is one ([`lagrange_top`]).
+    lagrange: Option<HeavyTop>,
 }
 
 impl Potent {
@@ -543,14 +572,15 @@ impl Problem for Potent {
     /// Every Lie-group method but the Lie–Poisson ones (`H` depends on `R`, so it does not
     /// reduce to `so(3)*`), and, only when `V` depends on `Γ = Rᵀe3` alone, those of
     /// [`methods::SO3_VERTICAL`] and Engø–Faltinsen's scheme on `se(3)* ∋ (Π, Γ)` (as for the
-    /// catalogue's heavy top).
+    /// catalogue's heavy top), and, only for a Lagrange top ([`lagrange_top`]), those of
+    /// [`methods::LAGRANGE_TOP`] (as for the catalogue's `lagrange-top`).
     fn methods(&self) -> Vec<&'static str> {
         methods::for_family(Family::LieGroup)
             .iter()
             .map(|m| m.name)
             .filter(|n| !n.starts_with("lie-poisson") || (self.vertical && *n == "lie-poisson-engo-faltinsen"))
             .filter(|n| self.vertical || !methods::SO3_VERTICAL.contains(n))
-            .filter(|n| !methods::LAGRANGE_TOP.contains(n))
+            .filter(|n| self.lagrange.is_some() || !methods::LAGRANGE_TOP.contains(n))
             .collect()
     }
     fn defaults(&self) -> (f64, f64) {
@@ -585,6 +615,10 @@ impl Problem for Potent {
             name if self.vertical && methods::SO3_VERTICAL.contains(&name) => {
                 methods::so3_vertical(method, VerticalHamiltonian(self.hamiltonian()))?
             }
+            name if methods::LAGRANGE_TOP.contains(&name) => match &self.lagrange {
+                Some(top) => methods::lagrange_top(method, top)?,
+                None => methods::lie_group(method, So3, l, self.hamiltonian())?,
+            },
             "lie-poisson-engo-faltinsen" if self.vertical => {
                 Box::new(VerticalCoadjointEnergy::new(Chart::Cayley, VerticalHamiltonian(self.hamiltonian())))
             }
@@ -598,7 +632,7 @@ impl Problem for Potent {
     /// `R` row-major (a rotation), then `Π`.
     fn with_state(&self, state: &[f64]) -> Result<Box<dyn Problem>, WorkbenchError> {
         let s0 = lie_state(self, &So3, "R is not a rotation", state)?;
-        Ok(Box::new(Self { body: Body { s0, ..self.body.clone() }, vertical: self.vertical }))
+        Ok(Box::new(Self { body: Body { s0, ..self.body.clone() }, vertical: self.vertical, lagrange: self.lagrange }))
     }
     /// `(R exp(ε ξ), Π + ε ν)`.
     fn perturb(&self, state: &[f64], eps: f64, normal: &mut dyn FnMut() -> f64) -> Vec<f64> {
