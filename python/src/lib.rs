@@ -939,10 +939,7 @@ fn kepler_drift<'py>(
     let times_ok = t.1.is_empty() || rows.is_some() && t.1 == [n];
     if !times_ok {
         let expected = if rows.is_some() { format!("() or ({n},)") } else { "()".to_string() };
-        return Err(PyValueError::new_err(format!(
-            "t must have shape {expected}, got {}",
-            engine::py_shape(&t.1)
-        )));
+        return Err(PyValueError::new_err(format!("t must have shape {expected}, got {}", engine::py_shape(&t.1))));
     }
     fits_in_memory("kepler_drift", n, 2 * dim)?;
     let result = py.detach(|| {
