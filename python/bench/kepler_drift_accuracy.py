@@ -26,9 +26,11 @@ each solver the median and largest error, the largest ``error / bound`` and the 
 and the cases where geomint's error is more than twice REBOUND's (and above ``1e-16``), with the
 largest ratio of the two (REBOUND's error taken as at least ``1e-16``).
 
-The reference costs ~3 ms a case per process (mpmath with gmpy2): 10⁶ cases take about 30 min
-on 2 processes. ``--budget-minutes`` stops after the chunks finished by then (the report says
-how many cases it covers).
+The reference costs ~5 ms a case per process (mpmath with gmpy2, on a shared 2-core machine):
+10⁶ cases take about 41 min on 2 processes (727,000 in 30 min, docs/performance.md).
+``--budget-minutes`` stops after the chunks finished by then (the report says how many cases it
+covers). Known limit: three random sign vectors can underestimate ``κ`` by two orders of magnitude
+(the 13 of 727,000 cases outside the bound were all inside with 200 vectors).
 """
 
 from __future__ import annotations
