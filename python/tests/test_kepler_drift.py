@@ -130,3 +130,26 @@ def test_bad_input_is_a_value_error(mu, q, p, t, words):
 def test_a_non_number_mu_is_a_type_error():
     with pytest.raises(TypeError, match="mu"):
         geomint.kepler_drift("1", [1.0, 0, 0], [0, 1.0, 0], 1.0)
+
+
+def test_hostile_arguments_raise_value_or_type_errors():
+    """Every argument replaced in turn by a hostile value: a ``ValueError`` or ``TypeError`` or a
+    result, never a panic (pyo3's ``PanicException`` is not an ``Exception``)."""
+    hostile = [
+        None, True, 0, -1, 2**64, 5e-324, 1e300, math.nan, math.inf, -math.inf, complex(1, 1), "", "x", b"x",
+        [], [[]], [[1.0, 2.0], [3.0]], [[[1.0]]], np.zeros((0, 3)), np.zeros((2, 3, 4)), np.full(3, np.nan),
+        np.ones(3, dtype=np.int8), np.array(["a"]), np.zeros(1_000_000), np.zeros((1_000_000, 3)), object(),
+    ]
+    base = [1.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], 0.5]
+    outcomes = {"ok": 0, "error": 0}
+    for slot in range(4):
+        for value in hostile:
+            args = list(base)
+            args[slot] = value
+            try:
+                q1, p1 = geomint.kepler_drift(*args)
+                assert np.all(np.isfinite(q1)) and np.all(np.isfinite(p1))
+                outcomes["ok"] += 1
+            except (ValueError, TypeError):
+                outcomes["error"] += 1
+    assert outcomes["ok"] >= 4 and outcomes["error"] >= 60, outcomes
