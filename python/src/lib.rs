@@ -21,6 +21,8 @@
 mod callbacks;
 
 use callbacks::{HostErrors, raise_stored};
+use geomint::geom_core::GeomError;
+use geomint::geom_core::step::PhaseState;
 use geomint::workbench::WorkbenchError;
 use geomint::workbench::catalogue::lie_system::{LieSystemSpec, declares_group};
 use geomint::workbench::catalogue::nbody::Bodies;
@@ -894,6 +896,90 @@ fn perturbed_states<'py>(
     matrix(py, states, members, sys.problem().state_labels().len())
 }
 
+/// The exact Kepler flow of many states at once (`geomint.kepler_drift`): row `i` of `q`, `p`
+/// (shape `(n, d)`, or `(d,)` for one state, `d` = 2 or 3) advanced by `t[i]` (`t` of shape
+/// `(n,)`, or `()` for the same time for every row) under `H = |p|²/2 − μ/|q|` by
+/// `integrators::splitting::KeplerDrift` (universal variables: with `r_0 = |q_0|`,
+/// `η_0 = q_0·p_0`, `β = 2μ/r_0 − |p_0|²`, `G_k(s) = s^k c_k(βs²)`, the root `s` of
+/// `r_0 G_1 + η_0 G_2 + μ G_3 = t` gives `q = f q_0 + g p_0`, `p = ḟ q_0 + ġ p_0` with
+/// `f = 1 − μG_2/r_0`, `g = r_0 G_1 + η_0 G_2`, `ḟ = −μG_1/(r r_0)`, `ġ = 1 − μG_2/r`; Danby,
+/// *Fundamentals of Celestial Mechanics*, 1988, §6.9). Returns `(q1, p1)` of the shape of `q`.
+/// `ValueError` for a shape, a non-finite value, `mu ≤ 0` or `q = 0` (naming the row);
+/// `IntegrationError` if Kepler's equation is not solved (it is in every case tested).
+#[pyfunction]
+fn kepler_drift<'py>(
+    py: Python<'py>,
+    mu: f64,
+    q: PyReadonlyArrayDyn<'py, f64>,
+    p: PyReadonlyArrayDyn<'py, f64>,
+    t: PyReadonlyArrayDyn<'py, f64>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    use geomint::integrators::splitting::KeplerDrift;
+    let kepler = KeplerDrift::new(mu).map_err(|e| PyValueError::new_err(format!("mu: {e}")))?;
+    let (q, p, t) = (values(&q), values(&p), values(&t));
+    let (rows, dim) = match q.1[..] {
+        [d] => (None, d),
+        [n, d] => (Some(n), d),
+        _ => (None, 0),
+    };
+    if !(dim == 2 || dim == 3) {
+        return Err(PyValueError::new_err(format!(
+            "q must have shape (n, 3), (n, 2), (3,) or (2,), got {}",
+            engine::py_shape(&q.1)
+        )));
+    }
+    if p.1 != q.1 {
+        return Err(PyValueError::new_err(format!(
+            "p must have the shape of q, {}, got {}",
+            engine::py_shape(&q.1),
+            engine::py_shape(&p.1)
+        )));
+    }
+    let n = rows.unwrap_or(1);
+    let times_ok = t.1.is_empty() || rows.is_some() && t.1 == [n];
+    if !times_ok {
+        let expected = if rows.is_some() { format!("() or ({n},)") } else { "()".to_string() };
+        return Err(PyValueError::new_err(format!("t must have shape {expected}, got {}", engine::py_shape(&t.1))));
+    }
+    fits_in_memory("kepler_drift", n, 2 * dim)?;
+    let result = py.detach(|| {
+        let (mut q1, mut p1) = (q.0.clone(), p.0.clone());
+        for i in 0..n {
+            let ti = if t.1.is_empty() { t.0[0] } else { t.0[i] };
+            let row = i * dim..(i + 1) * dim;
+            let done = match dim {
+                2 => drift_row::<2>(&kepler, &mut q1[row.clone()], &mut p1[row], ti),
+                _ => drift_row::<3>(&kepler, &mut q1[row.clone()], &mut p1[row], ti),
+            };
+            done.map_err(|e| (i, e))?;
+        }
+        Ok((q1, p1))
+    });
+    let (q1, p1) = result.map_err(|(i, e): (usize, GeomError)| {
+        let msg = format!("kepler_drift, row {i}: {e}");
+        match e {
+            GeomError::NotConverged { .. } => IntegrationError::new_err(msg),
+            _ => PyValueError::new_err(msg),
+        }
+    })?;
+    let shape = q.1;
+    Ok((copy(py, &(q1, shape.clone()))?, copy(py, &(p1, shape))?))
+}
+
+/// One row of [`kepler_drift`]: `(q, p) ← φ_t(q, p)` in place (untouched on an error).
+fn drift_row<const N: usize>(
+    kepler: &geomint::integrators::splitting::KeplerDrift,
+    q: &mut [f64],
+    p: &mut [f64],
+    t: f64,
+) -> Result<(), GeomError> {
+    let mut state = PhaseState::<N>::new(std::array::from_fn(|k| q[k]).into(), std::array::from_fn(|k| p[k]).into());
+    kepler.advance(&mut state, t)?;
+    q.copy_from_slice(state.q.as_slice());
+    p.copy_from_slice(state.p.as_slice());
+    Ok(())
+}
+
 // -----------------------------------------------------------------------------------------------
 
 /// A run that continues (see `geomint.Simulation`): the workbench's checkpointed run loop held
@@ -1088,6 +1174,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lie_system, m)?)?;
     m.add_function(wrap_pyfunction!(_lie_system_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(perturbed_states, m)?)?;
+    m.add_function(wrap_pyfunction!(kepler_drift, m)?)?;
     m.add_function(wrap_pyfunction!(rigid_body, m)?)?;
     m.add_function(wrap_pyfunction!(heavy_top, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
