@@ -108,6 +108,8 @@ WORKER = textwrap.dedent(
         "system_file": (geomint.system_file, ["/dev/null"], {}),
         "rigid_body": (geomint.rigid_body, [[1.0, 2.0, 3.0], [0.1, 0.2, 0.3]], {"R": None}),
         "heavy_top": (geomint.heavy_top, [[1.0, 2.0, 3.0], [0.1, 0.2, 0.3]], {"R": None, "mgl": 1.0, "chi": (0.0, 0.0, 1.0)}),
+        "kepler_drift": (geomint.kepler_drift, [1.0, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]], 0.5], {}),
+        "native.kepler_drift": (_native.kepler_drift, [1.0, np.array([[1.0, 0.0, 0.0]]), np.array([[0.0, 1.0, 0.0]]), np.array(0.5)], {}),
         "native.problem": (_native.problem, ["kepler", None], {}),
         "native.methods": (_native.methods, [system()], {}),
         "native.run": (_native.run, [system(), "stormer-verlet", 0.01, 100, None, None, None], {}),
