@@ -311,3 +311,52 @@ fn chaos_refuses_bad_flags_with_one_line_naming_the_flag() {
         assert_input_error(&geomint(dir.path(), &all), needle, &format!("{args:?}"));
     }
 }
+
+/// A user's Hamiltonian in a system file reaches `poincare` and `chaos`: the shipped
+/// `examples/systems/henon_heiles.toml` (formulas, its own coordinate names) gives the catalogue's
+/// crossings to round-off, and a chaos map; a system file that is not on `T*R^n` is refused with
+/// one line naming what the commands take.
+#[test]
+fn a_system_file_reaches_the_poincare_and_chaos_commands() {
+    let dir = TempDir::new("poincare-system");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/systems/henon_heiles.toml");
+    let file = file.to_str().expect("a UTF-8 path");
+    let state = on_section(1.0 / 12.0, 0.1);
+    let common = ["--h", "0.01", "--crossings", "20", "--state", &state];
+    let user = geomint(
+        dir.path(),
+        &[
+            &["--quiet", "poincare", "--system", file, "--section", "x=0"][..],
+            &common[..],
+            &["--out", &dir.arg("user")],
+        ]
+        .concat(),
+    );
+    assert_success(&user, "poincare --system");
+    let builtin = geomint(
+        dir.path(),
+        &[&["--quiet", "poincare", "henon-heiles"][..], &common[..], &["--out", &dir.arg("builtin")]].concat(),
+    );
+    assert_success(&builtin, "poincare henon-heiles");
+    let (uh, ur) = csv(&dir.join("user/section.csv"));
+    let (bh, br) = csv(&dir.join("builtin/section.csv"));
+    assert_eq!(ur.len(), 20);
+    assert_eq!(ur.len(), br.len());
+    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().expect("a number") };
+    for (u, b) in ur.iter().zip(&br) {
+        for (a, c) in [("t", "t"), ("y", "q2"), ("py", "p2")] {
+            let (x, z) = (f(u, column(&uh, a)), f(b, column(&bh, c)));
+            assert!((x - z).abs() <= 1e-10, "{a}: {x} against the catalogue's {z}");
+        }
+    }
+    let chaos = geomint(
+        dir.path(),
+        &["--quiet", "chaos", "--system", file, "--grid", "3x3", "--t-end", "20", "--out", &dir.arg("chaos")],
+    );
+    assert_success(&chaos, "chaos --system");
+    let (head, rows) = csv(&dir.join("chaos/chaos.csv"));
+    assert!(head.contains(&"megno".to_string()) && !rows.is_empty(), "{head:?}");
+    let lie = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/systems/heavy_top.toml");
+    let out = geomint(dir.path(), &["poincare", "--system", lie.to_str().unwrap(), "--out", &dir.arg("lie")]);
+    assert_input_error(&out, "--system FILE.toml", "a Lie-group system file");
+}

@@ -227,8 +227,13 @@ pub(crate) struct EnsembleArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct PoincareArgs {
-    /// Problem name: a canonical problem on T*R^n (see `geomint list`), e.g. henon-heiles.
-    pub(crate) problem: String,
+    /// Problem name: a canonical problem on T*R^n (see `geomint list`), e.g. henon-heiles;
+    /// `system` (implied) with --system FILE.toml.
+    pub(crate) problem: Option<String>,
+    /// A system file: a Hamiltonian of formulas (`.toml`, see `geomint run --help`) or the
+    /// bodies of problem `nbody`.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) system: Option<PathBuf>,
     /// Method name (default: the problem's first method).
     #[arg(long, short)]
     pub(crate) method: Option<String>,
@@ -265,8 +270,13 @@ pub(crate) struct PoincareArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct ChaosArgs {
-    /// Problem name: a canonical problem on T*R^n (see `geomint list`), e.g. henon-heiles.
-    pub(crate) problem: String,
+    /// Problem name: a canonical problem on T*R^n (see `geomint list`), e.g. henon-heiles;
+    /// `system` (implied) with --system FILE.toml.
+    pub(crate) problem: Option<String>,
+    /// A system file: a Hamiltonian of formulas (`.toml`, see `geomint run --help`) or the
+    /// bodies of problem `nbody`.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) system: Option<PathBuf>,
     /// Method name (default: the problem's first method).
     #[arg(long, short)]
     pub(crate) method: Option<String>,

@@ -51,7 +51,8 @@ fn parse_range(text: &str) -> Result<chaos::Rect, WorkbenchError> {
 /// `n = 1`: the plane `(q_1, p_1)`), the MEGNO of each after `t_end`, chaos.csv, chaos.svg and a
 /// summary (the fractions with `⟨Y⟩ < 2.5` and above, the largest Lyapunov estimate).
 pub(crate) fn chaos(args: ChaosArgs, quiet: bool) -> Result<(), WorkbenchError> {
-    let problem = canonical_problem(&args.problem, &args.params, None, "chaos")?;
+    let (name, problem) =
+        canonical_problem(args.problem.as_deref(), &args.params, args.system.as_deref(), None, "chaos")?;
     let space: &dyn PhaseSpace =
         problem.phase_space().ok_or_else(|| WorkbenchError::Input("not a canonical problem".into()))?;
     let method_name = args.method.clone().unwrap_or_else(|| problem.methods()[0].to_string());
@@ -108,7 +109,7 @@ pub(crate) fn chaos(args: ChaosArgs, quiet: bool) -> Result<(), WorkbenchError> 
             "no point of the grid lies on the energy level; change --range or --energy".into(),
         ));
     }
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{}-chaos", args.problem)));
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{name}-chaos")));
     with_output_dir(&out, || {
         let bar = progress(1, quiet, &format!("{} chaos map, {} orbits", problem.name(), states.len()));
         let t0 = std::time::Instant::now();

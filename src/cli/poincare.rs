@@ -5,35 +5,41 @@ use crate::cli::args::PoincareArgs;
 use crate::cli::files::{with_output_dir, write_outputs};
 use crate::cli::format::short;
 use crate::cli::params::parse_params;
+use crate::cli::resolve::resolve_problem;
 use geomint::workbench::chaos::{self, PhaseSpace, Section};
 use geomint::workbench::output::OutputSet;
 use geomint::workbench::plot::{self, Axes};
 use geomint::workbench::problem::{self, Problem};
 use geomint::workbench::{WorkbenchError, catalogue};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// The problem `name` (with `--param`s and `--state`) with a [`geomint::workbench::chaos::PhaseSpace`], or an input error
-/// naming the canonical problems when it has none (`command` names the command).
+/// The problem `name` or the system file `system` (with `--param`s and `--state`,
+/// [`resolve_problem`]) with a [`geomint::workbench::chaos::PhaseSpace`], and its name; an input
+/// error naming the canonical problems when it has none (`command` names the command).
 pub(crate) fn canonical_problem(
-    name: &str,
+    name: Option<&str>,
     params: &[String],
+    system: Option<&Path>,
     state: Option<&[f64]>,
     command: &str,
-) -> Result<Box<dyn Problem>, WorkbenchError> {
-    let params = parse_params(params)?;
-    let problem = catalogue::resolve(name, &params, None, state)?;
-    if problem.phase_space().is_none() {
+) -> Result<(String, Box<dyn Problem>), WorkbenchError> {
+    let params = parse_params(params)?.into_iter().collect();
+    let system = system.map(|p| p.display().to_string());
+    let resolved = resolve_problem(name, &params, system.as_deref(), state)?;
+    if resolved.problem.phase_space().is_none() {
         let canonical: Vec<&str> = catalogue::names()
             .into_iter()
             .filter(|n| catalogue::problem(n, &[]).is_ok_and(|p| p.phase_space().is_some()))
             .collect();
         return Err(WorkbenchError::Input(format!(
-            "'{name}' is a {} problem, not a canonical problem on T*R^n; `geomint {command}` takes one of {}",
-            problem.family().name(),
+            "'{}' is a {} problem, not a canonical problem on T*R^n; `geomint {command}` takes one of {}, or a \
+             Hamiltonian system file (--system FILE.toml)",
+            resolved.name,
+            resolved.problem.family().name(),
             canonical.join(", ")
         )));
     }
-    Ok(problem)
+    Ok((resolved.name, resolved.problem))
 }
 
 /// The step `--h` (default: the problem's): an input error naming the flag unless finite and
@@ -57,7 +63,13 @@ pub(crate) fn plane(n: usize, index: usize) -> Option<(usize, usize)> {
 /// `geomint poincare PROBLEM`: the crossings of the section, section.csv, section.svg and a
 /// summary (problem, method, h, crossings found, the largest energy error at them, the section).
 pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
-    let problem = canonical_problem(&args.problem, &args.params, args.state.as_deref(), "poincare")?;
+    let (name, problem) = canonical_problem(
+        args.problem.as_deref(),
+        &args.params,
+        args.system.as_deref(),
+        args.state.as_deref(),
+        "poincare",
+    )?;
     let space = problem.phase_space().ok_or_else(|| WorkbenchError::Input("not a canonical problem".into()))?;
     let method_name = args.method.clone().unwrap_or_else(|| problem.methods()[0].to_string());
     let method = problem::check_method(problem.as_ref(), &method_name)?;
@@ -79,7 +91,7 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
         None => vec![x0.clone()],
         Some(k) => spread_states(space, &x0, &section, k)?,
     };
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{}-poincare", args.problem)));
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{name}-poincare")));
     with_output_dir(&out, || {
         let t0 = std::time::Instant::now();
         let mut orbits = Vec::with_capacity(starts.len());
