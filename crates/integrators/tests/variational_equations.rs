@@ -140,7 +140,7 @@ fn ensemble_mean_of_chaotic_exponents() {
 }
 
 /// A drift `q ← q + h p` that fails once `q₀ > 1` (a user's method without a Jacobian).
-struct FailingDrift;
+pub(crate) struct FailingDrift;
 impl OneStep<PhaseState<2>> for FailingDrift {
     fn name(&self) -> String {
         "failing drift".into()

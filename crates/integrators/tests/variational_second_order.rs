@@ -1,5 +1,6 @@
 //! Second-order variational equations against differences of whole trajectories.
 
+use crate::variational_equations::FailingDrift;
 use geom_core::GeomError;
 use geom_core::Scalar;
 use geom_core::function::{AutoDiff, PhaseSpaceFunction};
@@ -135,25 +136,6 @@ fn any_one_step_method_through_finite_differences() {
     let err = norm(&sub(v.second(), &reference)) / norm(&reference);
     println!("through FiniteDifference: relative error {err:.2e}");
     assert!(err < 1e-4, "{err:.3e}");
-}
-
-/// A drift `q ← q + h p` that fails once `q₀ > 1`.
-struct FailingDrift;
-impl OneStep<PhaseState<2>> for FailingDrift {
-    fn name(&self) -> String {
-        "failing drift".into()
-    }
-    fn order(&self) -> u32 {
-        1
-    }
-    fn step(&self, s: &mut PhaseState<2>, h: f64) -> Result<(), GeomError> {
-        let q = s.q + s.p * h;
-        if q[0] > 1.0 {
-            return Err(GeomError::NonFinite { what: "test failure" });
-        }
-        s.q = q;
-        Ok(())
-    }
 }
 
 #[test]
