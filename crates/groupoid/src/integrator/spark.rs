@@ -325,42 +325,34 @@ where
     }
 
     /// The Jacobian of [`Self::residual`] in `u = (V_1, V_2, ν, ι)`, assembled from the second
-    /// derivatives of `L` at the stages `(Q_i, V_i)` and of `ι·c` at `Q̃` (forward AD at `f64`,
-    /// [`Self::assemble_jacobian`]).
+    /// derivatives of `L` and of `ι·c` at `Q̃` (forward AD at `f64`, [`Self::assemble_jacobian`]):
+    ///
+    /// * exact (`simplified = false`): the second derivatives of `L` at each stage `(Q_i, V_i)`;
+    /// * simplified (`simplified = true`; Hairer & Wanner, *Solving Ordinary Differential
+    ///   Equations II*, 2nd ed. (1996), §IV.8): those of both stages taken at one point, the stage
+    ///   means `Q̄ = q_0 + h Σ_j (a_1j + a_2j)/2 V_j`, `V̄ = (V_1 + V_2)/2` (one set of second
+    ///   derivatives instead of two). It differs from the exact Jacobian by
+    ///   `O(h |V_1 − V_2| + h |V|)` times the third derivatives of `L` (zero when `L_vv`, `L_qv`,
+    ///   `L_qq` are constant), which changes only the contraction of the simplified iteration, not
+    ///   its root.
     fn jacobian(
         &self,
         q0: &SVector<f64, N>,
         n0: &SMatrix<f64, N, K>,
         h: f64,
         u: &SVector<f64, M>,
+        simplified: bool,
     ) -> SMatrix<f64, M, M> {
         let co = &self.coefficients;
         let v = [u.fixed_rows::<N>(0).into_owned(), u.fixed_rows::<N>(N).into_owned()];
-        let d = [0, 1].map(|i| self.second_derivatives(&stage_position(q0, &v, co.a[i], h), &v[i]));
+        let d = if simplified {
+            let w = [0.5 * (co.a[0][0] + co.a[1][0]), 0.5 * (co.a[0][1] + co.a[1][1])];
+            let d = self.second_derivatives(&stage_position(q0, &v, w, h), &((v[0] + v[1]) * 0.5));
+            [d, d]
+        } else {
+            [0, 1].map(|i| self.second_derivatives(&stage_position(q0, &v, co.a[i], h), &v[i]))
+        };
         self.assemble_jacobian(q0, n0, h, u, &d)
-    }
-
-    /// The simplified-Newton Jacobian of [`Self::residual`] (Hairer & Wanner, *Solving Ordinary
-    /// Differential Equations II*, 2nd ed. (1996), §IV.8): [`Self::jacobian`] with the second
-    /// derivatives of `L` of both stages taken at one point, the stage means
-    /// `Q̄ = q_0 + h Σ_j (a_1j + a_2j)/2 V_j`, `V̄ = (V_1 + V_2)/2` (one set of second derivatives
-    /// instead of two). It differs from the exact Jacobian by `O(h |V_1 − V_2| + h |V|)` times the
-    /// third derivatives of `L` (zero when `L_vv`, `L_qv`, `L_qq` are constant), which changes only
-    /// the contraction of the simplified iteration, not its root.
-    fn simplified_jacobian(
-        &self,
-        q0: &SVector<f64, N>,
-        n0: &SMatrix<f64, N, K>,
-        h: f64,
-        u: &SVector<f64, M>,
-    ) -> SMatrix<f64, M, M> {
-        let co = &self.coefficients;
-        let v = [u.fixed_rows::<N>(0).into_owned(), u.fixed_rows::<N>(N).into_owned()];
-        let w = [0.5 * (co.a[0][0] + co.a[1][0]), 0.5 * (co.a[0][1] + co.a[1][1])];
-        let mean_q = stage_position(q0, &v, w, h);
-        let mean_v = (v[0] + v[1]) * 0.5;
-        let d = self.second_derivatives(&mean_q, &mean_v);
-        self.assemble_jacobian(q0, n0, h, u, &[d, d])
     }
 
     /// The Jacobian of [`Self::residual`] from the second derivatives `d[i]` of `L` standing for
@@ -474,11 +466,7 @@ where
         let (u, _) = solve_m::<M>(
             |u, jac| {
                 if let Some(j) = jac {
-                    *j = if simplified {
-                        self.simplified_jacobian(&q0, &n0, h, u)
-                    } else {
-                        self.jacobian(&q0, &n0, h, u)
-                    };
+                    *j = self.jacobian(&q0, &n0, h, u, simplified);
                     simplified = false;
                 }
                 Ok(self.residual(&q0, &p0, &n0, h, u).0)
@@ -567,7 +555,7 @@ mod tests {
                 let ud = SVector::<DualSVec64<10>, 10>::from_fn(|i, _| <f64 as AdScalar<10>>::up_seeded(u[i], i));
                 let (r, _) = spark.residual(&q0, &p0, &n0, h, &ud);
                 let ad = SMatrix::<f64, 10, 10>::from_fn(|i, k| <f64 as AdScalar<10>>::gradient(&r[i])[k]);
-                let assembled = spark.jacobian(&q0, &n0, h, &u);
+                let assembled = spark.jacobian(&q0, &n0, h, &u, false);
                 let d = (ad - assembled).amax();
                 assert!(d < 1e-13 * ad.amax(), "control {control}, h = {h}: |J − J_AD| = {d:e}");
                 let r0 = spark.residual::<f64>(&q0, &p0, &n0, h, &u).0;
@@ -588,7 +576,7 @@ mod tests {
         let u = SVector::<f64, 10>::from([0.3, 0.8, -0.2, 0.25, 0.7, -0.35, 0.1, -0.2, 0.05, 0.15]);
         let spark = SparkGauss2::<_, _, 3, 2, 10>::new(Coupled, Two);
         let n0 = spark.normals(&q0);
-        let (exact, simplified) = (spark.jacobian(&q0, &n0, 0.1, &u), spark.simplified_jacobian(&q0, &n0, 0.1, &u));
+        let (exact, simplified) = (spark.jacobian(&q0, &n0, 0.1, &u, false), spark.jacobian(&q0, &n0, 0.1, &u, true));
         let gap = (exact - simplified).amax();
         assert!(gap > 1e-6 && gap < 0.1 * exact.amax(), "|J − J_simplified| = {gap:e}");
         // a state on S (both constraints) with a tangent momentum
