@@ -77,6 +77,7 @@
 
 pub mod action;
 pub mod error;
+pub mod error_free;
 pub mod formula;
 pub mod function;
 pub mod hyper_dual;

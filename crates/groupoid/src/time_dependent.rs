@@ -110,6 +110,7 @@
 use crate::atiyah::TrivialAtiyah;
 use crate::constraints::{CONSTRAINT_TOLERANCE, Constraints, SigmaPoint};
 use crate::lagrangian::DiscreteLagrangian;
+use geom_core::error_free::two_sum;
 use geom_core::lie::{Chart, Rn};
 use geom_core::newton::{NewtonOptions, ROUNDOFF_FACTOR, newton_dyn, newton_split};
 use geom_core::{GeomError, Scalar};
@@ -158,14 +159,6 @@ impl<L: ContinuousLagrangian<N>, const N: usize> StepLagrangian<N> for Midpoint<
 pub struct CompensatedTime {
     hi: f64,
     lo: f64,
-}
-
-/// `(s, e)` with `s = fl(a + b)` and `a + b = s + e` exactly (Knuth's `TwoSum`).
-#[inline]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
 }
 
 impl CompensatedTime {

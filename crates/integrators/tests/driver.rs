@@ -4,6 +4,7 @@
 
 use discretization::{CotangentLiftIntegrator, OneStep, PhaseState, ThetaMap};
 use geom_core::action::RotationAction;
+use geom_core::error_free::two_sum;
 use geom_core::function::{
     AutoDiff, Derivatives, PhaseSpaceDerivatives, PhaseSpaceFunction, ScalarDerivatives, ScalarFunction, Separable,
 };
@@ -388,12 +389,6 @@ fn ready_made_observers() {
 struct Dd {
     hi: f64,
     lo: f64,
-}
-
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
 }
 
 fn quick_two_sum(a: f64, b: f64) -> (f64, f64) {

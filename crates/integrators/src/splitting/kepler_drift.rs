@@ -14,7 +14,10 @@
 //!
 //! valid for every conic (elliptic, parabolic, hyperbolic) in any dimension `N` (the motion
 //! stays in the plane of `q_0`, `p_0`); `q(t) = q_0 + ((f − 1) q_0 + g p_0)` and
-//! `p(t) = p_0 + (ḟ q_0 + (ġ − 1) p_0)` are formed as increments.
+//! `p(t) = p_0 + (ḟ q_0 + (ġ − 1) p_0)` are formed as increments. `β` is formed in
+//! double-double where its two terms cancel (near the pericentre of an eccentric orbit, and on
+//! near-parabolic ones): its rounding error would otherwise be `ε (2μ/r_0 + |p_0|²)/|β|`
+//! relative, up to `2ε/(1 − e)`, a phase error growing with every period.
 //!
 //! **Solving Kepler's equation.** `F` is increasing (`F' = r > 0`), so the root is unique and
 //! bracketed: `ds/dt = 1/r ≤ 1/r_p` (pericentre distance `r_p = L²/(μ(1 + e))`) gives
@@ -39,6 +42,7 @@
 use super::exact_flow::ExactFlow;
 use super::stumpff::stumpff;
 use geom_core::GeomError;
+use geom_core::error_free::{sum_of_squares, two_sum};
 use geom_core::step::PhaseState;
 use std::f64::consts::TAU;
 
@@ -123,7 +127,7 @@ impl KeplerDrift {
         }
         let v2 = p0.norm_squared();
         let eta = q0.dot(&p0);
-        let beta = 2.0 * mu / r0 - v2;
+        let beta = energy_parameter(mu, &q0, &p0, r0, v2);
         let zeta = mu - beta * r0;
         // the eccentricity and the pericentre distance (for the bracket and the starting values
         // of long stretches), computed only where needed
@@ -258,6 +262,43 @@ impl KeplerDrift {
     }
 }
 
+/// `β = 2μ/r_0 − |p_0|²` to a few units in its last place, given `r_0 = |q_0|` and
+/// `v² = |p_0|²` rounded. The plain difference of the rounded terms has the relative error
+/// `≈ ε (2μ/r_0 + v²)/|β|`; that factor is `1/(1 − e)` at the pericentre of an ellipse (and
+/// ends as a phase error that grows with the number of periods), so beyond a factor 16 the
+/// terms are formed in double-double ([`geom_core::error_free`]):
+///
+/// ```text
+///   |q_0|² = S + σ,   r = fl(√S),   δr = (S − r² + σ)/(2r),         (r_0 = r + δr)
+///   μ/r_0 = w + δw,   w = fl(μ/r),  δw = (μ − w r − w δr)/r,
+///   |p_0|² = V + ν,   β = (2w − V) + (2δw − ν)                     (TwoSum for the first bracket).
+/// ```
+///
+/// The factor is `(3 + e)/(1 − e)` at the pericentre: orbits with `e < 0.76` (the planets') take
+/// the plain branch everywhere.
+#[inline]
+fn energy_parameter<const N: usize>(
+    mu: f64,
+    q0: &nalgebra::SVector<f64, N>,
+    p0: &nalgebra::SVector<f64, N>,
+    r0: f64,
+    v2: f64,
+) -> f64 {
+    let u = 2.0 * mu / r0;
+    let beta = u - v2;
+    if u + v2 <= 16.0 * beta.abs() {
+        return beta;
+    }
+    let (s, sigma) = sum_of_squares(q0.iter());
+    let r = s.sqrt();
+    let dr = (r.mul_add(-r, s) + sigma) / (2.0 * r);
+    let w = mu / r;
+    let dw = (w.mul_add(-r, mu) - w * dr) / r;
+    let (v, nu) = sum_of_squares(p0.iter());
+    let (b, e) = two_sum(2.0 * w, -v);
+    b + (e + (2.0 * dw - nu))
+}
+
 /// The starting value of `s` on a short stretch of orbit, `(t/r_0)² max(μ/r_0, |β|) ≤ 10⁻²`
 /// (a small fraction of a radian of the orbit: the steps of a planetary integration): the
 /// Taylor expansion `s = t/r_0 − η_0 t²/(2 r_0³) + O(t³)` of `ds/dt = 1/r`, `x = t/r_0`.
@@ -307,5 +348,34 @@ impl<const N: usize> ExactFlow<PhaseState<N>> for KeplerDrift {
     #[inline]
     fn flow(&self, state: &mut PhaseState<N>, t: f64) -> Result<(), GeomError> {
         self.advance(state, t).map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::energy_parameter;
+    use geom_core::error_free::two_prod;
+    use nalgebra::Vector2;
+
+    #[test]
+    fn beta_is_correctly_rounded_where_its_terms_cancel() {
+        // q_0 = (1, 1), μ = 1: 2μ/r_0 = √2 = SQRT2_HI + SQRT2_LO (double-double), and |p_0|² ≈
+        // √2 (1 − 10⁻⁶): β ≈ 1.4e-6 is a cancellation by a factor 2·10⁶
+        const SQRT2_HI: f64 = std::f64::consts::SQRT_2;
+        const SQRT2_LO: f64 = -9.667_293_313_452_913e-17;
+        let (q0, p0) = (Vector2::new(1.0, 1.0), Vector2::new(0.0, (SQRT2_HI * (1.0 - 1e-6)).sqrt()));
+        let (r0, v2) = (q0.norm(), p0.norm_squared());
+        // the reference: |p_0|² = p + e exactly, SQRT2_HI − p is exact (Sterbenz), one rounding
+        let (p, e) = two_prod(p0.y, p0.y);
+        let exact = (SQRT2_HI - p) + (SQRT2_LO - e);
+        let ulp = exact * f64::EPSILON;
+        let beta = energy_parameter(1.0, &q0, &p0, r0, v2);
+        assert!((beta - exact).abs() <= ulp, "β = {beta:e}, exact {exact:e}");
+        // the plain difference is wrong in about the tenth digit
+        let plain = 2.0 / r0 - v2;
+        assert!((plain - exact).abs() > 1e3 * ulp, "plain β = {plain:e}, exact {exact:e}");
+        // without cancellation the plain difference is taken: q_0 = (1, 0), |p_0|² = 1 (a circle)
+        let (q0, p0) = (Vector2::new(1.0, 0.0), Vector2::new(0.0, 1.0));
+        assert_eq!(energy_parameter(1.0, &q0, &p0, 1.0, 1.0), 1.0);
     }
 }
