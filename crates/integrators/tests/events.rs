@@ -14,7 +14,7 @@ use std::f64::consts::TAU;
 use std::ops::ControlFlow;
 
 /// Kepler `H = |p|²/2 − 1/|q|` (μ = 1).
-struct Kepler;
+pub(crate) struct Kepler;
 impl PhaseSpaceFunction<2> for Kepler {
     #[inline]
     fn eval<S: Scalar>(&self, q: &SVector<S, 2>, p: &SVector<S, 2>) -> S {
@@ -25,7 +25,7 @@ impl PhaseSpaceFunction<2> for Kepler {
 /// The Kepler orbit `a = 1`, eccentricity `e`, at eccentric anomaly `u`, pericentre on `+x`:
 /// `q = (cos u − e, b sin u)`, `p = (−sin u, b cos u) / (1 − e cos u)`, `b = √(1 − e²)`; the
 /// mean anomaly `M = u − e sin u` (Kepler's equation) is the time since pericentre (`n = 1`).
-fn kepler_at(e: f64, u: f64) -> (PhaseState<2>, f64) {
+pub(crate) fn kepler_at(e: f64, u: f64) -> (PhaseState<2>, f64) {
     let b = (1.0 - e * e).sqrt();
     let d = 1.0 - e * u.cos();
     let s = PhaseState::new(Vector2::new(u.cos() - e, b * u.sin()), Vector2::new(-u.sin() / d, b * u.cos() / d));
@@ -33,7 +33,7 @@ fn kepler_at(e: f64, u: f64) -> (PhaseState<2>, f64) {
 }
 
 /// `g = q·p = r ṙ`: negative before pericentre, positive after.
-fn radial(x: &PhaseState<2>) -> f64 {
+pub(crate) fn radial(x: &PhaseState<2>) -> f64 {
     x.q.dot(&x.p)
 }
 

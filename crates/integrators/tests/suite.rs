@@ -16,6 +16,7 @@ mod driver_loop;
 mod energy_momentum;
 mod energy_preserving;
 mod events;
+mod events_lie;
 mod hp_buoyant_vehicle;
 mod hp_cayley_formula;
 mod hp_common;

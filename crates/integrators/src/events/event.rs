@@ -1,18 +1,16 @@
 //! An event: a function `g(x)` of the state, the direction of its zero crossings that count, and
 //! whether a crossing stops the run.
 
-use geom_core::step::PhaseState;
-
-/// A scalar function `g(x)` of a state of `T*R^N` whose zeros are events. Every
-/// `Fn(&PhaseState<N>) -> f64 + Send + Sync` is one.
-pub trait EventFunction<const N: usize>: Send + Sync {
+/// A scalar function `g(x)` of a state `x` (of `T*R^N`, `PhaseState<N>`, of `T*G`, a
+/// `LieState`, or any other) whose zeros are events. Every `Fn(&St) -> f64 + Send + Sync` is one.
+pub trait EventFunction<St>: Send + Sync {
     /// `g(x)`.
-    fn value(&self, x: &PhaseState<N>) -> f64;
+    fn value(&self, x: &St) -> f64;
 }
 
-impl<F: Fn(&PhaseState<N>) -> f64 + Send + Sync, const N: usize> EventFunction<N> for F {
+impl<St, F: Fn(&St) -> f64 + Send + Sync> EventFunction<St> for F {
     #[inline]
-    fn value(&self, x: &PhaseState<N>) -> f64 {
+    fn value(&self, x: &St) -> f64 {
         self(x)
     }
 }

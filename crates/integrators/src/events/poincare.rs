@@ -1,12 +1,12 @@
 //! Poincaré sections: the crossings of a hypersurface `g(x) = 0` in one direction.
 
+use super::estimate::Estimate;
 #[cfg(doc)]
 use super::event::Direction;
 use super::event::{Event, EventFunction};
 use super::runner::{Crossing, EventRunner};
-use crate::classical::VectorField;
 use geom_core::GeomError;
-use geom_core::step::{OneStep, PhaseState};
+use geom_core::step::OneStep;
 use std::ops::ControlFlow;
 
 /// The first `count` crossings of the section `Σ = {g(x) = 0}` in the direction of `section`
@@ -18,20 +18,23 @@ use std::ops::ControlFlow;
 /// if `max_steps` runs out. Errors as [`EventRunner::run`].
 ///
 /// The section of Hénon–Heiles at `q₁ = 0`, `p₁ > 0` (GNI's `henon.f`, Hénon & Heiles 1964):
-/// `Event::new(|x: &PhaseState<2>| x.q[0], Direction::Rising)`.
-pub fn poincare_section<M, F, G, const N: usize>(
-    runner: &EventRunner<M, F>,
-    state: &mut PhaseState<N>,
+/// `Event::new(|x: &PhaseState<2>| x.q[0], Direction::Rising)`; a section of the heavy top on
+/// `T*SO(3)`, with [`EventRunner::restepping`]: `Event::new(|x: &LieStateOf<So3, 3>| x.mu[0],
+/// Direction::Rising)`.
+pub fn poincare_section<M, E, G, St>(
+    runner: &EventRunner<M, E>,
+    state: &mut St,
     t: &mut f64,
     h: f64,
     section: Event<G>,
     count: usize,
     max_steps: usize,
-) -> Result<Vec<Crossing<N>>, GeomError>
+) -> Result<Vec<Crossing<St>>, GeomError>
 where
-    M: OneStep<PhaseState<N>>,
-    F: VectorField<PhaseState<N>>,
-    G: EventFunction<N>,
+    M: OneStep<St>,
+    E: Estimate<St>,
+    G: EventFunction<St>,
+    St: Clone,
 {
     let mut out = Vec::with_capacity(count);
     if count == 0 {
@@ -39,7 +42,7 @@ where
     }
     let events = [Event::new(section.g, section.direction)];
     runner.run(state, t, h, max_steps, &events, |c| {
-        out.push(*c);
+        out.push(c.clone());
         if out.len() >= count { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
     })?;
     Ok(out)
