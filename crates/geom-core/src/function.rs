@@ -232,6 +232,28 @@ pub trait PhaseSpaceDerivatives<const N: usize>: Send + Sync {
         self.hessian(q, p).pp
     }
 
+    /// `(∂f/∂q, ∂²f/∂q²)` at one point: [`gradient_q`](Self::gradient_q) and
+    /// [`hessian_qq`](Self::hessian_qq) (the default calls both; [`AutoDiff`] and the separable
+    /// AD forms take the gradient from the `ε₁` parts of the Hessian's diagonal passes, so the
+    /// step Jacobian of a kick costs no gradient pass of its own).
+    fn gradient_and_hessian_q(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        (self.gradient_q(q, p), self.hessian_qq(q, p))
+    }
+
+    /// `(∂f/∂p, ∂²f/∂p²)` at one point ([`gradient_and_hessian_q`](Self::gradient_and_hessian_q)
+    /// with the roles of `q` and `p` exchanged).
+    fn gradient_and_hessian_p(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        (self.gradient_p(q, p), self.hessian_pp(q, p))
+    }
+
     /// The mixed block `∂²f/∂q∂p(q, p)` alone (`qp` of [`hessian`](Self::hessian),
     /// `[(i, j)] = ∂²f/∂q_i∂p_j`; default: from the full Hessian). The Newton matrices of
     /// implicit symplectic Euler and Störmer–Verlet, `I + h H_qp` and `I − h H_pq = I − h H_qpᵀ`,
@@ -436,15 +458,37 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Auto
     /// and the same numbers, as the `q`–`q` passes of [`hessian`](Self::hessian)).
     #[inline]
     fn hessian_qq(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
-        let p = p.map(|x| hyper_dual::seed(x, 0.0, 0.0));
-        hyper_dual::hessian(|qh| self.0.eval(qh, &p), q).2
+        self.gradient_and_hessian_q(q, p).1
     }
 
     /// `∂²f/∂p²` by [`hyper_dual::hessian`] in `p` with `q` lifted as a constant.
     #[inline]
     fn hessian_pp(&self, q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        self.gradient_and_hessian_p(q, p).1
+    }
+
+    /// `(∂f/∂q, ∂²f/∂q²)` from the passes of [`hessian_qq`](Self::hessian_qq).
+    #[inline]
+    fn gradient_and_hessian_q(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        let p = p.map(|x| hyper_dual::seed(x, 0.0, 0.0));
+        let (_, g, h) = hyper_dual::hessian(|qh| self.0.eval(qh, &p), q);
+        (g, h)
+    }
+
+    /// `(∂f/∂p, ∂²f/∂p²)` from the passes of [`hessian_pp`](Self::hessian_pp).
+    #[inline]
+    fn gradient_and_hessian_p(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
         let q = q.map(|x| hyper_dual::seed(x, 0.0, 0.0));
-        hyper_dual::hessian(|ph| self.0.eval(&q, ph), p).2
+        let (_, g, h) = hyper_dual::hessian(|ph| self.0.eval(&q, ph), p);
+        (g, h)
     }
 
     /// `∂²f/∂q∂p` by [`hyper_dual::partial_hessian`]: the `N²` passes `(q + e_i ε₁, p + e_j ε₂)`
@@ -601,6 +645,39 @@ impl<F: PhaseSpaceFunction<N>, const N: usize> PhaseSpaceDerivatives<N> for Sepa
             }
         }
         self.gradient_and_hessian_at(q, p)
+    }
+
+    /// `(∇V(q), ∇²V(q))` from the passes of [`hessian_qq`](Self::hessian_qq) (held at `p = 0`
+    /// when the model is regular at rest; a non-finite entry is recomputed at `(q, p)`).
+    #[inline]
+    fn gradient_and_hessian_q(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        if self.1 {
+            let (g, h) = AutoDiff(&self.0).gradient_and_hessian_q(q, &SVector::zeros());
+            if g.iter().chain(h.iter()).all(|v| v.is_finite()) {
+                return (g, h);
+            }
+        }
+        (self.gradient_q_at(q, p), self.hessian_qq_at(q, p))
+    }
+
+    /// `(∇T(p), ∇²T(p))` from the passes of [`hessian_pp`](Self::hessian_pp) (held at `q = q*`).
+    #[inline]
+    fn gradient_and_hessian_p(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        if self.1 {
+            let (g, h) = AutoDiff(&self.0).gradient_and_hessian_p(&SVector::from_element(PROBE), p);
+            if g.iter().chain(h.iter()).all(|v| v.is_finite()) {
+                return (g, h);
+            }
+        }
+        (self.gradient_p_at(q, p), self.hessian_pp_at(q, p))
     }
 
     /// `∇²V(q) = ∂²H/∂q²(q, 0)` for the declared `H = T(p) + V(q)`, held at `p = 0` like
@@ -1218,6 +1295,24 @@ impl<T: ScalarFunction<N>, V: ScalarFunction<N>, const N: usize> PhaseSpaceDeriv
     fn hessian_pp(&self, _q: &SVector<f64, N>, p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
         hyper_dual::hessian(|pd| self.kinetic.eval(pd), p).2
     }
+    /// `(∇V(q), ∇²V(q))` from the passes of [`hessian_qq`](Self::hessian_qq).
+    fn gradient_and_hessian_q(
+        &self,
+        q: &SVector<f64, N>,
+        _p: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        let (_, g, h) = hyper_dual::hessian(|qd| self.potential.eval(qd), q);
+        (g, h)
+    }
+    /// `(∇T(p), ∇²T(p))` from the passes of [`hessian_pp`](Self::hessian_pp).
+    fn gradient_and_hessian_p(
+        &self,
+        _q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        let (_, g, h) = hyper_dual::hessian(|pd| self.kinetic.eval(pd), p);
+        (g, h)
+    }
     /// `0`.
     fn hessian_qp(&self, _q: &SVector<f64, N>, _p: &SVector<f64, N>) -> SMatrix<f64, N, N> {
         SMatrix::zeros()
@@ -1328,6 +1423,12 @@ mod separable_tests {
         for h in models {
             // the separable forms evaluate ∇²V at (q, 0) and ∇²T at (q*, p): any (q, p) will do
             assert!(close(h.hessian_qq(&q, &p), full.qq) && close(h.hessian_pp(&q, &p), full.pp));
+            // a force with its block: the block itself, and the gradient of the same model
+            let ((gq, hq), (gp, hp)) = (h.gradient_and_hessian_q(&q, &p), h.gradient_and_hessian_p(&q, &p));
+            assert_eq!((hq, hp), (h.hessian_qq(&q, &p), h.hessian_pp(&q, &p)));
+            assert!((gq - h.gradient_q(&q, &p)).amax() <= 1e-15 && (gp - h.gradient_p(&q, &p)).amax() <= 1e-15);
+            // (q and p are not exchanged)
+            assert!((gq - h.gradient_p(&q, &p)).amax() > 1e-3);
             assert_eq!(h.hessian_qp(&q, &p), h.hessian(&q, &p).qp);
             assert!(close(h.hessian_qq(&q, &(p * 3.0)), full.qq) || !h.is_separable());
         }
@@ -1345,6 +1446,8 @@ mod separable_tests {
         // T = |p| is singular at rest: the blocks are taken at (q, p), where they are finite
         let optical = AutoDiff::separable(Optical);
         assert!(AutoDiff(Optical).hessian_qq(&q, &SVector::zeros()).iter().any(|v| v.is_nan()));
+        let (g, block) = optical.gradient_and_hessian_q(&q, &p);
+        assert!(g.iter().all(|v| v.is_finite()) && block == AutoDiff(Optical).hessian(&q, &p).qq);
         assert_eq!(optical.hessian_qq(&q, &p), AutoDiff(Optical).hessian(&q, &p).qq);
         assert_eq!(optical.hessian_pp(&q, &p), AutoDiff(Optical).hessian(&q, &p).pp);
     }

@@ -547,14 +547,20 @@ impl<H: PhaseSpaceDerivatives<N>, const N: usize> StepJacobian<N> for StormerVer
         if self.hamiltonian.is_separable() {
             // kick at q₁ ∘ drift at p_{1/2} ∘ kick at q: the blocks V''(q), T''(p_{1/2}), V''(q₁)
             // only, each once
+            // each force with its Hessian block from the same passes
+            // ([`PhaseSpaceDerivatives::gradient_and_hessian_q`]): the step's arithmetic is
+            // `kick_drift_kick`'s
             let ham = &self.hamiltonian;
-            let (next, p_half) = verlet_explicit_state(ham, state, h);
+            let (force, first) = ham.gradient_and_hessian_q(&state.q, &state.p);
+            let p_half = state.p - force * (0.5 * h);
+            let (velocity, drift) = ham.gradient_and_hessian_p(&state.q, &p_half);
+            let q1 = state.q + velocity * h;
+            let (end, last) = ham.gradient_and_hessian_q(&q1, &p_half);
+            let next = PhaseState::new(q1, p_half - end * (0.5 * h));
             if !next.is_finite() {
                 return Err(GeomError::NonFinite { what: "state after step" });
             }
-            let first = finite_block(ham.hessian_qq(&state.q, &p_half))?;
-            let drift = finite_block(ham.hessian_pp(&state.q, &p_half))?;
-            let last = finite_block(ham.hessian_qq(&next.q, &p_half))?;
+            let (first, drift, last) = (finite_block(first)?, finite_block(drift)?, finite_block(last)?);
             return Ok((next, kick_drift_kick_jacobian(&first, &drift, &last, h)));
         }
         let (delta, p_half, mid, q_end) = verlet(&self.hamiltonian, state, h, &self.newton)?;
