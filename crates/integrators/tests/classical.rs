@@ -451,6 +451,16 @@ fn symplectic_methods_have_symplectic_step_jacobians() {
         ("SE-A explicit", jacobian_defect(&SymplecticEulerA::new(kepler_separable()), &points, h)),
         ("SE-B explicit", jacobian_defect(&SymplecticEulerB::new(kepler_separable()), &points, h)),
         ("SV explicit", jacobian_defect(&StormerVerlet::new(kepler_separable()), &points, h)),
+        // the forces from the Hessian passes: the state is the plain step's, bit for bit
+        ("SV explicit AD", jacobian_defect(&StormerVerlet::new(AutoDiff::separable(KeplerModel)), &points, h)),
+        (
+            "SV explicit AD (q, p)",
+            jacobian_defect(
+                &StormerVerlet::new(Separable::from_derivatives(AutoDiff(Kinetic2), AutoDiff(KeplerPotential))),
+                &points,
+                h,
+            ),
+        ),
         ("Gauss 2 Kepler", jacobian_defect(&Gauss2::new(Kepler).unwrap(), &points, h)),
     ];
     println!("symplecticity defects |M^T Ω M - Ω|: {}", named(&defects));
