@@ -193,7 +193,7 @@ fn poincare_refuses_bad_flags_with_one_line_naming_the_flag() {
         (&["poincare", "henon-heiles", "--crossings", "0"], "--crossings"),
         (&["poincare", "henon-heiles", "--direction", "sideways"], "--direction"),
         (&["poincare", "henon-heiles", "--h", "0"], "--h"),
-        (&["poincare", "rigid-body"], "not a canonical problem"),
+        (&["poincare", "spherical-pendulum"], "not a canonical problem"),
     ];
     for (args, needle) in cases {
         let mut all = vec!["--quiet"];
@@ -356,7 +356,74 @@ fn a_system_file_reaches_the_poincare_and_chaos_commands() {
     assert_success(&chaos, "chaos --system");
     let (head, rows) = csv(&dir.join("chaos/chaos.csv"));
     assert!(head.contains(&"megno".to_string()) && !rows.is_empty(), "{head:?}");
+    // the chaos map is on T*R^n only
     let lie = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/systems/heavy_top.toml");
-    let out = geomint(dir.path(), &["poincare", "--system", lie.to_str().unwrap(), "--out", &dir.arg("lie")]);
+    let out = geomint(dir.path(), &["chaos", "--system", lie.to_str().unwrap(), "--out", &dir.arg("lie")]);
     assert_input_error(&out, "--system FILE.toml", "a Lie-group system file");
+}
+
+/// The heavy top's energy `E = ½ Π·I⁻¹Π + mgl (Rχ)·e3` (`I = diag(2, 2.5, 1)`, `mgl = 1`,
+/// `χ ∝ (0.1, 0, 1)`), written out independently of the catalogue, from a row of section.csv.
+fn heavy_top_energy(head: &[String], row: &[String]) -> f64 {
+    let f = |name: &str| -> f64 { row[column(head, name)].parse().expect("a number") };
+    let chi = [0.1, 0.0, 1.0].map(|c: f64| c / 1.01f64.sqrt());
+    let kinetic = 0.5 * (f("Pi1").powi(2) / 2.0 + f("Pi2").powi(2) / 2.5 + f("Pi3").powi(2));
+    kinetic + f("R31") * chi[0] + f("R32") * chi[1] + f("R33") * chi[2]
+}
+
+/// `geomint poincare` on `T*SO(3)`: the heavy top's section `Π₁ = 0` under HP Störmer–Verlet is
+/// met to round-off by states on the group, with the energy of the method's own orbit (the
+/// energy column agrees with the energy written out here); the system file of the same top gives
+/// the same crossings; the vehicle on `T*SE(3)` too; `--states` is refused on a group.
+#[test]
+fn poincare_sections_on_a_lie_group() {
+    let dir = TempDir::new("poincare-lie");
+    let run = |args: &[&str], out: &str| {
+        let target = dir.arg(out);
+        let all = [&["--quiet", "poincare"][..], args, &["--crossings", "40", "--out", &target]].concat();
+        let o = geomint(dir.path(), &all);
+        assert_success(&o, &format!("{args:?}"));
+        (csv(&dir.join(&format!("{out}/section.csv"))), text(&o.stdout))
+    };
+    let ((head, rows), summary) = run(&["heavy-top", "--section", "Pi1=0", "--method", "hp-sv"], "top");
+    assert_eq!(rows.len(), 40, "{summary}");
+    let f = |r: &Vec<String>, name: &str| -> f64 { r[column(&head, name)].parse().expect("a number") };
+    let e0 = heavy_top_energy(&head, &rows[0]) - f(&rows[0], "energy_error");
+    let mut worst: f64 = 0.0;
+    for r in &rows {
+        assert!(f(r, "Pi1").abs() <= 1e-14, "Pi1 = {} at a crossing", f(r, "Pi1"));
+        let rot = nalgebra::Matrix3::from_fn(|i, j| f(r, &format!("R{}{}", i + 1, j + 1)));
+        assert!((rot.transpose() * rot - nalgebra::Matrix3::identity()).amax() < 1e-13, "R off SO(3): {rot}");
+        let e = heavy_top_energy(&head, r);
+        assert!((e - f(r, "energy")).abs() < 1e-13, "energy column {} against {e}", f(r, "energy"));
+        worst = worst.max((e - e0).abs());
+    }
+    // measured 1.5e-4 (h = 0.01); an orbit off the method's, or the wrong sign of the potential, is not
+    assert!(worst < 1e-3, "energy error {worst:e} at the crossings");
+    for needle in ["heavy-top", "hp-sv", "40 of 40", "Pi1 = 0", "(Pi2, Pi3)"] {
+        assert!(summary.contains(needle), "summary lacks '{needle}':\n{summary}");
+    }
+
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/systems/heavy_top.toml");
+    let ((fh, fr), _) = run(&["--system", file.to_str().unwrap(), "--section", "Pi1=0", "--method", "hp-sv"], "file");
+    for (a, b) in rows.iter().zip(&fr) {
+        for name in ["t", "Pi2", "Pi3", "R33"] {
+            let (x, y) = (f(a, name), b[column(&fh, name)].parse::<f64>().unwrap());
+            assert!((x - y).abs() <= 1e-9 * (1.0 + x.abs()), "{name}: system file {y} against the catalogue's {x}");
+        }
+    }
+
+    let ((vh, vr), summary) = run(&["underwater-vehicle", "--section", "mu1=0"], "vehicle");
+    assert_eq!(vr.len(), 40, "{summary}");
+    let scale = vr.iter().map(|r| r[column(&vh, "mu5")].parse::<f64>().unwrap().abs()).fold(1.0, f64::max);
+    for r in &vr {
+        let mu1: f64 = r[column(&vh, "mu1")].parse().unwrap();
+        assert!(mu1.abs() <= 1e-13 * scale, "mu1 = {mu1} at a crossing");
+    }
+    assert!(summary.contains("(mu2, mu3)"), "{summary}");
+
+    let out = geomint(dir.path(), &["poincare", "heavy-top", "--states", "3", "--out", &dir.arg("states")]);
+    assert_input_error(&out, "--states", "--states on a Lie group");
+    let out = geomint(dir.path(), &["chaos", "heavy-top", "--out", &dir.arg("chaos")]);
+    assert_input_error(&out, "not a canonical problem", "chaos on a Lie group");
 }

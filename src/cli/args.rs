@@ -32,8 +32,9 @@ pub(crate) enum Command {
     Compare(CompareArgs),
     /// Many runs from perturbed initial states, in parallel: a table of their errors.
     Ensemble(EnsembleArgs),
-    /// The Poincaré section of a canonical problem: its crossings of a hyperplane `x_i = c`,
-    /// located by the library's event location, as section.csv and section.svg.
+    /// The Poincaré section of a canonical problem or of a problem on a Lie group: its crossings
+    /// of a hyperplane `x_i = c`, located by the library's event location, as section.csv and
+    /// section.svg.
     Poincare(PoincareArgs),
     /// A MEGNO chaos map of a canonical problem: ⟨Y⟩ over a grid of initial conditions, in
     /// parallel, as chaos.csv and chaos.svg.
@@ -244,9 +245,10 @@ pub(crate) struct PoincareArgs {
     #[arg(long, default_value_t = 200, value_name = "N")]
     pub(crate) crossings: usize,
     /// The section COORDINATE=VALUE, a coordinate of the problem's state (the columns of its
-    /// trajectory.csv: q1, q2, …, p1, p2, …).
-    #[arg(long, default_value = "q1=0", allow_hyphen_values = true)]
-    pub(crate) section: String,
+    /// trajectory.csv: q1, q2, …, p1, p2, … on T*R^n; R11 … R33, Pi1 … Pi3 on T*SO(3)) [default:
+    /// the first coordinate = 0 on T*R^n (q1=0), the first momentum = 0 on T*G (Pi1=0, mu1=0)].
+    #[arg(long, allow_hyphen_values = true)]
+    pub(crate) section: Option<String>,
     /// The crossings that count: up (the coordinate increasing), down, or both.
     #[arg(long, default_value = "up")]
     pub(crate) direction: String,

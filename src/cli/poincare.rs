@@ -6,7 +6,9 @@ use crate::cli::files::{with_output_dir, write_outputs};
 use crate::cli::format::short;
 use crate::cli::params::parse_params;
 use crate::cli::resolve::resolve_problem;
-use geomint::workbench::chaos::{self, PhaseSpace, Section};
+use geomint::workbench::chaos::{self, PhaseSpace, Section, SectionCrossing};
+use geomint::workbench::lie_section::LieSections;
+use geomint::workbench::methods::MethodInfo;
 use geomint::workbench::output::OutputSet;
 use geomint::workbench::plot::{self, Axes};
 use geomint::workbench::problem::{self, Problem};
@@ -26,13 +28,18 @@ pub(crate) fn canonical_problem(
     let params = parse_params(params)?.into_iter().collect();
     let system = system.map(|p| p.display().to_string());
     let resolved = resolve_problem(name, &params, system.as_deref(), state)?;
-    if resolved.problem.phase_space().is_none() {
+    // the Poincaré section also runs on T*G
+    let lie = command == "poincare";
+    let offered = |p: &dyn Problem| p.phase_space().is_some() || lie && p.lie_sections().is_some();
+    if !offered(resolved.problem.as_ref()) {
         let canonical: Vec<&str> = catalogue::names()
             .into_iter()
-            .filter(|n| catalogue::problem(n, &[]).is_ok_and(|p| p.phase_space().is_some()))
+            .filter(|n| catalogue::problem(n, &[]).is_ok_and(|p| offered(p.as_ref())))
             .collect();
+        let kind =
+            if lie { "a canonical problem on T*R^n or a problem on T*G" } else { "a canonical problem on T*R^n" };
         return Err(WorkbenchError::Input(format!(
-            "'{}' is a {} problem, not a canonical problem on T*R^n; `geomint {command}` takes one of {}, or a \
+            "'{}' is a {} problem, not {kind}; `geomint {command}` takes one of {}, or a \
              Hamiltonian system file (--system FILE.toml)",
             resolved.name,
             resolved.problem.family().name(),
@@ -70,7 +77,11 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
         args.state.as_deref(),
         "poincare",
     )?;
-    let space = problem.phase_space().ok_or_else(|| WorkbenchError::Input("not a canonical problem".into()))?;
+    let space = match (problem.phase_space(), problem.lie_sections()) {
+        (Some(p), _) => Space::Canonical(p),
+        (None, Some(l)) => Space::Lie(l),
+        (None, None) => return Err(WorkbenchError::Input("not a problem with Poincaré sections".into())),
+    };
     let method_name = args.method.clone().unwrap_or_else(|| problem.methods()[0].to_string());
     let method = problem::check_method(problem.as_ref(), &method_name)?;
     let h = step(problem.as_ref(), args.h)?;
@@ -78,7 +89,11 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
         return Err(WorkbenchError::Input("--crossings must be at least 1, got 0".into()));
     }
     let labels = problem.state_labels();
-    let section = Section::parse(&args.section, &args.direction, &labels)?;
+    let default = match &space {
+        Space::Canonical(_) => format!("{}=0", labels[0]),
+        Space::Lie(l) => format!("{}=0", labels[labels.len().saturating_sub(l.dimension())]),
+    };
+    let section = Section::parse(args.section.as_deref().unwrap_or(&default), &args.direction, &labels)?;
     let t_max = args.t_max.unwrap_or(50.0 * args.crossings as f64);
     if !(t_max.is_finite() && t_max > 0.0) {
         return Err(WorkbenchError::Input(format!("--t-max must be a positive finite time, got {t_max}")));
@@ -86,10 +101,14 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
     let max_steps = (t_max / h).ceil() as usize;
     let x0 = problem.initial_state()?;
     let e0 = space.energy(&x0)?;
-    let n = space.degrees_of_freedom();
-    let starts = match args.states {
-        None => vec![x0.clone()],
-        Some(k) => spread_states(space, &x0, &section, k)?,
+    let starts = match (args.states, &space) {
+        (None, _) => vec![x0.clone()],
+        (Some(k), Space::Canonical(p)) => spread_states(*p, &x0, &section, k)?,
+        (Some(_), Space::Lie(_)) => {
+            return Err(WorkbenchError::Input(
+                "--states spreads states over a section of T*R^n; on a Lie group give one state (--state)".into(),
+            ));
+        }
     };
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{name}-poincare")));
     with_output_dir(&out, || {
@@ -115,10 +134,10 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
                 csv += &format!("{i},{k},{:e},{},{e:e},{:e}\n", c.t, xs.join(","), e - e_start);
             }
         }
-        let ((a, b), (xl, yl)) = match plane(n, section.index) {
+        let ((a, b), (xl, yl)) = match space.plane(labels.len(), section.index) {
             Some((a, b)) => ((Some(a), b), (labels[a].clone(), labels[b].clone())),
             None => {
-                let other = if section.index < n { n } else { 0 };
+                let other = space.against_time(section.index);
                 ((None, other), ("t".to_string(), labels[other].clone()))
             }
         };
@@ -159,6 +178,63 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
         files.add("section.svg", plot::scatter_svg(&axes, &points)?);
         write_outputs(files, &out)
     })
+}
+
+/// The problem's sections: on `T*R^n` ([`PhaseSpace`]) or on `T*G` ([`LieSections`]).
+enum Space<'a> {
+    Canonical(&'a dyn PhaseSpace),
+    Lie(&'a dyn LieSections),
+}
+
+impl Space<'_> {
+    fn energy(&self, x: &[f64]) -> Result<f64, WorkbenchError> {
+        match self {
+            Space::Canonical(p) => p.energy(x),
+            Space::Lie(l) => l.energy(x),
+        }
+    }
+    fn section(
+        &self,
+        method: &MethodInfo,
+        h: f64,
+        x: &[f64],
+        section: &Section,
+        count: usize,
+        max_steps: usize,
+    ) -> Result<Vec<SectionCrossing>, WorkbenchError> {
+        match self {
+            Space::Canonical(p) => p.section(method, h, x, section, count, max_steps),
+            Space::Lie(l) => l.section(method, h, x, section, count, max_steps),
+        }
+    }
+    /// The plotted plane of a section on coordinate `index` of a state of `len` coordinates:
+    /// [`plane`] on `T*R^n`; on `T*G` (`g` row-major, then `μ ∈ R^D`) the next two
+    /// components of `μ` after a section on `μ_i` (cyclically), else `(μ_1, μ_2)`.
+    fn plane(&self, len: usize, index: usize) -> Option<(usize, usize)> {
+        match self {
+            Space::Canonical(p) => plane(p.degrees_of_freedom(), index),
+            Space::Lie(l) => {
+                let d = l.dimension();
+                let first = len.checked_sub(d).filter(|_| d >= 2)?;
+                if index < first {
+                    Some((first, first + 1))
+                } else {
+                    let i = index - first;
+                    Some((first + (i + 1) % d, first + (i + 2) % d))
+                }
+            }
+        }
+    }
+    /// The coordinate plotted against time when there is no plane (one degree of freedom).
+    fn against_time(&self, index: usize) -> usize {
+        match self {
+            Space::Canonical(p) => {
+                let n = p.degrees_of_freedom();
+                if index < n { n } else { 0 }
+            }
+            Space::Lie(_) => 0,
+        }
+    }
 }
 
 /// `k` initial states on the section at the energy `E = H(x0)`: `x_d = c` (the section's

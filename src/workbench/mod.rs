@@ -33,6 +33,7 @@ pub mod divergence;
 pub mod embedded;
 pub mod experiment;
 mod family;
+pub mod lie_section;
 pub mod lock;
 pub mod methods;
 pub mod output;

@@ -157,6 +157,12 @@ pub trait Problem: Send + Sync {
     fn phase_space(&self) -> Option<&dyn crate::workbench::chaos::PhaseSpace> {
         None
     }
+    /// The problem as a system on a Lie group's `T*G` with Poincaré sections
+    /// ([`crate::workbench::lie_section::LieSections`]): the catalogue's rigid body, heavy top,
+    /// Lagrange top and underwater vehicle have it.
+    fn lie_sections(&self) -> Option<&dyn crate::workbench::lie_section::LieSections> {
+        None
+    }
 }
 
 /// The largest defect a given state may have from the problem's manifold or constraints: the

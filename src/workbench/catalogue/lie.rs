@@ -4,7 +4,9 @@
 //! default data and names.
 
 use crate::workbench::WorkbenchError;
+use crate::workbench::chaos::{Section, SectionCrossing};
 use crate::workbench::embedded::{GroupOde, Rkmk4So3};
+use crate::workbench::lie_section::{LieSections, lie_section_of};
 use crate::workbench::methods::{self, MatrixState, MethodInfo};
 use crate::workbench::problem::{
     Family, Kind, Problem, Quantity, Simulation, check_state, off_manifold, within_tolerance,
@@ -23,12 +25,7 @@ pub(super) fn labels(m: usize, d: usize, g: &str, mu: &str) -> Vec<String> {
     v
 }
 
-pub(super) fn coordinates<const M: usize, const D: usize>(s: &MatrixState<M, D>) -> Vec<f64> {
-    // row-major entries of g, then μ
-    let mut v: Vec<f64> = (0..M * M).map(|k| s.g[(k / M, k % M)]).collect();
-    v.extend(s.mu.iter());
-    v
-}
+pub(super) use crate::workbench::lie_section::coordinates;
 
 /// `(g, μ)` from `state` (`g` row-major, then `μ`), checked by [`check_state`] and with `g` on
 /// `group` within [`STATE_TOLERANCE`](crate::workbench::problem::STATE_TOLERANCE) (`not_in` names the group in the error).
@@ -72,6 +69,40 @@ where
     v.extend(state[M * M..].iter().map(|m| m + eps * normal()));
     v
 }
+
+/// [`LieSections`] of a catalogue problem on `T*G`, `G ⊂ GL(M)`, `D = dim G`: the state is
+/// read by [`lie_state`] on `$group`, the method built by the problem's `method`, and the energy
+/// is `$energy` of the problem `$this` at the state `$s` (by default the first of its observed
+/// quantities).
+macro_rules! lie_sections {
+    ($ty:ty, $group:expr, $m:literal, $d:literal, $not_in:literal) => {
+        lie_sections!($ty, $group, $m, $d, $not_in, |this, s| Observe::<MatrixState<$m, $d>>::quantities(this, &s)[0]);
+    };
+    ($ty:ty, $group:expr, $m:literal, $d:literal, $not_in:literal, |$this:ident, $s:ident| $energy:expr) => {
+        impl LieSections for $ty {
+            fn dimension(&self) -> usize {
+                $d
+            }
+            fn energy(&self, state: &[f64]) -> Result<f64, WorkbenchError> {
+                let ($this, $s) = (self, lie_state(self, &$group, $not_in, state)?);
+                Ok($energy)
+            }
+            fn section(
+                &self,
+                method: &MethodInfo,
+                h: f64,
+                state: &[f64],
+                section: &Section,
+                count: usize,
+                max_steps: usize,
+            ) -> Result<Vec<SectionCrossing>, WorkbenchError> {
+                let s = lie_state(self, &$group, $not_in, state)?;
+                lie_section_of(self.method(method)?, s, h, section, count, max_steps)
+            }
+        }
+    };
+}
+pub(super) use lie_sections;
 
 pub(super) fn group_defect() -> Quantity {
     Quantity::new("group_defect", Kind::Constraint, 1, "distance of g from the group (|RᵀR − I| + |det R − 1|)")
@@ -138,6 +169,28 @@ fn left_invariant_order(method: &MethodInfo) -> u32 {
     }
 }
 
+impl RigidBody {
+    /// The method `method` on this body.
+    fn method(
+        &self,
+        method: &MethodInfo,
+    ) -> Result<Box<dyn discretization::OneStep<MatrixState<3, 3>>>, WorkbenchError> {
+        Ok(match method.name {
+            "rkmk4" => Box::new(Rkmk4So3::new(self.body)?),
+            "cg4a" => Box::new(GroupOde::of(crouch_grossman::cg4a(So3xR3::default(), self.body)?)),
+            "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), self.body)?)),
+            "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.body).map_err(WorkbenchError::Geom)?),
+            name if name.starts_with("lie-poisson") => methods::lie_poisson(method, So3, self.body.hamiltonian())?,
+            name if methods::SO3_VERTICAL.contains(&name) => {
+                methods::so3_vertical(method, ReducedTop::free(&self.body))?
+            }
+            _ => methods::lie_group(method, So3, self.body, self.body.hamiltonian())?,
+        })
+    }
+}
+
+lie_sections!(RigidBody, So3, 3, 3, "R is not a rotation");
+
 impl Problem for RigidBody {
     fn name(&self) -> &'static str {
         "rigid-body"
@@ -172,18 +225,10 @@ impl Problem for RigidBody {
         ("rk4-embedded", 8)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
-            "rkmk4" => Box::new(Rkmk4So3::new(self.body)?),
-            "cg4a" => Box::new(GroupOde::of(crouch_grossman::cg4a(So3xR3::default(), self.body)?)),
-            "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), self.body)?)),
-            "lgvi" => Box::new(integrators::lgvi::Lgvi::new(self.body).map_err(WorkbenchError::Geom)?),
-            name if name.starts_with("lie-poisson") => methods::lie_poisson(method, So3, self.body.hamiltonian())?,
-            name if methods::SO3_VERTICAL.contains(&name) => {
-                methods::so3_vertical(method, ReducedTop::free(&self.body))?
-            }
-            _ => methods::lie_group(method, So3, self.body, self.body.hamiltonian())?,
-        };
-        start(m, self.s0, h, *self)
+        start(self.method(method)?, self.s0, h, *self)
+    }
+    fn lie_sections(&self) -> Option<&dyn LieSections> {
+        Some(self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(coordinates(&self.s0))
@@ -259,6 +304,18 @@ impl Observe<MatrixState<3, 3>> for HeavyTopProblem {
     }
 }
 
+impl HeavyTopProblem {
+    /// The method `method` on this top.
+    fn method(
+        &self,
+        method: &MethodInfo,
+    ) -> Result<Box<dyn discretization::OneStep<MatrixState<3, 3>>>, WorkbenchError> {
+        heavy_top_method(&self.top, method)
+    }
+}
+
+lie_sections!(HeavyTopProblem, So3, 3, 3, "R is not a rotation");
+
 impl Problem for HeavyTopProblem {
     fn name(&self) -> &'static str {
         "heavy-top"
@@ -294,7 +351,10 @@ impl Problem for HeavyTopProblem {
         ("rk4-embedded", 8)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        start(heavy_top_method(&self.top, method)?, self.s0, h, *self)
+        start(self.method(method)?, self.s0, h, *self)
+    }
+    fn lie_sections(&self) -> Option<&dyn LieSections> {
+        Some(self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(coordinates(&self.s0))
@@ -351,6 +411,18 @@ impl Observe<MatrixState<3, 3>> for LagrangeTopProblem {
     }
 }
 
+impl LagrangeTopProblem {
+    /// The method `method` on this top.
+    fn method(
+        &self,
+        method: &MethodInfo,
+    ) -> Result<Box<dyn discretization::OneStep<MatrixState<3, 3>>>, WorkbenchError> {
+        heavy_top_method(&self.top, method)
+    }
+}
+
+lie_sections!(LagrangeTopProblem, So3, 3, 3, "R is not a rotation");
+
 impl Problem for LagrangeTopProblem {
     fn name(&self) -> &'static str {
         "lagrange-top"
@@ -385,7 +457,10 @@ impl Problem for LagrangeTopProblem {
         ("rk4-embedded", 8)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        start(heavy_top_method(&self.top, method)?, self.s0, h, *self)
+        start(self.method(method)?, self.s0, h, *self)
+    }
+    fn lie_sections(&self) -> Option<&dyn LieSections> {
+        Some(self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(coordinates(&self.s0))
@@ -436,6 +511,22 @@ impl Observe<MatrixState<4, 6>> for Vehicle {
     }
 }
 
+impl Vehicle {
+    /// The method `method` on this vehicle.
+    fn method(
+        &self,
+        method: &MethodInfo,
+    ) -> Result<Box<dyn discretization::OneStep<MatrixState<4, 6>>>, WorkbenchError> {
+        if method.name.starts_with("lie-poisson") {
+            methods::lie_poisson(method, Se3, self.vehicle.hamiltonian())
+        } else {
+            methods::lie_group(method, Se3, self.vehicle, self.vehicle.hamiltonian())
+        }
+    }
+}
+
+lie_sections!(Vehicle, Se3, 4, 6, "g is not in SE(3)");
+
 impl Problem for Vehicle {
     fn name(&self) -> &'static str {
         "underwater-vehicle"
@@ -478,12 +569,10 @@ impl Problem for Vehicle {
         left_invariant_order(method)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        let m = if method.name.starts_with("lie-poisson") {
-            methods::lie_poisson(method, Se3, self.vehicle.hamiltonian())?
-        } else {
-            methods::lie_group(method, Se3, self.vehicle, self.vehicle.hamiltonian())?
-        };
-        start(m, self.s0, h, *self)
+        start(self.method(method)?, self.s0, h, *self)
+    }
+    fn lie_sections(&self) -> Option<&dyn LieSections> {
+        Some(self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(coordinates(&self.s0))

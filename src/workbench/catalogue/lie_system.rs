@@ -59,9 +59,13 @@
 //! that is not finite at `R0`.
 
 use crate::workbench::WorkbenchError;
-use crate::workbench::catalogue::lie::{self, coordinates, group_defect, labels, lie_state, perturb_on, start};
+use crate::workbench::catalogue::lie::{
+    self, coordinates, group_defect, labels, lie_sections, lie_state, perturb_on, start,
+};
 use crate::workbench::catalogue::system::{self, SystemSpec, intern};
+use crate::workbench::chaos::{Section, SectionCrossing};
 use crate::workbench::embedded::{GroupOde, LieField, Rkmk4So3};
+use crate::workbench::lie_section::{LieSections, lie_section_of};
 use crate::workbench::methods::{self, MatrixState, MethodInfo};
 use crate::workbench::problem::{Family, Kind, Problem, Quantity, STATE_TOLERANCE, Simulation, within_tolerance};
 use crate::workbench::run::Observe;
@@ -557,7 +561,36 @@ impl Potent {
         let l = &self.body.lagrangian;
         BodyHamiltonian { inertia_inv: *l.inertia_inverse(), potential: l.potential.clone() }
     }
+    fn monitor(&self) -> Monitor {
+        Monitor { hamiltonian: self.hamiltonian(), vertical: self.vertical }
+    }
+    /// The method `method` on this body.
+    fn method(
+        &self,
+        method: &MethodInfo,
+    ) -> Result<Box<dyn discretization::OneStep<MatrixState<3, 3>>>, WorkbenchError> {
+        let l = self.body.lagrangian.clone();
+        Ok(match method.name {
+            "rkmk4" => Box::new(Rkmk4So3::new(EulerField(l))?),
+            "cg4a" => Box::new(GroupOde::of(crouch_grossman::cg4a(So3xR3::default(), EulerField(l))?)),
+            "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), EulerField(l))?)),
+            "lgvi" => Box::new(integrators::lgvi::Lgvi::new(l).map_err(WorkbenchError::Geom)?),
+            name if self.vertical && methods::SO3_VERTICAL.contains(&name) => {
+                methods::so3_vertical(method, VerticalHamiltonian(self.hamiltonian()))?
+            }
+            name if methods::LAGRANGE_TOP.contains(&name) => match &self.lagrange {
+                Some(top) => methods::lagrange_top(method, top)?,
+                None => methods::lie_group(method, So3, l, self.hamiltonian())?,
+            },
+            "lie-poisson-engo-faltinsen" if self.vertical => {
+                Box::new(VerticalCoadjointEnergy::new(Chart::Cayley, VerticalHamiltonian(self.hamiltonian())))
+            }
+            _ => methods::lie_group(method, So3, l, self.hamiltonian())?,
+        })
+    }
 }
+
+lie_sections!(Potent, So3, 3, 3, "R is not a rotation", |this, s| this.monitor().quantities(&s)[0]);
 
 impl Problem for Potent {
     fn name(&self) -> &'static str {
@@ -606,25 +639,10 @@ impl Problem for Potent {
         ("rk4-embedded", 8)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        let l = self.body.lagrangian.clone();
-        let m: Box<dyn discretization::OneStep<MatrixState<3, 3>>> = match method.name {
-            "rkmk4" => Box::new(Rkmk4So3::new(EulerField(l))?),
-            "cg4a" => Box::new(GroupOde::of(crouch_grossman::cg4a(So3xR3::default(), EulerField(l))?)),
-            "cf4" => Box::new(GroupOde::of(commutator_free::cf4(So3xR3::default(), EulerField(l))?)),
-            "lgvi" => Box::new(integrators::lgvi::Lgvi::new(l).map_err(WorkbenchError::Geom)?),
-            name if self.vertical && methods::SO3_VERTICAL.contains(&name) => {
-                methods::so3_vertical(method, VerticalHamiltonian(self.hamiltonian()))?
-            }
-            name if methods::LAGRANGE_TOP.contains(&name) => match &self.lagrange {
-                Some(top) => methods::lagrange_top(method, top)?,
-                None => methods::lie_group(method, So3, l, self.hamiltonian())?,
-            },
-            "lie-poisson-engo-faltinsen" if self.vertical => {
-                Box::new(VerticalCoadjointEnergy::new(Chart::Cayley, VerticalHamiltonian(self.hamiltonian())))
-            }
-            _ => methods::lie_group(method, So3, l, self.hamiltonian())?,
-        };
-        start(m, self.body.s0, h, Monitor { hamiltonian: self.hamiltonian(), vertical: self.vertical })
+        start(self.method(method)?, self.body.s0, h, self.monitor())
+    }
+    fn lie_sections(&self) -> Option<&dyn LieSections> {
+        Some(self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(coordinates(&self.body.s0))
@@ -680,6 +698,9 @@ impl Problem for FreeBody {
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         self.body.start_method(method, h)
+    }
+    fn lie_sections(&self) -> Option<&dyn LieSections> {
+        Some(&self.body)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         self.body.initial_state()
@@ -811,6 +832,22 @@ impl Motion {
     }
 }
 
+impl Motion {
+    /// The method `method` on this motion.
+    fn method(
+        &self,
+        method: &MethodInfo,
+    ) -> Result<Box<dyn discretization::OneStep<MatrixState<4, 6>>>, WorkbenchError> {
+        if method.name.starts_with("lie-poisson") {
+            methods::lie_poisson(method, Se3, self.hamiltonian())
+        } else {
+            methods::lie_group(method, Se3, self.lagrangian.clone(), self.hamiltonian())
+        }
+    }
+}
+
+lie_sections!(Motion, Se3, 4, 6, "g is not in SE(3)");
+
 impl Observe<MatrixState<4, 6>> for Motion {
     fn coordinates(&self, s: &MatrixState<4, 6>) -> Vec<f64> {
         coordinates(s)
@@ -872,12 +909,10 @@ impl Problem for Motion {
         ("rk4-embedded", 8)
     }
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
-        let m = if method.name.starts_with("lie-poisson") {
-            methods::lie_poisson(method, Se3, self.hamiltonian())?
-        } else {
-            methods::lie_group(method, Se3, self.lagrangian.clone(), self.hamiltonian())?
-        };
-        start(m, self.s0, h, self.clone())
+        start(self.method(method)?, self.s0, h, self.clone())
+    }
+    fn lie_sections(&self) -> Option<&dyn LieSections> {
+        Some(self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
         Ok(coordinates(&self.s0))
