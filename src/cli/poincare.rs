@@ -6,11 +6,11 @@ use crate::cli::files::{with_output_dir, write_outputs};
 use crate::cli::format::short;
 use crate::cli::params::parse_params;
 use crate::cli::resolve::resolve_problem;
+use geomint::workbench::WorkbenchError;
 use geomint::workbench::chaos::{self, PhaseSpace, Section};
 use geomint::workbench::output::OutputSet;
 use geomint::workbench::plot::{self, Axes};
 use geomint::workbench::problem::{self, Problem};
-use geomint::workbench::{WorkbenchError, catalogue};
 use std::path::{Path, PathBuf};
 
 /// The problem `name` or the system file `system` (with `--param`s and `--state`,
@@ -26,19 +26,12 @@ pub(crate) fn canonical_problem(
     let params = parse_params(params)?.into_iter().collect();
     let system = system.map(|p| p.display().to_string());
     let resolved = resolve_problem(name, &params, system.as_deref(), state)?;
-    if resolved.problem.phase_space().is_none() {
-        let canonical: Vec<&str> = catalogue::names()
-            .into_iter()
-            .filter(|n| catalogue::problem(n, &[]).is_ok_and(|p| p.phase_space().is_some()))
-            .collect();
-        return Err(WorkbenchError::Input(format!(
-            "'{}' is a {} problem, not a canonical problem on T*R^n; `geomint {command}` takes one of {}, or a \
-             Hamiltonian system file (--system FILE.toml)",
-            resolved.name,
-            resolved.problem.family().name(),
-            canonical.join(", ")
-        )));
-    }
+    chaos::phase_space(
+        resolved.problem.as_ref(),
+        &resolved.name,
+        &format!("`geomint {command}`"),
+        "a Hamiltonian system file (--system FILE.toml)",
+    )?;
     Ok((resolved.name, resolved.problem))
 }
 
@@ -96,7 +89,7 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
         let t0 = std::time::Instant::now();
         let mut orbits = Vec::with_capacity(starts.len());
         for x in &starts {
-            orbits.push(space.section(method, h, x, &section, args.crossings, max_steps)?);
+            orbits.push(space.section(method, h, x, &section, args.crossings, max_steps, None)?);
         }
         let seconds = t0.elapsed().as_secs_f64();
         let mut csv = format!("orbit,crossing,t,{},energy,energy_error\n", labels.join(","));

@@ -33,7 +33,8 @@ where
     F: VectorField<PhaseState<N>>,
     G: EventFunction<N>,
 {
-    let mut out = Vec::with_capacity(count);
+    // grows with the crossings found: a huge `count` ("all of them") allocates nothing up front
+    let mut out = Vec::with_capacity(count.min(1024));
     if count == 0 {
         return Ok(out);
     }
