@@ -2,10 +2,10 @@
 //! directory), and the workbench's [`geomint::workbench::chaos`] tools they are built on.
 
 use crate::support::TempDir;
+use geomint::workbench::WorkbenchError;
 use geomint::workbench::catalogue;
 use geomint::workbench::chaos::{self, Section};
 use geomint::workbench::methods;
-use geomint::workbench::{WorkbenchError, problem::Problem};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -437,10 +437,13 @@ fn the_chaos_tools_stop_when_asked() {
 #[test]
 fn only_the_canonical_problems_have_a_phase_space() {
     let body = catalogue::problem("rigid-body", &[]).expect("rigid-body");
-    let err = chaos::phase_space(body.as_ref(), "rigid-body", "the tool", "a file").err().expect("refused");
+    let err = catalogue::phase_space(body.as_ref(), "rigid-body", "the tool", "a file").err().expect("refused");
     let msg = err.to_string();
     assert!(msg.contains("'rigid-body' is a") && msg.contains("henon-heiles") && msg.ends_with("or a file"), "{msg}");
     assert!(!msg.contains("rigid-body,"), "{msg}");
     let hh = catalogue::problem("henon-heiles", &[]).expect("henon-heiles");
-    assert_eq!(chaos::phase_space(hh.as_ref(), "henon-heiles", "t", "o").expect("canonical").degrees_of_freedom(), 2);
+    assert_eq!(
+        catalogue::phase_space(hh.as_ref(), "henon-heiles", "t", "o").expect("canonical").degrees_of_freedom(),
+        2
+    );
 }

@@ -209,8 +209,12 @@ def test_systems_without_a_phase_space_are_refused_saying_why():
     ode = geomint.ode(lambda t, y: -y, [1.0, 0.0])
     with pytest.raises(ValueError, match="ODE of callbacks"):
         geomint.megno(ode, "rk4", 0.1, 10, [[1.0, 0.0]])
+    lag = geomint.lagrangian("0.5*v^2 - 0.5*x^2", q=["x"], v=["v"], q0=[1.0], v0=[0.0])
+    with pytest.raises(ValueError, match="is a Lie groupoid problem, not a canonical problem on T\\*R\\^n; geomint.poincare"):
+        geomint.poincare(lag, count=3)
+    # an N-body system built from data is on T*R^n: its crossings are found
     sun_planet = geomint.nbody([1.0, 1e-3], [[0.0, 0.0], [1.0, 0.0]], [[0.0, 0.0], [0.0, 1.0]])
-    with pytest.raises(ValueError, match="has no Poincaré sections or MEGNO maps"):
-        geomint.poincare(sun_planet, count=3)
+    p = geomint.poincare(sun_planet, "stormer-verlet", 0.01, section="q4=0", count=3)
+    assert len(p["t"]) == 3 and np.abs(p["states"][:, 3]).max() < 1e-10
     with pytest.raises(TypeError, match="section must be a string"):
         geomint.poincare(HH, section=0.5)

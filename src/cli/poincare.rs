@@ -6,11 +6,11 @@ use crate::cli::files::{with_output_dir, write_outputs};
 use crate::cli::format::short;
 use crate::cli::params::parse_params;
 use crate::cli::resolve::resolve_problem;
-use geomint::workbench::WorkbenchError;
 use geomint::workbench::chaos::{self, PhaseSpace, Section};
 use geomint::workbench::output::OutputSet;
 use geomint::workbench::plot::{self, Axes};
 use geomint::workbench::problem::{self, Problem};
+use geomint::workbench::{WorkbenchError, catalogue};
 use std::path::{Path, PathBuf};
 
 /// The problem `name` or the system file `system` (with `--param`s and `--state`,
@@ -26,7 +26,7 @@ pub(crate) fn canonical_problem(
     let params = parse_params(params)?.into_iter().collect();
     let system = system.map(|p| p.display().to_string());
     let resolved = resolve_problem(name, &params, system.as_deref(), state)?;
-    chaos::phase_space(
+    catalogue::phase_space(
         resolved.problem.as_ref(),
         &resolved.name,
         &format!("`geomint {command}`"),

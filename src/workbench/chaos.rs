@@ -11,8 +11,8 @@
 //!   ([`integrators::variational_equations::Megno`], Cincotta & Simó, *Simple tools to compute
 //!   chaos indicators: the MEGNO*, 2000), with the method's own step Jacobian where it has one
 //!   and central differences otherwise;
-//! * [`phase_space`]: a problem's [`PhaseSpace`], or an input error naming the problems that
-//!   have one;
+//! * [`crate::workbench::catalogue::phase_space`]: a problem's [`PhaseSpace`], or an input error
+//!   naming the problems that have one;
 //! * a stop flag (`Option<&AtomicBool>`), read between chunks of [`CHUNK`] steps of every orbit:
 //!   once set, [`PhaseSpace::section`] and [`PhaseSpace::megno`] end with
 //!   [`WorkbenchError::Stopped`];
@@ -22,7 +22,6 @@
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::methods::{self, MethodInfo};
-use crate::workbench::problem::{Family, Problem};
 use geom_core::function::PhaseSpaceDerivatives;
 use geom_core::step::{OneStep, PhaseState};
 use integrators::classical::{
@@ -43,32 +42,6 @@ pub const CHUNK: usize = 1024;
 #[inline]
 fn stopped(stop: Option<&AtomicBool>) -> bool {
     stop.is_some_and(|s| s.load(Ordering::Relaxed))
-}
-
-/// The problem's [`PhaseSpace`] ([`Problem::phase_space`]), or an input error that names the
-/// problem `name`, its family and the canonical problems of the catalogue: `'{name}' is a
-/// {family} problem, not a canonical problem on T*R^n; {tool} takes one of {…}, or {other}` (a
-/// canonical problem without one, e.g. `nbody` of any number of bodies: `'{name}' has no
-/// Poincaré sections or MEGNO maps in the workbench; …`)
-/// (`tool` names the caller, e.g. `` `geomint chaos` ``; `other` the systems it takes besides
-/// the catalogue's, e.g. `a Hamiltonian system file (--system FILE.toml)`).
-pub fn phase_space<'a>(
-    problem: &'a dyn Problem,
-    name: &str,
-    tool: &str,
-    other: &str,
-) -> Result<&'a dyn PhaseSpace, WorkbenchError> {
-    problem.phase_space().ok_or_else(|| {
-        let canonical: Vec<&str> = crate::workbench::catalogue::names()
-            .into_iter()
-            .filter(|n| crate::workbench::catalogue::problem(n, &[]).is_ok_and(|p| p.phase_space().is_some()))
-            .collect();
-        let what = match problem.family() {
-            Family::Canonical => "has no Poincaré sections or MEGNO maps in the workbench".to_string(),
-            f => format!("is a {} problem, not a canonical problem on T*R^n", f.name()),
-        };
-        WorkbenchError::Input(format!("'{name}' {what}; {tool} takes one of {}, or {other}", canonical.join(", ")))
-    })
 }
 
 /// A rectangle `([a0, a1], [b0, b1])` of a plane of two coordinates.
@@ -240,7 +213,7 @@ where
             return Err(WorkbenchError::Stopped);
         }
         let steps = left.min(CHUNK);
-        let found = poincare_section(&runner, &mut x, &mut t, h, event.clone(), count - out.len(), steps)
+        let found = poincare_section(&runner, &mut x, &mut t, h, event, count - out.len(), steps)
             .map_err(WorkbenchError::Geom)?;
         out.extend(found.iter().map(|c| SectionCrossing { t: c.t, state: flat(&c.state) }));
         left -= steps;

@@ -9,13 +9,14 @@
 //!   in parallel;
 //! * [`poincare`]: the crossings of a section `x_i = c` of one orbit.
 //!
-//! The system's [`PhaseSpace`] is the workbench's ([`chaos::phase_space`], the check of the CLI
+//! The system's [`PhaseSpace`] is the workbench's ([`catalogue::phase_space`], the check of the CLI
 //! commands); a system without one (on a Lie group, with constraints, of callbacks, an N-body
 //! system built from data) is an input error that says which systems have one.
 
 use crate::{Origin, System, label_list, plan, py_shape};
 use geomint::workbench::WorkbenchError;
-use geomint::workbench::chaos::{self, PhaseSpace, Section};
+use geomint::workbench::catalogue;
+use geomint::workbench::chaos::{PhaseSpace, Section};
 use geomint::workbench::methods::{self, MethodInfo};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -39,9 +40,9 @@ pub fn phase_space<'a>(system: &'a System, tool: &str) -> Result<&'a dyn PhaseSp
              canonical coordinates: write it with geomint.hamiltonian"
         ))),
         Origin::Catalogue { name, .. } => {
-            chaos::phase_space(p, name, tool, "a Hamiltonian of formulas (geomint.hamiltonian)")
+            catalogue::phase_space(p, name, tool, "a Hamiltonian of formulas (geomint.hamiltonian)")
         }
-        _ => chaos::phase_space(p, p.name(), tool, "a Hamiltonian of formulas (geomint.hamiltonian)"),
+        _ => catalogue::phase_space(p, p.name(), tool, "a Hamiltonian of formulas (geomint.hamiltonian)"),
     }
 }
 
@@ -227,7 +228,7 @@ pub fn poincare(
         None => {
             let t_max = 50.0 * count as f64;
             let k = (t_max / h).ceil();
-            if !(k < geomint::workbench::experiment::MAX_STEPS as f64) {
+            if k > geomint::workbench::experiment::MAX_STEPS as f64 {
                 return Err(input(format!("{count} crossings at h = {h} need {k:e} steps by default; give max_steps")));
             }
             k as usize
