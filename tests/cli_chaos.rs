@@ -418,7 +418,10 @@ fn the_chaos_tools_stop_when_asked() {
     let set = AtomicBool::new(true);
     let section = Section::parse("q1=0", "up", &problem.state_labels()).expect("section");
     assert!(matches!(space.section(sv, 0.01, &state, &section, 10, 100_000, Some(&set)), Err(WorkbenchError::Stopped)));
-    assert!(matches!(space.megno(sv, 0.01, 100, &[state.clone()], Some(&set)), Err(WorkbenchError::Stopped)));
+    assert!(matches!(
+        space.megno(sv, 0.01, 100, std::slice::from_ref(&state), Some(&set)),
+        Err(WorkbenchError::Stopped)
+    ));
     let stop = AtomicBool::new(false);
     let t0 = Instant::now();
     let result = std::thread::scope(|scope| {
