@@ -2,11 +2,14 @@
 //! directory), and the workbench's [`geomint::workbench::chaos`] tools they are built on.
 
 use crate::support::TempDir;
+use geomint::workbench::WorkbenchError;
 use geomint::workbench::catalogue;
 use geomint::workbench::chaos::{self, Section};
 use geomint::workbench::methods;
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 fn geomint(cwd: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_geomint")).args(args).current_dir(cwd).output().expect("run geomint")
@@ -225,7 +228,7 @@ fn megno_at(e: f64, y: f64, py: f64, t_end: f64) -> (f64, f64) {
     assert!((space.energy(&state).expect("energy") - e).abs() < 1e-14 && state[2] > 0.0 && state[0] == 0.0);
     let h = 0.05;
     let sv = methods::find("stormer-verlet").expect("registered");
-    let v = space.megno(sv, h, (t_end / h) as usize, &[state]).expect("megno")[0].expect("finite");
+    let v = space.megno(sv, h, (t_end / h) as usize, &[state], None).expect("megno")[0].expect("finite");
     (v.mean, v.lyapunov)
 }
 
@@ -426,4 +429,91 @@ fn poincare_sections_on_a_lie_group() {
     assert_input_error(&out, "--states", "--states on a Lie group");
     let out = geomint(dir.path(), &["chaos", "heavy-top", "--out", &dir.arg("chaos")]);
     assert_input_error(&out, "not a canonical problem", "chaos on a Lie group");
+}
+
+/// The chunks of [`chaos::CHUNK`] steps change nothing: the workbench's MEGNO of an orbit of
+/// `2.5 · CHUNK + 7` steps equals one [`Megno::advance`] over all of them, bit for bit; its
+/// Poincaré crossings over several chunks are those of one call of `poincare_section`, the states
+/// bit for bit and the times to round-off.
+///
+/// [`Megno::advance`]: geomint::integrators::variational_equations::Megno::advance
+#[test]
+fn the_chunks_of_the_chaos_tools_give_the_one_call_values() {
+    use geomint::geom_core::step::PhaseState;
+    use geomint::integrators::classical::{HamiltonianField, StormerVerlet};
+    use geomint::integrators::events::{Direction, Event, EventRunner, poincare_section};
+    use geomint::integrators::variational_equations::Megno;
+    use geomint::workbench::catalogue::canonical::CanonicalSystem;
+    use nalgebra::Vector2;
+    let problem = catalogue::problem("henon-heiles", &[]).expect("henon-heiles");
+    let space = problem.phase_space().expect("canonical");
+    let sv = methods::find("stormer-verlet").expect("registered");
+    let (h, steps) = (0.05, 5 * chaos::CHUNK / 2 + 7);
+    let state = [0.0, -0.15, (2.0 * (1.0 / 6.0 - henon_heiles(0.0, -0.15, 0.0, 0.05))).sqrt(), 0.05];
+    let v = space.megno(sv, h, steps, &[state.to_vec()], None).expect("megno")[0].expect("finite");
+    let x = PhaseState::new(Vector2::new(state[0], state[1]), Vector2::new(state[2], state[3]));
+    let ham = catalogue::canonical::HenonHeiles.hamiltonian();
+    let delta = PhaseState::new(Vector2::repeat(1.0), Vector2::repeat(1.0));
+    let mut m = Megno::new(x, delta, h).expect("megno");
+    m.advance(&StormerVerlet::new(ham), steps).expect("advance");
+    assert_eq!((v.mean.to_bits(), v.lyapunov.to_bits()), (m.mean().to_bits(), m.lyapunov().to_bits()));
+
+    let labels = problem.state_labels();
+    let section = Section::parse("q1=0", "up", &labels).expect("section");
+    let found = space.section(sv, 0.01, &state, &section, 40, 10 * chaos::CHUNK, None).expect("section");
+    let runner = EventRunner::new(StormerVerlet::new(ham), HamiltonianField(ham));
+    let (mut y, mut t) = (x, 0.0);
+    let event = Event::new(|s: &PhaseState<2>| s.q[0], Direction::Rising);
+    let one = poincare_section(&runner, &mut y, &mut t, 0.01, event, 40, 10 * chaos::CHUNK).expect("one call");
+    assert!(found.len() == one.len() && found.len() > 5, "{} and {} crossings", found.len(), one.len());
+    assert!(found.last().expect("crossings").t > 0.01 * chaos::CHUNK as f64, "the crossings span one chunk only");
+    for (a, b) in found.iter().zip(&one) {
+        let bits = |s: &[f64]| s.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&a.state), bits(&chaos::flat(&b.state)));
+        assert!((a.t - b.t).abs() <= 1e-12 * b.t, "t = {} against {}", a.t, b.t);
+    }
+}
+
+/// The chaos tools read their stop flag: set beforehand, nothing runs; set from another thread
+/// 50 ms into a MEGNO map of hours, the map ends within a second with [`WorkbenchError::Stopped`].
+#[test]
+fn the_chaos_tools_stop_when_asked() {
+    let problem = catalogue::problem("henon-heiles", &[]).expect("henon-heiles");
+    let space = problem.phase_space().expect("canonical");
+    let sv = methods::find("stormer-verlet").expect("registered");
+    let state = vec![0.0, 0.1, 0.39, 0.0];
+    let set = AtomicBool::new(true);
+    let section = Section::parse("q1=0", "up", &problem.state_labels()).expect("section");
+    assert!(matches!(space.section(sv, 0.01, &state, &section, 10, 100_000, Some(&set)), Err(WorkbenchError::Stopped)));
+    assert!(matches!(
+        space.megno(sv, 0.01, 100, std::slice::from_ref(&state), Some(&set)),
+        Err(WorkbenchError::Stopped)
+    ));
+    let stop = AtomicBool::new(false);
+    let t0 = Instant::now();
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(50));
+            stop.store(true, Ordering::Relaxed);
+        });
+        space.megno(sv, 0.01, usize::MAX / 2, &vec![state.clone(); 4], Some(&stop))
+    });
+    assert!(matches!(result, Err(WorkbenchError::Stopped)), "{result:?}");
+    assert!(t0.elapsed() < Duration::from_secs(1), "stopped after {:?}", t0.elapsed());
+}
+
+/// A problem that is not on `T*R^n` has no phase space: the error names it, its family and the
+/// problems that have one.
+#[test]
+fn only_the_canonical_problems_have_a_phase_space() {
+    let body = catalogue::problem("rigid-body", &[]).expect("rigid-body");
+    let err = catalogue::phase_space(body.as_ref(), "rigid-body", "the tool", "a file").err().expect("refused");
+    let msg = err.to_string();
+    assert!(msg.contains("'rigid-body' is a") && msg.contains("henon-heiles") && msg.ends_with("or a file"), "{msg}");
+    assert!(!msg.contains("rigid-body,"), "{msg}");
+    let hh = catalogue::problem("henon-heiles", &[]).expect("henon-heiles");
+    assert_eq!(
+        catalogue::phase_space(hh.as_ref(), "henon-heiles", "t", "o").expect("canonical").degrees_of_freedom(),
+        2
+    );
 }

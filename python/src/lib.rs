@@ -70,6 +70,7 @@ fn to_py(e: WorkbenchError) -> PyErr {
             PyOSError::new_err(e.to_string())
         }
         WorkbenchError::Geom(_) | WorkbenchError::Step { .. } => IntegrationError::new_err(e.to_string()),
+        WorkbenchError::Stopped => PyKeyboardInterrupt::new_err(e.to_string()),
     }
 }
 
@@ -91,6 +92,7 @@ fn ensemble_err(mut e: EnsembleError, first_member: usize) -> PyErr {
             PyOSError::new_err(msg)
         }
         WorkbenchError::Geom(_) | WorkbenchError::Step { .. } => IntegrationError::new_err(msg),
+        WorkbenchError::Stopped => PyKeyboardInterrupt::new_err(msg),
     }
 }
 
@@ -982,6 +984,125 @@ fn drift_row<const N: usize>(
 
 // -----------------------------------------------------------------------------------------------
 
+/// The MEGNO of every row of `states` (see `geomint.megno` and [`engine::chaos::megno`]): a dict
+/// of `mean` (`⟨Y⟩ = (1/n) Σ_{k≤n} Y_k`, → 2 on a torus, ≈ λt/2 on a chaotic orbit),
+/// `lyapunov` (`ln|δ_n| / t_n`), both NaN where the orbit failed, and `failed` (bool), one entry
+/// per row, with the settings. Interruptible: Ctrl-C ends the orbits at their next chunk of steps.
+#[pyfunction]
+#[pyo3(signature = (system, method, h, steps, states, threads=None))]
+fn megno<'py>(
+    py: Python<'py>,
+    system: &Bound<'py, PySystem>,
+    method: Option<&str>,
+    h: Option<f64>,
+    steps: Option<i64>,
+    states: PyReadonlyArrayDyn<'py, f64>,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let steps = optional_steps(steps)?;
+    let threads = optional_count("threads", threads)?;
+    let (values, shape) = values(&states);
+    let sys = &system.get().system;
+    engine::chaos::check_megno(sys, method, h, steps, &shape, threads).map_err(to_py)?;
+    fits_in_memory("megno", shape[0], 3)?;
+    let m =
+        interruptible(py, |stop| engine::chaos::megno(sys, method, h, steps, &values, &shape, threads, Some(stop)))?
+            .map_err(to_py)?;
+    let d = PyDict::new(py);
+    d.set_item("problem", &m.problem)?;
+    d.set_item("method", &m.method)?;
+    d.set_item("h", m.h)?;
+    d.set_item("steps", m.steps)?;
+    d.set_item("labels", &m.labels)?;
+    d.set_item("mean", PyArray1::from_vec(py, m.mean))?;
+    d.set_item("lyapunov", PyArray1::from_vec(py, m.lyapunov))?;
+    d.set_item("failed", PyArray1::from_vec(py, m.failed))?;
+    d.set_item("threads", m.threads)?;
+    d.set_item("wall_seconds", m.wall_seconds)?;
+    Ok(d)
+}
+
+/// Checks the settings of a MEGNO map over states of shape `shape` without running it (the
+/// checks and messages of `megno`).
+#[pyfunction]
+#[pyo3(signature = (system, method, h, steps, shape, threads=None))]
+fn check_megno(
+    system: &Bound<'_, PySystem>,
+    method: Option<&str>,
+    h: Option<f64>,
+    steps: Option<i64>,
+    shape: Vec<usize>,
+    threads: Option<i64>,
+) -> PyResult<()> {
+    let steps = optional_steps(steps)?;
+    let threads = optional_count("threads", threads)?;
+    engine::chaos::check_megno(&system.get().system, method, h, steps, &shape, threads).map_err(to_py)?;
+    Ok(())
+}
+
+/// The crossings of a Poincaré section by one orbit (see `geomint.poincare` and
+/// [`engine::chaos::poincare`]): a dict of `t` (k,), `states` (k, 2n), `energy` (k,) and the
+/// settings. Interruptible between chunks of steps.
+#[pyfunction]
+#[pyo3(signature = (system, method=None, h=None, state=None, section=None, direction="up", count=200, max_steps=None))]
+#[allow(clippy::too_many_arguments)]
+fn poincare<'py>(
+    py: Python<'py>,
+    system: &Bound<'py, PySystem>,
+    method: Option<&str>,
+    h: Option<f64>,
+    state: Option<PyReadonlyArrayDyn<'py, f64>>,
+    section: Option<&str>,
+    direction: &str,
+    count: i64,
+    max_steps: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let count = optional_count("count", Some(count))?.unwrap_or(1);
+    let max_steps = optional_count("max_steps", max_steps)?;
+    let state = state.as_ref().map(values);
+    let sys = &system.get().system;
+    let labels = sys.problem().state_labels();
+    if let Some((_, shape)) = &state
+        && shape.len() != 1
+    {
+        return Err(PyValueError::new_err(format!(
+            "state of '{}' must be a 1-D array of {} coordinates ({}), got shape {}",
+            sys.problem().name(),
+            labels.len(),
+            engine::label_list(&labels),
+            engine::py_shape(shape)
+        )));
+    }
+    engine::chaos::phase_space(sys, "geomint.poincare").map_err(to_py)?;
+    engine::chaos::check_counts(count, max_steps).map_err(to_py)?;
+    // at most one crossing per step: the rows of the result are bounded by both
+    fits_in_memory("poincare", count.min(max_steps.unwrap_or(usize::MAX)), labels.len() + 2)?;
+    let state = state.as_ref().map(|s| s.0.as_slice());
+    let c = interruptible(py, |stop| {
+        engine::chaos::poincare(sys, method, h, state, section, direction, count, max_steps, Some(stop))
+    })?
+    .map_err(to_py)?;
+    let (k, n) = (c.t.len(), c.labels.len());
+    let d = PyDict::new(py);
+    d.set_item("problem", &c.problem)?;
+    d.set_item("method", &c.method)?;
+    d.set_item("h", c.h)?;
+    d.set_item("labels", &c.labels)?;
+    d.set_item("section", &c.section.label)?;
+    d.set_item("index", c.section.index)?;
+    d.set_item("level", c.section.level)?;
+    d.set_item("direction", direction)?;
+    d.set_item("state", PyArray1::from_vec(py, c.state))?;
+    d.set_item("energy0", c.energy0)?;
+    d.set_item("max_steps", c.max_steps)?;
+    d.set_item("t", PyArray1::from_vec(py, c.t))?;
+    d.set_item("states", matrix(py, c.states, k, n)?)?;
+    d.set_item("energy", PyArray1::from_vec(py, c.energy))?;
+    Ok(d)
+}
+
+// -----------------------------------------------------------------------------------------------
+
 /// A run that continues (see `geomint.Simulation`): the workbench's checkpointed run loop held
 /// in memory on a thread of its own.
 #[pyclass(module = "geomint", name = "Simulation", frozen)]
@@ -1181,6 +1302,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_at_times, m)?)?;
     m.add_function(wrap_pyfunction!(ensemble, m)?)?;
     m.add_function(wrap_pyfunction!(check_ensemble, m)?)?;
+    m.add_function(wrap_pyfunction!(megno, m)?)?;
+    m.add_function(wrap_pyfunction!(check_megno, m)?)?;
+    m.add_function(wrap_pyfunction!(poincare, m)?)?;
     m.add("MAX_THREADS", geomint_engine::max_threads())?;
     Ok(())
 }

@@ -77,3 +77,32 @@ def test_dask_ensemble_checks_the_input_before_submitting(client):
     with pytest.raises(ValueError) as local:
         geomint.ensemble("kepler", "stormer-verlet", 0.01, 10, bad)
     assert str(remote.value) == str(local.value) and str(local.value).startswith("member 5: "), str(remote.value)
+
+
+def test_dask_megno_equals_the_local_map(client):
+    """The MEGNO of a Hamiltonian of formulas (pickled as its TOML text) over Hénon–Heiles states
+    on x = 0 at E = 1/8, in chunks on the workers: the local call's values, bit for bit."""
+    hh = geomint.hamiltonian(
+        T="0.5*(px^2 + py^2)",
+        V="0.5*(x^2 + y^2) + x^2*y - y^3/3",
+        q=["x", "y"],
+        p=["px", "py"],
+        q0=[0.0, 0.1],
+        p0=[0.3, 0.0],
+    )
+    y = np.linspace(-0.35, 0.55, 60)
+    px = np.sqrt(2 * (0.125 - 0.5 * y**2 + y**3 / 3))
+    states = np.stack([0 * y, y, px, 0 * y], axis=1)
+    states[7, 2] = 50.0  # an escape: failed in both
+    local = geomint.megno(hh, "stormer-verlet", 0.05, 4000, states)
+    remote = geomint.dask.megno(client, hh, "stormer-verlet", 0.05, 4000, states, chunk_size=7)
+    assert bits(remote["mean"]) == bits(local["mean"]) and bits(remote["lyapunov"]) == bits(local["lyapunov"])
+    assert list(remote["failed"]) == list(local["failed"]) and remote["failed"][7] and remote["failed"].sum() == 1
+    assert (remote["mean"] < 2.5).any() and (remote["mean"] > 4.0).any()
+    with pytest.raises(ValueError) as info:
+        geomint.dask.megno(client, hh, "stormer-verlet", 0.05, 10, states[:, :3])
+    with pytest.raises(ValueError) as here:
+        geomint.megno(hh, "stormer-verlet", 0.05, 10, states[:, :3])
+    assert str(info.value) == str(here.value)
+    with pytest.raises(ValueError, match="chunk_size must be a positive integer"):
+        geomint.dask.megno(client, hh, None, 0.05, 10, states, chunk_size=0)

@@ -126,6 +126,11 @@ WORKER = textwrap.dedent(
         "native.nbody": (_native.nbody, [np.array([1.0, 1e-3]), np.array([[0.0, 0.0], [1.0, 0.0]]), np.array([[0.0, 0.0], [0.0, 1.0]])], {"G": 1.0}),
         "native.rigid_body": (_native.rigid_body, [np.array([1.0, 2.0, 3.0]), np.array([0.1, 0.2, 0.3]), None], {}),
         "native.heavy_top": (_native.heavy_top, [np.array([1.0, 2.0, 3.0]), np.array([0.1, 0.2, 0.3]), None, 1.0, np.array([0.0, 0.0, 1.0])], {}),
+        "megno": (geomint.megno, ["kepler", "stormer-verlet", 0.01, 10, [k0, k0]], {"params": None, "threads": None}),
+        "poincare": (geomint.poincare, ["kepler", "stormer-verlet", 0.01, None], {"section": "q2=0", "direction": "up", "count": 3, "max_steps": None, "params": None}),
+        "native.megno": (_native.megno, [system(), "stormer-verlet", 0.01, 10, np.array([k0, k0])], {"threads": None}),
+        "native.check_megno": (_native.check_megno, [system(), "stormer-verlet", 0.01, 10, [2, 4]], {"threads": None}),
+        "native.poincare": (_native.poincare, [system(), "stormer-verlet", 0.01, None], {"section": "q2=0", "direction": "up", "count": 3, "max_steps": None}),
         "native._problem_from_dict": (_native._problem_from_dict, ["kepler", {"e": 0.5}], {}),
         "native._system_from_toml": (_native._system_from_toml, ["H = '0.5*p^2'\nq = ['q']\np = ['p']\nq0 = [1.0]\np0 = [0.0]\n"], {}),
     }

@@ -1,5 +1,5 @@
-"""Ctrl-C in Python: SIGINT during a long ``run``, ``ensemble``, ``Simulation.integrate`` or
-``solve_hamiltonian(t_eval=...)``
+"""Ctrl-C in Python: SIGINT during a long ``run``, ``ensemble``, ``Simulation.integrate``,
+``solve_hamiltonian(t_eval=...)``, ``megno`` or ``poincare``
 raises ``KeyboardInterrupt`` within a second (measured: well under 0.5 s), also when the call is
 the first geomint call of the process; an interrupted simulation goes on, bit for bit."""
 
@@ -26,6 +26,11 @@ SCRIPT = textwrap.dedent(
             geomint.run("kepler", "stormer-verlet", 0.01, 3_000_000_000, every=1_000_000)
         elif kind == "t_eval":
             geomint.solve_hamiltonian("kepler", (0.0, 3.0e7), method="stormer-verlet", h=0.01, t_eval=[1.0, 2.9e7])
+        elif kind == "megno":
+            states = np.tile(geomint.problem("henon-heiles").initial_state, (8, 1))
+            geomint.megno("henon-heiles", "stormer-verlet", 0.01, 3_000_000_000, states)
+        elif kind == "poincare":
+            geomint.poincare("henon-heiles", "stormer-verlet", 0.01, section="q1=100", count=10, max_steps=3_000_000_000)
         elif kind == "ensemble":
             states = np.tile(geomint.problem("kepler").initial_state, (8, 1))
             geomint.ensemble("kepler", "stormer-verlet", 0.01, 3_000_000_000, states)
@@ -72,7 +77,7 @@ def interrupt(kind: str, after: float = 1.0):
     return latency, rest
 
 
-@pytest.mark.parametrize("kind", ["run", "ensemble", "simulation", "t_eval"])
+@pytest.mark.parametrize("kind", ["run", "ensemble", "simulation", "t_eval", "megno", "poincare"])
 def test_ctrl_c_raises_keyboard_interrupt_within_a_second(kind):
     latency, rest = interrupt(kind)
     print(f"{kind}: KeyboardInterrupt {latency * 1000:.0f} ms after SIGINT")

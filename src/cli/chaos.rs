@@ -113,7 +113,7 @@ pub(crate) fn chaos(args: ChaosArgs, quiet: bool) -> Result<(), WorkbenchError> 
     with_output_dir(&out, || {
         let bar = progress(1, quiet, &format!("{} chaos map, {} orbits", problem.name(), states.len()));
         let t0 = std::time::Instant::now();
-        let work = || space.megno(method, h, steps, &states);
+        let work = || space.megno(method, h, steps, &states, None);
         let (values, threads) = match args.threads {
             None => (work()?, rayon::current_num_threads()),
             Some(k) => {

@@ -30,21 +30,20 @@ pub(crate) fn canonical_problem(
     let resolved = resolve_problem(name, &params, system.as_deref(), state)?;
     // the Poincaré section also runs on T*G
     let lie = command == "poincare";
-    let offered = |p: &dyn Problem| p.phase_space().is_some() || lie && p.lie_sections().is_some();
-    if !offered(resolved.problem.as_ref()) {
-        let canonical: Vec<&str> = catalogue::names()
-            .into_iter()
-            .filter(|n| catalogue::problem(n, &[]).is_ok_and(|p| offered(p.as_ref())))
-            .collect();
-        let kind =
-            if lie { "a canonical problem on T*R^n or a problem on T*G" } else { "a canonical problem on T*R^n" };
-        return Err(WorkbenchError::Input(format!(
-            "'{}' is a {} problem, not {kind}; `geomint {command}` takes one of {}, or a \
-             Hamiltonian system file (--system FILE.toml)",
-            resolved.name,
-            resolved.problem.family().name(),
-            canonical.join(", ")
-        )));
+    if !(lie && resolved.problem.lie_sections().is_some()) {
+        let other = if lie {
+            let on_groups: Vec<&str> = catalogue::names()
+                .into_iter()
+                .filter(|n| catalogue::problem(n, &[]).is_ok_and(|p| p.lie_sections().is_some()))
+                .collect();
+            format!(
+                "a problem on a Lie group ({}), or a Hamiltonian or Lie-group system file (--system FILE.toml)",
+                on_groups.join(", ")
+            )
+        } else {
+            "a Hamiltonian system file (--system FILE.toml)".to_string()
+        };
+        catalogue::phase_space(resolved.problem.as_ref(), &resolved.name, &format!("`geomint {command}`"), &other)?;
     }
     Ok((resolved.name, resolved.problem))
 }
@@ -203,7 +202,7 @@ impl Space<'_> {
         max_steps: usize,
     ) -> Result<Vec<SectionCrossing>, WorkbenchError> {
         match self {
-            Space::Canonical(p) => p.section(method, h, x, section, count, max_steps),
+            Space::Canonical(p) => p.section(method, h, x, section, count, max_steps, None),
             Space::Lie(l) => l.section(method, h, x, section, count, max_steps),
         }
     }

@@ -11,6 +11,11 @@
 //!   ([`integrators::variational_equations::Megno`], Cincotta & Simó, *Simple tools to compute
 //!   chaos indicators: the MEGNO*, 2000), with the method's own step Jacobian where it has one
 //!   and central differences otherwise;
+//! * [`crate::workbench::catalogue::phase_space`]: a problem's [`PhaseSpace`], or an input error
+//!   naming the problems that have one;
+//! * a stop flag (`Option<&AtomicBool>`), read between chunks of [`CHUNK`] steps of every orbit:
+//!   once set, [`PhaseSpace::section`] and [`PhaseSpace::megno`] end with
+//!   [`WorkbenchError::Stopped`];
 //! * [`solve_momentum`]: the momentum `p_i ≥ 0` that puts a state on the energy level `H = E`,
 //!   and [`energy_grid`], the grid of initial states of a chaos map on a plane of one degree of
 //!   freedom at fixed energy.
@@ -26,6 +31,18 @@ use integrators::events::{Direction, Event, EventRunner, poincare_section};
 use integrators::tableau;
 use integrators::variational_equations::{FiniteDifference, Megno};
 use nalgebra::SVector;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The steps between two reads of the stop flag of [`PhaseSpace::section`] and
+/// [`PhaseSpace::megno`] (per orbit): a fraction of a second of any method on any canonical
+/// problem of the catalogue.
+pub const CHUNK: usize = 1024;
+
+/// Whether `stop` is set.
+#[inline]
+fn stopped(stop: Option<&AtomicBool>) -> bool {
+    stop.is_some_and(|s| s.load(Ordering::Relaxed))
+}
 
 /// A rectangle `([a0, a1], [b0, b1])` of a plane of two coordinates.
 pub type Rect = ((f64, f64), (f64, f64));
@@ -111,7 +128,9 @@ pub trait PhaseSpace: Send + Sync {
     fn energy(&self, state: &[f64]) -> Result<f64, WorkbenchError>;
     /// The first `count` crossings of `section` by the numerical trajectory of `method` with
     /// step `h` from `state` at `t = 0`, within `max_steps` steps (fewer if they run out), located
-    /// by [`poincare_section`] (Hermite estimate, then re-stepping the method to round-off).
+    /// by [`poincare_section`] (Hermite estimate, then re-stepping the method to round-off), in
+    /// chunks of [`CHUNK`] steps; [`WorkbenchError::Stopped`] once `stop` is set.
+    #[allow(clippy::too_many_arguments)]
     fn section(
         &self,
         method: &MethodInfo,
@@ -120,16 +139,19 @@ pub trait PhaseSpace: Send + Sync {
         section: &Section,
         count: usize,
         max_steps: usize,
+        stop: Option<&AtomicBool>,
     ) -> Result<Vec<SectionCrossing>, WorkbenchError>;
     /// The MEGNO after `steps` steps of `method` with step `h` from each of `states`, in
     /// parallel on the current rayon pool; an orbit whose step fails (e.g. an escape to
-    /// infinity) is `None`.
+    /// infinity) is `None`. `stop` is read between chunks of [`CHUNK`] steps of every orbit:
+    /// once it is set the orbits end and the result is [`WorkbenchError::Stopped`].
     fn megno(
         &self,
         method: &MethodInfo,
         h: f64,
         steps: usize,
         states: &[Vec<f64>],
+        stop: Option<&AtomicBool>,
     ) -> Result<Vec<Option<MegnoValue>>, WorkbenchError>;
 }
 
@@ -157,7 +179,11 @@ fn coordinate<const N: usize>(x: &PhaseState<N>, i: usize) -> f64 {
 }
 
 /// [`PhaseSpace::section`] for the Hamiltonian `ham` ([`methods::canonical`] builds the method;
-/// the Hermite estimate uses the Hamiltonian field `X_H = (H_p, −H_q)`).
+/// the Hermite estimate uses the Hamiltonian field `X_H = (H_p, −H_q)`). The steps run in chunks
+/// of [`CHUNK`], each a call of [`poincare_section`] from where the last ended (the crossings are
+/// those of one call; the time of a crossing in chunk `j` is `t_j + k h + τ` with `t_j` the end of
+/// the chunk before, equal to one call's `k h + τ` up to round-off).
+#[allow(clippy::too_many_arguments)]
 pub fn section_of<H, const N: usize>(
     ham: H,
     method: &MethodInfo,
@@ -166,6 +192,7 @@ pub fn section_of<H, const N: usize>(
     section: &Section,
     count: usize,
     max_steps: usize,
+    stop: Option<&AtomicBool>,
 ) -> Result<Vec<SectionCrossing>, WorkbenchError>
 where
     H: PhaseSpaceDerivatives<N> + Clone + Send + Sync + 'static,
@@ -179,8 +206,19 @@ where
     let (i, c) = (section.index, section.level);
     let event = Event::new(move |x: &PhaseState<N>| coordinate(x, i) - c, section.direction);
     let mut t = 0.0;
-    let found = poincare_section(&runner, &mut x, &mut t, h, event, count, max_steps).map_err(WorkbenchError::Geom)?;
-    Ok(found.iter().map(|c| SectionCrossing { t: c.t, state: flat(&c.state) }).collect())
+    let mut out: Vec<SectionCrossing> = Vec::new();
+    let mut left = max_steps;
+    while out.len() < count && left > 0 {
+        if stopped(stop) {
+            return Err(WorkbenchError::Stopped);
+        }
+        let steps = left.min(CHUNK);
+        let found = poincare_section(&runner, &mut x, &mut t, h, event, count - out.len(), steps)
+            .map_err(WorkbenchError::Geom)?;
+        out.extend(found.iter().map(|c| SectionCrossing { t: c.t, state: flat(&c.state) }));
+        left -= steps;
+    }
+    Ok(out)
 }
 
 /// The tangent map of `method` for `ham`: the method's own [`StepJacobian`] for
@@ -210,13 +248,15 @@ where
 }
 
 /// [`PhaseSpace::megno`] for the Hamiltonian `ham`: each orbit's deviation vector starts along
-/// `(1, …, 1)/√(2N)`.
+/// `(1, …, 1)/√(2N)`; its steps run in chunks of [`CHUNK`] ([`Megno::advance`] from where the
+/// last chunk ended: the same values as one call, bit for bit), `stop` read between them.
 pub fn megno_of<H, const N: usize>(
     ham: H,
     method: &MethodInfo,
     h: f64,
     steps: usize,
     states: &[Vec<f64>],
+    stop: Option<&AtomicBool>,
 ) -> Result<Vec<Option<MegnoValue>>, WorkbenchError>
 where
     H: PhaseSpaceDerivatives<N> + Clone + Send + Sync + 'static,
@@ -227,15 +267,27 @@ where
     let delta = PhaseState::new(SVector::repeat(1.0), SVector::repeat(1.0));
     // checks h once, so that a bad step is an error, not a map of failed orbits
     Megno::new(PhaseState::<N>::new(SVector::zeros(), SVector::zeros()), delta, h).map_err(WorkbenchError::Geom)?;
-    Ok(starts
+    let values: Vec<Option<MegnoValue>> = starts
         .par_iter()
         .map(|x| {
             let mut m = Megno::new(*x, delta, h).ok()?;
-            m.advance(tangent.as_ref(), steps).ok()?;
+            let mut left = steps;
+            while left > 0 {
+                if stopped(stop) {
+                    return None;
+                }
+                let k = left.min(CHUNK);
+                m.advance(tangent.as_ref(), k).ok()?;
+                left -= k;
+            }
             let v = MegnoValue { mean: m.mean(), lyapunov: m.lyapunov() };
             (v.mean.is_finite() && v.lyapunov.is_finite()).then_some(v)
         })
-        .collect())
+        .collect();
+    if stopped(stop) {
+        return Err(WorkbenchError::Stopped);
+    }
+    Ok(values)
 }
 
 /// The momentum `p_i ≥ 0` (`i` a momentum index, `n ≤ i < 2n`) with `H(state) = energy`, the

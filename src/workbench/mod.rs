@@ -92,4 +92,8 @@ pub enum WorkbenchError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The work was stopped by its stop flag (Ctrl-C in Python, read between chunks of steps)
+    /// before it ended; its partial results are dropped.
+    #[error("stopped before the end (interrupted)")]
+    Stopped,
 }

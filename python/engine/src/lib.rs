@@ -19,6 +19,8 @@
 //!   [`experiment::ensemble_until`], as arrays. Member `i` equals [`simulation::run`] from row
 //!   `i`, bit for bit.
 //! * [`perturbed_states`]: the initial states of `geomint ensemble`.
+//! * [`chaos`]: MEGNO over an array of initial states and Poincaré sections
+//!   (`geomint chaos`, `geomint poincare`).
 //!
 //! Input errors are [`WorkbenchError::Input`]; where the CLI accepts the same input, the text is
 //! the CLI's, because the same workbench function produces it. Only the shapes of arrays are
@@ -33,6 +35,7 @@ use std::sync::atomic::AtomicBool;
 
 pub mod at_times;
 pub mod callback;
+pub mod chaos;
 pub mod simulation;
 pub mod vector_field;
 

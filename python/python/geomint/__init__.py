@@ -43,11 +43,13 @@ __all__ = [
     "kepler_drift",
     "lagrangian",
     "lie_system",
+    "megno",
     "methods",
     "nbody",
     "nbody_file",
     "ode",
     "perturbed_states",
+    "poincare",
     "problem",
     "problems",
     "rigid_body",
@@ -826,6 +828,88 @@ def perturbed_states(
     if seed < 0:
         raise ValueError(f"seed must be at least 0, got {seed}")
     return _native.perturbed_states(system, members, eps, seed, st)
+
+
+# -- chaos: MEGNO and Poincaré sections ------------------------------------------------------------
+
+
+def megno(
+    system: ProblemLike,
+    method: Optional[str],
+    h: Optional[float],
+    steps: Optional[int],
+    states: ArrayLike,
+    *,
+    params: Optional[Mapping[str, float]] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, Any]:
+    """The MEGNO chaos indicator of every orbit started from a row of ``states`` (an (M, 2n)
+    array in the coordinates of ``System.labels``), after ``steps`` steps of ``h`` of ``method``
+    (``None``: the problem's first method, its step, its final time), in parallel on all cores
+    (or ``threads``), the GIL released: the numbers of ``geomint chaos`` for the same states, bit
+    for bit.
+
+    The deviation vector ``δ`` starts along ``(1, …, 1)/√(2n)`` and is carried by the method's
+    tangent map (its own step Jacobian for ``stormer-verlet``, ``symplectic-euler-a/b``,
+    ``gauss2``, ``gauss3``, ``rk4``, ``explicit-euler``; central differences otherwise). After
+    ``n`` steps (Cincotta & Simó, *Simple tools to compute chaos indicators: the MEGNO*, 2000)::
+
+        Y_k = (2/k) Σ_{j≤k} j ln(|δ_j| / |δ_{j−1}|),     ⟨Y⟩_n = (1/n) Σ_{k≤n} Y_k
+
+    ``⟨Y⟩ → 2`` on a torus (quasi-periodic orbit), ``⟨Y⟩ ≈ λt/2`` grows on a chaotic orbit of
+    maximal Lyapunov exponent ``λ``; ``lyapunov`` is the finite-time estimate ``ln|δ_n| / t_n``.
+
+    Returns a dict: ``mean`` (M,) ``⟨Y⟩``, ``lyapunov`` (M,), ``failed`` (M,) bool — ``True``
+    where the orbit's step failed (an escape to infinity, a Newton failure), and then ``mean``
+    and ``lyapunov`` are NaN — and ``problem``, ``method``, ``h``, ``steps``, ``labels``,
+    ``threads``, ``wall_seconds``. The system must be on ``T*R^n``: a canonical problem of the
+    catalogue or a Hamiltonian of formulas (:func:`hamiltonian`, :func:`system_file`); others
+    raise ``ValueError`` saying why. Ctrl-C raises ``KeyboardInterrupt`` within a fraction of a
+    second.
+    """
+    h, steps, _, _, threads = _settings(h, steps, None, None, threads)
+    sys_ = _system(system, params)
+    return _native.megno(sys_, _method(method), h, steps, _f64(states), threads)
+
+
+def poincare(
+    system: ProblemLike,
+    method: Optional[str] = None,
+    h: Optional[float] = None,
+    state: Optional[ArrayLike] = None,
+    *,
+    section: Optional[str] = None,
+    direction: str = "up",
+    count: int = 200,
+    max_steps: Optional[int] = None,
+    params: Optional[Mapping[str, float]] = None,
+) -> Dict[str, Any]:
+    """The first ``count`` crossings of the Poincaré section ``section`` (``"NAME=VALUE"``, a
+    coordinate of ``System.labels``, e.g. ``"q1=0"``; default: the first coordinate at 0) in
+    ``direction`` (``"up"``: the coordinate increasing, ``"down"``, ``"both"``) by the orbit of
+    ``method`` with step ``h`` from ``state`` (default: the system's own), within ``max_steps``
+    steps (default ``⌈50·count/h⌉``; fewer crossings are returned if they run out): the crossings
+    of ``geomint poincare`` for the same inputs.
+
+    Each crossing is located by a cubic Hermite estimate between the two states of the step
+    that crosses, then refined by re-stepping the method from the step's start, so the state at
+    a crossing is a state of the method itself (its section coordinate equals the level to
+    round-off, and a symplectic method keeps its energy there as along the orbit).
+
+    Returns a dict: ``t`` (k,) the times, ``states`` (k, 2n) one crossing per row, ``energy``
+    (k,) ``H`` at each, ``energy0`` ``H`` of the initial ``state``, and ``labels``, ``section``
+    (the coordinate's label), ``index``, ``level``, ``direction``, ``problem``, ``method``,
+    ``h``, ``max_steps``. Systems as :func:`megno`.
+    """
+    h, _, _, _, _ = _settings(h, None, None)
+    count, max_steps = _integer("count", count), _integer("max_steps", max_steps)
+    if section is not None and not isinstance(section, str):
+        raise TypeError(f"section must be a string NAME=VALUE, got {type(section).__name__}")
+    if not isinstance(direction, str):
+        raise TypeError(f"direction must be 'up', 'down' or 'both', got {type(direction).__name__}")
+    sys_ = _system(system, params)
+    st = None if state is None else _f64(state)
+    return _native.poincare(sys_, _method(method), h, st, section, direction, count, max_steps)
 
 
 # -- exact flows ----------------------------------------------------------------------------------

@@ -148,6 +148,32 @@ def check_ensemble(
     every: Optional[int] = None,
     threads: Optional[int] = None,
 ) -> None: ...
+def megno(
+    system: System,
+    method: Optional[str],
+    h: Optional[float],
+    steps: Optional[int],
+    states: _F64,
+    threads: Optional[int] = None,
+) -> Dict[str, Any]: ...
+def check_megno(
+    system: System,
+    method: Optional[str],
+    h: Optional[float],
+    steps: Optional[int],
+    shape: List[int],
+    threads: Optional[int] = None,
+) -> None: ...
+def poincare(
+    system: System,
+    method: Optional[str] = None,
+    h: Optional[float] = None,
+    state: Optional[_F64] = None,
+    section: Optional[str] = None,
+    direction: str = "up",
+    count: int = 200,
+    max_steps: Optional[int] = None,
+) -> Dict[str, Any]: ...
 
 class Simulation:
     """A run that continues, on the workbench's checkpointed run loop (see ``geomint.Simulation``)."""

@@ -15,6 +15,7 @@ use geom_core::function::Derivatives;
 use geom_core::function::{PhaseSpaceDerivatives, ScalarFunction, Separable};
 use geom_core::pairwise::{self, Central, Gravity, MassKinetic, NBody, RadialFunction};
 use nalgebra::{SVector, Vector1, Vector2};
+use std::sync::atomic::AtomicBool;
 
 /// A canonical system: a separable Hamiltonian, its initial state and its invariants.
 pub trait CanonicalSystem<const N: usize>: Clone + Send + Sync + 'static {
@@ -192,8 +193,9 @@ impl<P: CanonicalSystem<N>, const N: usize> PhaseSpace for Canonical<P, N> {
         section: &Section,
         count: usize,
         max_steps: usize,
+        stop: Option<&AtomicBool>,
     ) -> Result<Vec<SectionCrossing>, WorkbenchError> {
-        chaos::section_of::<_, N>(self.0.hamiltonian(), method, h, state, section, count, max_steps)
+        chaos::section_of::<_, N>(self.0.hamiltonian(), method, h, state, section, count, max_steps, stop)
     }
     fn megno(
         &self,
@@ -201,8 +203,9 @@ impl<P: CanonicalSystem<N>, const N: usize> PhaseSpace for Canonical<P, N> {
         h: f64,
         steps: usize,
         states: &[Vec<f64>],
+        stop: Option<&AtomicBool>,
     ) -> Result<Vec<Option<MegnoValue>>, WorkbenchError> {
-        chaos::megno_of::<_, N>(self.0.hamiltonian(), method, h, steps, states)
+        chaos::megno_of::<_, N>(self.0.hamiltonian(), method, h, steps, states, stop)
     }
 }
 

@@ -13,7 +13,8 @@ pub mod system;
 pub mod time_dependent;
 
 use crate::workbench::WorkbenchError;
-use crate::workbench::problem::Problem;
+use crate::workbench::chaos::PhaseSpace;
+use crate::workbench::problem::{Family, Problem};
 use canonical::{Canonical, HarmonicOscillator, HenonHeiles, Kepler, OuterSolarSystem, Pendulum};
 use std::path::Path;
 use std::sync::Mutex;
@@ -103,6 +104,30 @@ pub const ENTRIES: &[Entry] = &[
 /// The names of the catalogue.
 pub fn names() -> Vec<&'static str> {
     ENTRIES.iter().map(|e| e.name).collect()
+}
+
+/// The problem's [`PhaseSpace`] ([`Problem::phase_space`]: Poincaré sections and MEGNO maps),
+/// or an input error that names the problem `name`, its family and the canonical problems of the
+/// catalogue: `'{name}' is a {family} problem, not a canonical problem on T*R^n; {tool} takes one
+/// of {…}, or {other}` (`tool` names the caller, e.g. `` `geomint chaos` ``; `other` the systems
+/// it takes besides the catalogue's, e.g. `a Hamiltonian system file (--system FILE.toml)`). A
+/// canonical problem without one (`nbody`, of any number of bodies): `'{name}' has no Poincaré
+/// sections or MEGNO maps in the workbench; …`.
+pub fn phase_space<'a>(
+    of: &'a dyn Problem,
+    name: &str,
+    tool: &str,
+    other: &str,
+) -> Result<&'a dyn PhaseSpace, WorkbenchError> {
+    of.phase_space().ok_or_else(|| {
+        let canonical: Vec<&str> =
+            names().into_iter().filter(|n| problem(n, &[]).is_ok_and(|p| p.phase_space().is_some())).collect();
+        let what = match of.family() {
+            Family::Canonical => "has no Poincaré sections or MEGNO maps in the workbench".to_string(),
+            f => format!("is a {} problem, not a canonical problem on T*R^n", f.name()),
+        };
+        WorkbenchError::Input(format!("'{name}' {what}; {tool} takes one of {}, or {other}", canonical.join(", ")))
+    })
 }
 
 /// The problem `name` with parameters `params` (`(name, value)`, others at their defaults);

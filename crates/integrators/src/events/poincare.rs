@@ -36,7 +36,8 @@ where
     G: EventFunction<St>,
     St: Clone,
 {
-    let mut out = Vec::with_capacity(count);
+    // grows with the crossings found: a huge `count` ("all of them") allocates nothing up front
+    let mut out = Vec::with_capacity(count.min(1024));
     if count == 0 {
         return Ok(out);
     }
