@@ -208,6 +208,11 @@ def _solve(stumpff, mu, r0, eta, beta, t, s, lo, hi, stop, unit):
             continue
         f = a + b + c - t
         fp = r0 * c0 + eta * s * c1 + mu * s * s * c2
+        if not (math.isfinite(f) and math.isfinite(fp)):
+            # the terms overflowed (inf − inf): |s| is far beyond the root, on the side of s
+            hi, lo = (s, lo) if s > 0 else (hi, s)
+            s = 0.5 * (lo + hi)
+            continue
         if abs(f) <= unit * (abs(a) + abs(b) + abs(c) + abs(t)):
             return s
         if f < 0:

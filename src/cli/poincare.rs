@@ -203,7 +203,7 @@ impl Space<'_> {
     ) -> Result<Vec<SectionCrossing>, WorkbenchError> {
         match self {
             Space::Canonical(p) => p.section(method, h, x, section, count, max_steps, None),
-            Space::Lie(l) => l.section(method, h, x, section, count, max_steps),
+            Space::Lie(l) => l.section(method, h, x, section, count, max_steps, None),
         }
     }
     /// The plotted plane of a section on coordinate `index` of a state of `len` coordinates:

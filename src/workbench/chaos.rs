@@ -27,7 +27,7 @@ use geom_core::step::{OneStep, PhaseState};
 use integrators::classical::{
     ExplicitRk, Gauss2, Gauss3, HamiltonianField, StepJacobian, StormerVerlet, SymplecticEulerA, SymplecticEulerB,
 };
-use integrators::events::{Direction, Event, EventRunner, poincare_section};
+use integrators::events::{Direction, Estimate, Event, EventFunction, EventRunner, poincare_section};
 use integrators::tableau;
 use integrators::variational_equations::{FiniteDifference, Megno};
 use nalgebra::SVector;
@@ -200,11 +200,33 @@ where
     if section.index >= 2 * N {
         return Err(WorkbenchError::Input(format!("--section: coordinate index {} out of range", section.index)));
     }
-    let mut x = phase_state::<N>(state)?;
+    let x = phase_state::<N>(state)?;
     let step = methods::canonical(method, ham.clone())?;
     let runner = EventRunner::new(step, HamiltonianField(ham));
     let (i, c) = (section.index, section.level);
     let event = Event::new(move |x: &PhaseState<N>| coordinate(x, i) - c, section.direction);
+    chunked_section(&runner, x, h, event, (count, max_steps), stop, flat)
+}
+
+/// The first `count` crossings of `event` by `runner`'s method from `x` at `t = 0` within
+/// `max_steps` steps of size `h` ([`poincare_section`]), in chunks of [`CHUNK`] steps, each from
+/// where the last ended, `stop` read between them ([`WorkbenchError::Stopped`]); each crossing's
+/// state written by `coordinates`.
+pub fn chunked_section<M, E, G, St>(
+    runner: &EventRunner<M, E>,
+    mut x: St,
+    h: f64,
+    event: Event<G>,
+    (count, max_steps): (usize, usize),
+    stop: Option<&AtomicBool>,
+    coordinates: impl Fn(&St) -> Vec<f64>,
+) -> Result<Vec<SectionCrossing>, WorkbenchError>
+where
+    M: OneStep<St>,
+    E: Estimate<St>,
+    G: EventFunction<St> + Copy,
+    St: Clone,
+{
     let mut t = 0.0;
     let mut out: Vec<SectionCrossing> = Vec::new();
     let mut left = max_steps;
@@ -213,9 +235,9 @@ where
             return Err(WorkbenchError::Stopped);
         }
         let steps = left.min(CHUNK);
-        let found = poincare_section(&runner, &mut x, &mut t, h, event, count - out.len(), steps)
+        let found = poincare_section(runner, &mut x, &mut t, h, event, count - out.len(), steps)
             .map_err(WorkbenchError::Geom)?;
-        out.extend(found.iter().map(|c| SectionCrossing { t: c.t, state: flat(&c.state) }));
+        out.extend(found.iter().map(|c| SectionCrossing { t: c.t, state: coordinates(&c.state) }));
         left -= steps;
     }
     Ok(out)

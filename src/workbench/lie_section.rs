@@ -10,10 +10,11 @@
 //! the group to round-off, with the method's energy behaviour.
 
 use crate::workbench::WorkbenchError;
-use crate::workbench::chaos::{Section, SectionCrossing};
+use crate::workbench::chaos::{Section, SectionCrossing, chunked_section};
 use crate::workbench::methods::{MatrixState, MethodInfo};
 use geom_core::step::OneStep;
-use integrators::events::{Event, EventRunner, poincare_section};
+use integrators::events::{Event, EventRunner};
+use std::sync::atomic::AtomicBool;
 
 /// A problem on `T*G` with Poincaré sections
 /// ([`crate::workbench::problem::Problem::lie_sections`]). Object safe: states are slices in
@@ -25,7 +26,9 @@ pub trait LieSections: Send + Sync {
     /// wrong length.
     fn energy(&self, state: &[f64]) -> Result<f64, WorkbenchError>;
     /// The first `count` crossings of `section` by the trajectory of `method` with step `h`
-    /// from `state` at `t = 0`, within `max_steps` steps (fewer if they run out).
+    /// from `state` at `t = 0`, within `max_steps` steps (fewer if they run out), in chunks of
+    /// [`crate::workbench::chaos::CHUNK`] steps; [`WorkbenchError::Stopped`] once `stop` is set.
+    #[allow(clippy::too_many_arguments)]
     fn section(
         &self,
         method: &MethodInfo,
@@ -34,6 +37,7 @@ pub trait LieSections: Send + Sync {
         section: &Section,
         count: usize,
         max_steps: usize,
+        stop: Option<&AtomicBool>,
     ) -> Result<Vec<SectionCrossing>, WorkbenchError>;
 }
 
@@ -54,8 +58,8 @@ pub fn lie_section_of<const M: usize, const D: usize>(
     start: MatrixState<M, D>,
     h: f64,
     section: &Section,
-    count: usize,
-    max_steps: usize,
+    (count, max_steps): (usize, usize),
+    stop: Option<&AtomicBool>,
 ) -> Result<Vec<SectionCrossing>, WorkbenchError> {
     if section.index >= M * M + D {
         return Err(WorkbenchError::Input(format!("--section: coordinate index {} out of range", section.index)));
@@ -63,7 +67,5 @@ pub fn lie_section_of<const M: usize, const D: usize>(
     let runner = EventRunner::restepping(method);
     let (i, c) = (section.index, section.level);
     let event = Event::new(move |x: &MatrixState<M, D>| coordinate(x, i) - c, section.direction);
-    let (mut x, mut t) = (start, 0.0);
-    let found = poincare_section(&runner, &mut x, &mut t, h, event, count, max_steps).map_err(WorkbenchError::Geom)?;
-    Ok(found.iter().map(|c| SectionCrossing { t: c.t, state: coordinates(&c.state) }).collect())
+    chunked_section(&runner, start, h, event, (count, max_steps), stop, coordinates)
 }

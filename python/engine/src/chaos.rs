@@ -17,6 +17,7 @@ use crate::{Origin, System, label_list, plan, py_shape};
 use geomint::workbench::WorkbenchError;
 use geomint::workbench::catalogue;
 use geomint::workbench::chaos::{PhaseSpace, Section};
+use geomint::workbench::lie_section::LieSections;
 use geomint::workbench::methods::{self, MethodInfo};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -195,11 +196,27 @@ pub fn check_counts(count: usize, max_steps: Option<usize>) -> Result<(), Workbe
     Ok(())
 }
 
+/// The sections of a problem: on `T*R^n` ([`PhaseSpace`]) or on `T*G` ([`LieSections`]).
+enum Sections<'a> {
+    Canonical(&'a dyn PhaseSpace),
+    Lie(&'a dyn LieSections),
+}
+
+impl Sections<'_> {
+    fn energy(&self, x: &[f64]) -> Result<f64, WorkbenchError> {
+        match self {
+            Sections::Canonical(c) => c.energy(x),
+            Sections::Lie(l) => l.energy(x),
+        }
+    }
+}
+
 /// The first `count` crossings of the section `section` (`NAME=VALUE`, a state label; default:
-/// the first coordinate at 0) in `direction` (`up`, `down`, `both`) by the orbit of `method` with
-/// step `h` (default: the system's) from `state` (default: the system's own), within
-/// `max_steps` steps (default `⌈50 count / h⌉`, `geomint poincare`'s `--t-max`):
-/// [`PhaseSpace::section`], the crossings of `geomint poincare` for the same inputs. Fewer are
+/// the first coordinate at 0 on `T*R^n`, the first momentum at 0 on `T*G`) in `direction` (`up`,
+/// `down`, `both`) by the orbit of `method` with step `h` (default: the system's) from `state`
+/// (default: the system's own), within `max_steps` steps (default `⌈50 count / h⌉`,
+/// `geomint poincare`'s `--t-max`): [`PhaseSpace::section`] or, on a Lie group,
+/// [`LieSections::section`], the crossings of `geomint poincare` for the same inputs. Fewer are
 /// returned if the steps run out. [`WorkbenchError::Stopped`] once `stop` is set.
 #[allow(clippy::too_many_arguments)]
 pub fn poincare(
@@ -213,13 +230,21 @@ pub fn poincare(
     max_steps: Option<usize>,
     stop: Option<&AtomicBool>,
 ) -> Result<Crossings, WorkbenchError> {
-    let space = phase_space(system, "geomint.poincare")?;
     let p = system.problem();
+    // on T*R^n the problem's phase space, on a Lie group its sections
+    let space = match p.lie_sections() {
+        Some(l) => Sections::Lie(l),
+        None => Sections::Canonical(phase_space(system, "geomint.poincare")?),
+    };
     let plan = plan(system, method, h, Some(1), None, None)?;
     let info = methods::find(&plan.method).ok_or_else(|| input(format!("no method '{}'", plan.method)))?;
     let h = plan.spec.h;
     let labels = p.state_labels();
-    let default = format!("{}=0", labels[0]);
+    let default = match &space {
+        Sections::Canonical(_) => format!("{}=0", labels[0]),
+        // the first momentum on T*G (Pi1, mu1)
+        Sections::Lie(l) => format!("{}=0", labels[labels.len().saturating_sub(l.dimension())]),
+    };
     let section = Section::parse(section.unwrap_or(&default), direction, &labels)
         .map_err(|e| input(e.to_string().replace("--section", "section").replace("--direction", "direction")))?;
     check_counts(count, max_steps)?;
@@ -246,7 +271,10 @@ pub fn poincare(
             label_list(&labels)
         )));
     }
-    let found = space.section(info, h, &x0, &section, count, max_steps, stop)?;
+    let found = match &space {
+        Sections::Canonical(c) => c.section(info, h, &x0, &section, count, max_steps, stop)?,
+        Sections::Lie(l) => l.section(info, h, &x0, &section, count, max_steps, stop)?,
+    };
     let energy = found.iter().map(|c| space.energy(&c.state)).collect::<Result<Vec<_>, _>>()?;
     Ok(Crossings {
         problem: p.name().into(),

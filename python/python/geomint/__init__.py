@@ -899,7 +899,11 @@ def poincare(
     Returns a dict: ``t`` (k,) the times, ``states`` (k, 2n) one crossing per row, ``energy``
     (k,) ``H`` at each, ``energy0`` ``H`` of the initial ``state``, and ``labels``, ``section``
     (the coordinate's label), ``index``, ``level``, ``direction``, ``problem``, ``method``,
-    ``h``, ``max_steps``. Systems as :func:`megno`.
+    ``h``, ``max_steps``. Systems as :func:`megno`, and the systems on a Lie group (the
+    catalogue's ``rigid-body``, ``heavy-top``, ``lagrange-top``, ``underwater-vehicle``,
+    :func:`rigid_body`, :func:`heavy_top`, :func:`lie_system`): their state is ``g`` row-major,
+    then ``μ``, the default section the first momentum at 0 (``Pi1=0``), and a crossing is
+    estimated by the linear interpolation of the coordinate, then refined by re-stepping.
     """
     h, _, _, _, _ = _settings(h, None, None)
     count, max_steps = _integer("count", count), _integer("max_steps", max_steps)

@@ -87,6 +87,7 @@ macro_rules! lie_sections {
                 let ($this, $s) = (self, lie_state(self, &$group, $not_in, state)?);
                 Ok($energy)
             }
+            #[allow(clippy::too_many_arguments)]
             fn section(
                 &self,
                 method: &MethodInfo,
@@ -95,9 +96,10 @@ macro_rules! lie_sections {
                 section: &Section,
                 count: usize,
                 max_steps: usize,
+                stop: Option<&std::sync::atomic::AtomicBool>,
             ) -> Result<Vec<SectionCrossing>, WorkbenchError> {
                 let s = lie_state(self, &$group, $not_in, state)?;
-                lie_section_of(self.method(method)?, s, h, section, count, max_steps)
+                lie_section_of(self.method(method)?, s, h, section, (count, max_steps), stop)
             }
         }
     };
