@@ -4,7 +4,7 @@
 
 use super::event::EventFunction;
 use super::hermite::Hermite;
-use super::locate::bracketed_secant;
+use super::secant::bracketed_secant;
 use crate::classical::VectorField;
 use geom_core::GeomError;
 use geom_core::step::PhaseState;

@@ -30,6 +30,7 @@ pub mod hermite;
 pub mod locate;
 pub mod poincare;
 pub mod runner;
+mod secant;
 
 pub use estimate::{Estimate, HermiteEstimate, LinearEstimate};
 pub use event::{Direction, Event, EventFunction};
