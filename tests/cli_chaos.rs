@@ -196,7 +196,7 @@ fn poincare_refuses_bad_flags_with_one_line_naming_the_flag() {
         (&["poincare", "henon-heiles", "--crossings", "0"], "--crossings"),
         (&["poincare", "henon-heiles", "--direction", "sideways"], "--direction"),
         (&["poincare", "henon-heiles", "--h", "0"], "--h"),
-        (&["poincare", "spherical-pendulum"], "not a canonical problem"),
+        (&["poincare", "spherical-pendulum"], "without Poincaré sections or MEGNO maps"),
     ];
     for (args, needle) in cases {
         let mut all = vec!["--quiet"];
@@ -317,8 +317,8 @@ fn chaos_refuses_bad_flags_with_one_line_naming_the_flag() {
 
 /// A user's Hamiltonian in a system file reaches `poincare` and `chaos`: the shipped
 /// `examples/systems/henon_heiles.toml` (formulas, its own coordinate names) gives the catalogue's
-/// crossings to round-off, and a chaos map; a system file that is not on `T*R^n` is refused with
-/// one line naming what the commands take.
+/// crossings to round-off, and a chaos map; a Lie-group system file gives the catalogue's map of
+/// the same top; a Lagrangian system file is refused with one line naming what the commands take.
 #[test]
 fn a_system_file_reaches_the_poincare_and_chaos_commands() {
     let dir = TempDir::new("poincare-system");
@@ -359,10 +359,31 @@ fn a_system_file_reaches_the_poincare_and_chaos_commands() {
     assert_success(&chaos, "chaos --system");
     let (head, rows) = csv(&dir.join("chaos/chaos.csv"));
     assert!(head.contains(&"megno".to_string()) && !rows.is_empty(), "{head:?}");
-    // the chaos map is on T*R^n only
+    // a system on a Lie group gives the catalogue's map of the same top
     let lie = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/systems/heavy_top.toml");
-    let out = geomint(dir.path(), &["chaos", "--system", lie.to_str().unwrap(), "--out", &dir.arg("lie")]);
-    assert_input_error(&out, "--system FILE.toml", "a Lie-group system file");
+    let args = ["--grid", "3x3", "--t-end", "20", "--out"];
+    let file_map = geomint(
+        dir.path(),
+        &[&["--quiet", "chaos", "--system", lie.to_str().unwrap()][..], &args[..], &[&dir.arg("lie")]].concat(),
+    );
+    assert_success(&file_map, "chaos --system heavy_top.toml");
+    let builtin =
+        geomint(dir.path(), &[&["--quiet", "chaos", "heavy-top"][..], &args[..], &[&dir.arg("top")]].concat());
+    assert_success(&builtin, "chaos heavy-top");
+    let ((_, fr), (_, br)) = (csv(&dir.join("lie/chaos.csv")), csv(&dir.join("top/chaos.csv")));
+    assert_eq!(fr.len(), 9);
+    let mut compared = 0;
+    for (a, b) in fr.iter().zip(&br) {
+        if let (Ok(x), Ok(y)) = (a[2].parse::<f64>(), b[2].parse::<f64>()) {
+            assert!((x - y).abs() <= 1e-6 * x.abs(), "⟨Y⟩ {x} of the file against the catalogue's {y}");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 3, "{fr:?}");
+    // a Lagrangian system file has no phase space
+    let lagrangian = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/systems/kepler_lagrangian.toml");
+    let out = geomint(dir.path(), &["chaos", "--system", lagrangian.to_str().unwrap(), "--out", &dir.arg("lag")]);
+    assert_input_error(&out, "--system FILE.toml", "a Lagrangian system file");
 }
 
 /// The heavy top's energy `E = ½ Π·I⁻¹Π + mgl (Rχ)·e3` (`I = diag(2, 2.5, 1)`, `mgl = 1`,
@@ -427,8 +448,55 @@ fn poincare_sections_on_a_lie_group() {
 
     let out = geomint(dir.path(), &["poincare", "heavy-top", "--states", "3", "--out", &dir.arg("states")]);
     assert_input_error(&out, "--states", "--states on a Lie group");
-    let out = geomint(dir.path(), &["chaos", "heavy-top", "--out", &dir.arg("chaos")]);
-    assert_input_error(&out, "not a canonical problem", "chaos on a Lie group");
+}
+
+/// `geomint chaos` on `T*SO(3)`: the map over `(Π₂, Π₃)` at the initial attitude with `Π₁ ≥ 0`
+/// from the energy puts every orbit on the level; the free rigid body is integrable, so every
+/// orbit is regular (`⟨Y⟩ → 2`), while the heavy top's map at the same settings has chaotic
+/// orbits (the negative control: a map that called everything regular would fail it).
+#[test]
+fn chaos_maps_on_a_lie_group() {
+    let dir = TempDir::new("chaos-lie");
+    let map = |problem: &str| {
+        let target = dir.arg(problem);
+        let args = ["--quiet", "chaos", problem, "--grid", "4x4", "--t-end", "200", "--out", &target];
+        let o = geomint(dir.path(), &args);
+        assert_success(&o, problem);
+        let (head, rows) = csv(&dir.join(&format!("{problem}/chaos.csv")));
+        assert_eq!(&head[..4], &["Pi2", "Pi3", "megno", "lyapunov"], "{head:?}");
+        (head, rows, text(&o.stdout))
+    };
+    let values = |rows: &[Vec<String>]| -> Vec<f64> {
+        rows.iter().filter_map(|r| r[2].parse::<f64>().ok()).collect::<Vec<f64>>()
+    };
+
+    let (head, rows, summary) = map("rigid-body");
+    let body = catalogue::problem("rigid-body", &[]).expect("rigid-body");
+    let space = body.phase_space().expect("a phase space on T*SO(3)");
+    let e0 = space.energy(&body.initial_state().unwrap()).unwrap();
+    let x0 = body.initial_state().unwrap();
+    let mut on_level = 0;
+    for r in rows.iter().filter(|r| !r[2].is_empty()) {
+        let x: Vec<f64> = r[4..].iter().map(|v| v.parse().expect("a number")).collect();
+        assert!(x[..9] == x0[..9], "the attitude must be the initial one: {x:?}");
+        assert!(x[column(&head, "Pi1") - 4] >= 0.0, "Pi1 < 0: {x:?}");
+        let e = space.energy(&x).unwrap();
+        assert!((e - e0).abs() <= 1e-12 * e0.abs(), "H = {e} off the level {e0}");
+        on_level += 1;
+    }
+    let body_values = values(&rows);
+    assert!(on_level >= 8 && body_values.len() == on_level, "{summary}");
+    // measured: 2.06 at most
+    assert!(body_values.iter().all(|&y| y > 1.5 && y < 2.5), "free rigid body: {body_values:?}");
+    assert!(summary.contains("MEGNO map over (Pi2, Pi3)") && summary.contains("Pi1 ≥ 0 from H"), "{summary}");
+
+    let (_, rows, summary) = map("heavy-top");
+    let top_values = values(&rows);
+    // measured: ⟨Y⟩ up to 20 at t = 200 on a 6 × 6 grid
+    assert!(top_values.iter().any(|&y| y > 5.0), "heavy top: no chaotic orbit in {top_values:?}\n{summary}");
+
+    let out = geomint(dir.path(), &["chaos", "rigid-body", "--energy", "-1", "--out", &dir.arg("low")]);
+    assert_input_error(&out, "energy", "an energy below the map's plane");
 }
 
 /// The chunks of [`chaos::CHUNK`] steps change nothing: the workbench's MEGNO of an orbit of
@@ -502,18 +570,28 @@ fn the_chaos_tools_stop_when_asked() {
     assert!(t0.elapsed() < Duration::from_secs(1), "stopped after {:?}", t0.elapsed());
 }
 
-/// A problem that is not on `T*R^n` has no phase space: the error names it, its family and the
-/// problems that have one.
+/// The canonical problems and those on a Lie group have a phase space, with their layouts; a
+/// problem on a groupoid has none: the error names it, its family and the problems that have one.
 #[test]
-fn only_the_canonical_problems_have_a_phase_space() {
-    let body = catalogue::problem("rigid-body", &[]).expect("rigid-body");
-    let err = catalogue::phase_space(body.as_ref(), "rigid-body", "the tool", "a file").err().expect("refused");
+fn the_canonical_and_lie_group_problems_have_a_phase_space() {
+    let pendulum = catalogue::problem("spherical-pendulum", &[]).expect("spherical-pendulum");
+    let err =
+        catalogue::phase_space(pendulum.as_ref(), "spherical-pendulum", "the tool", "a file").err().expect("refused");
     let msg = err.to_string();
-    assert!(msg.contains("'rigid-body' is a") && msg.contains("henon-heiles") && msg.ends_with("or a file"), "{msg}");
-    assert!(!msg.contains("rigid-body,"), "{msg}");
-    let hh = catalogue::problem("henon-heiles", &[]).expect("henon-heiles");
-    assert_eq!(
-        catalogue::phase_space(hh.as_ref(), "henon-heiles", "t", "o").expect("canonical").degrees_of_freedom(),
-        2
+    assert!(
+        msg.contains("'spherical-pendulum' is a")
+            && msg.contains("henon-heiles, ")
+            && msg.contains("heavy-top")
+            && msg.ends_with("or a file"),
+        "{msg}"
     );
+    assert!(!msg.contains("spherical-pendulum,"), "{msg}");
+    let layout = |name: &str| {
+        let p = catalogue::problem(name, &[]).expect(name);
+        let space = catalogue::phase_space(p.as_ref(), name, "t", "o").expect("a phase space");
+        (space.layout(), space.degrees_of_freedom(), space.layout().len() == p.state_labels().len())
+    };
+    assert_eq!(layout("henon-heiles"), (chaos::Layout::Canonical { n: 2 }, 2, true));
+    assert_eq!(layout("heavy-top"), (chaos::Layout::Lie { m: 3, d: 3 }, 3, true));
+    assert_eq!(layout("underwater-vehicle"), (chaos::Layout::Lie { m: 4, d: 6 }, 6, true));
 }

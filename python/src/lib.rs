@@ -1073,10 +1073,7 @@ fn poincare<'py>(
             engine::py_shape(shape)
         )));
     }
-    // a problem on T*G has sections without a phase space on T*R^n
-    if sys.problem().lie_sections().is_none() {
-        engine::chaos::phase_space(sys, "geomint.poincare").map_err(to_py)?;
-    }
+    engine::chaos::phase_space(sys, "geomint.poincare").map_err(to_py)?;
     engine::chaos::check_counts(count, max_steps).map_err(to_py)?;
     // at most one crossing per step: the rows of the result are bounded by both
     fits_in_memory("poincare", count.min(max_steps.unwrap_or(usize::MAX)), labels.len() + 2)?;

@@ -228,11 +228,11 @@ pub(crate) struct EnsembleArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct PoincareArgs {
-    /// Problem name: a canonical problem on T*R^n (see `geomint list`), e.g. henon-heiles;
-    /// `system` (implied) with --system FILE.toml.
+    /// Problem name: a canonical problem on T*R^n or a problem on a Lie group (see `geomint
+    /// list`), e.g. henon-heiles, heavy-top; `system` (implied) with --system FILE.toml.
     pub(crate) problem: Option<String>,
-    /// A system file: a Hamiltonian of formulas (`.toml`, see `geomint run --help`) or the
-    /// bodies of problem `nbody`.
+    /// A system file: a Hamiltonian of formulas or a system on a Lie group (`.toml`, see
+    /// `geomint run --help`).
     #[arg(long, value_name = "FILE")]
     pub(crate) system: Option<PathBuf>,
     /// Method name (default: the problem's first method).
@@ -272,11 +272,11 @@ pub(crate) struct PoincareArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct ChaosArgs {
-    /// Problem name: a canonical problem on T*R^n (see `geomint list`), e.g. henon-heiles;
-    /// `system` (implied) with --system FILE.toml.
+    /// Problem name: a canonical problem on T*R^n or a problem on a Lie group (see `geomint
+    /// list`), e.g. henon-heiles, heavy-top; `system` (implied) with --system FILE.toml.
     pub(crate) problem: Option<String>,
-    /// A system file: a Hamiltonian of formulas (`.toml`, see `geomint run --help`) or the
-    /// bodies of problem `nbody`.
+    /// A system file: a Hamiltonian of formulas or a system on a Lie group (`.toml`, see
+    /// `geomint run --help`).
     #[arg(long, value_name = "FILE")]
     pub(crate) system: Option<PathBuf>,
     /// Method name (default: the problem's first method).
@@ -288,14 +288,17 @@ pub(crate) struct ChaosArgs {
     /// Integration time of every orbit.
     #[arg(long, allow_negative_numbers = true, default_value_t = 1000.0)]
     pub(crate) t_end: f64,
-    /// The grid, NxM points (N along the first plane coordinate).
+    /// The grid, NxM points (N along the first plane coordinate): the plane (q2, p2) on the
+    /// section q1 = 0 on T*R^n (n ≥ 2), (q1, p1) for one degree of freedom, (Pi2, Pi3) (mu2,
+    /// mu3) at the initial attitude on T*G.
     #[arg(long, default_value = "30x30", value_name = "NxM")]
     pub(crate) grid: String,
     /// The rectangle A0:A1,B0:B1 of the plane (default: the region the energy level reaches,
     /// or twice the initial state's size for one degree of freedom).
     #[arg(long, allow_hyphen_values = true, value_name = "A0:A1,B0:B1")]
     pub(crate) range: Option<String>,
-    /// The energy of the map (n ≥ 2 degrees of freedom; default: that of the initial state).
+    /// The energy of the map, from which p1 (T*R^n, n ≥ 2) or the first momentum Pi1 / mu1
+    /// (T*G) ≥ 0 is solved at each point (default: that of the initial state).
     #[arg(long, allow_negative_numbers = true, value_name = "E")]
     pub(crate) energy: Option<f64>,
     /// Threads (default: all cores; more than the cores are capped).

@@ -1,10 +1,10 @@
-//! `geomint chaos`: a MEGNO chaos map of a canonical problem, `⟨Y⟩` over a grid of initial
-//! conditions ([`geomint::workbench::chaos`]), in parallel on a bounded pool.
+//! `geomint chaos`: a MEGNO chaos map of a problem on `T*R^n` or `T*G`, `⟨Y⟩` over a grid of
+//! initial conditions ([`geomint::workbench::chaos`]), in parallel on a bounded pool.
 
 use crate::cli::args::ChaosArgs;
 use crate::cli::files::{with_output_dir, write_outputs};
 use crate::cli::format::short;
-use crate::cli::poincare::{canonical_problem, plane, step};
+use crate::cli::poincare::{canonical_problem, step};
 use crate::cli::progress::progress;
 use geomint::workbench::WorkbenchError;
 use geomint::workbench::chaos::{self, PhaseSpace};
@@ -46,15 +46,17 @@ fn parse_range(text: &str) -> Result<chaos::Rect, WorkbenchError> {
     Ok((one(x)?, one(y)?))
 }
 
-/// `geomint chaos PROBLEM`: the grid of initial states on the plane `(q_j, p_j)` (`n ≥ 2`: the
-/// section `q_1 = 0` at energy `E`, `p_1 ≥ 0` solved from it, points off the level skipped;
-/// `n = 1`: the plane `(q_1, p_1)`), the MEGNO of each after `t_end`, chaos.csv, chaos.svg and a
-/// summary (the fractions with `⟨Y⟩ < 2.5` and above, the largest Lyapunov estimate).
+/// `geomint chaos PROBLEM`: the grid of initial states on the plane of
+/// [`chaos::Layout::chaos_plane`] (`T*R^n`, `n ≥ 2`: `(q_2, p_2)` on the section `q_1 = 0` at
+/// energy `E`, `p_1 ≥ 0` solved from it, points off the level skipped; `n = 1`: the plane
+/// `(q_1, p_1)`; `T*G`: `(μ_2, μ_3)` at the initial `g`, `μ_1 ≥ 0` from `E`), the MEGNO of each
+/// after `t_end`, chaos.csv, chaos.svg and a summary (the fractions with `⟨Y⟩ < 2.5` and above,
+/// the largest Lyapunov estimate).
 pub(crate) fn chaos(args: ChaosArgs, quiet: bool) -> Result<(), WorkbenchError> {
     let (name, problem) =
         canonical_problem(args.problem.as_deref(), &args.params, args.system.as_deref(), None, "chaos")?;
     let space: &dyn PhaseSpace =
-        problem.phase_space().ok_or_else(|| WorkbenchError::Input("not a canonical problem".into()))?;
+        problem.phase_space().ok_or_else(|| WorkbenchError::Input("not a problem with MEGNO maps".into()))?;
     let method_name = args.method.clone().unwrap_or_else(|| problem.methods()[0].to_string());
     let method = problem::check_method(problem.as_ref(), &method_name)?;
     let h = step(problem.as_ref(), args.h)?;
@@ -67,26 +69,35 @@ pub(crate) fn chaos(args: ChaosArgs, quiet: bool) -> Result<(), WorkbenchError> 
         return Err(WorkbenchError::Input("--threads must be at least 1, got 0".into()));
     }
     let labels = problem.state_labels();
-    let n = space.degrees_of_freedom();
+    let layout = space.layout();
     let mut base = problem.initial_state()?;
-    // n ≥ 2: the plane of the second degree of freedom on the section q1 = 0, p1 from the energy
-    let (axes_of, energy) = match plane(n, 0) {
-        Some(p) => {
+    let chaos_plane = layout.chaos_plane().ok_or_else(|| {
+        WorkbenchError::Input(format!("'{}' has too few degrees of freedom for a chaos map", problem.name()))
+    })?;
+    let axes_of = chaos_plane.plane;
+    // on a level: the section (T*R^n: q1 = 0) and the momentum solved from the energy
+    let energy = match chaos_plane.solve {
+        Some(k) => {
             let e = args.energy.unwrap_or(space.energy(&base)?);
             if !e.is_finite() {
                 return Err(WorkbenchError::Input(format!("--energy must be finite, got {e}")));
             }
-            base[0] = 0.0;
-            (p, Some((n, e)))
+            if let Some(z) = chaos_plane.zero {
+                base[z] = 0.0;
+            }
+            Some((k, e))
         }
         None => {
             if args.energy.is_some() {
                 return Err(WorkbenchError::Input(format!(
-                    "--energy applies to problems of two or more degrees of freedom; '{}' has one (its map is over (q1, p1))",
-                    problem.name()
+                    "--energy applies to problems of two or more degrees of freedom on T*R^n and three or more on T*G; '{}' has {} (its map is over ({}, {}))",
+                    problem.name(),
+                    layout.momenta(),
+                    labels[axes_of.0],
+                    labels[axes_of.1]
                 )));
             }
-            ((0, 1), None)
+            None
         }
     };
     let range = match (&args.range, energy) {
@@ -157,9 +168,10 @@ pub(crate) fn chaos(args: ChaosArgs, quiet: bool) -> Result<(), WorkbenchError> 
         }
         let done = regular + chaotic;
         let pct = |k: usize| if done == 0 { 0.0 } else { 100.0 * k as f64 / done as f64 };
-        let where_ = match energy {
-            Some((_, e)) => format!("{} = 0, {} ≥ 0 from H = {}", labels[0], labels[n], short(e)),
-            None => "the whole plane".into(),
+        let where_ = match (energy, chaos_plane.zero) {
+            (Some((k, e)), Some(z)) => format!("{} = 0, {} ≥ 0 from H = {}", labels[z], labels[k], short(e)),
+            (Some((k, e)), None) => format!("{} ≥ 0 from H = {}, the rest from the initial state", labels[k], short(e)),
+            (None, _) => "the whole plane".into(),
         };
         say!(
             "{} with {}, h = {}, {} steps to t = {}: MEGNO map over ({}, {}) ∈ [{}, {}] × [{}, {}], {}",

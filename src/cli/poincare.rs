@@ -1,4 +1,4 @@
-//! `geomint poincare`: the Poincaré section of a canonical problem, its crossings of a hyperplane
+//! `geomint poincare`: the Poincaré section of a problem on `T*R^n` or `T*G`, its crossings of a hyperplane
 //! `x_i = c` located by the library's event location ([`geomint::workbench::chaos`]).
 
 use crate::cli::args::PoincareArgs;
@@ -6,9 +6,7 @@ use crate::cli::files::{with_output_dir, write_outputs};
 use crate::cli::format::short;
 use crate::cli::params::parse_params;
 use crate::cli::resolve::resolve_problem;
-use geomint::workbench::chaos::{self, PhaseSpace, Section, SectionCrossing};
-use geomint::workbench::lie_section::LieSections;
-use geomint::workbench::methods::MethodInfo;
+use geomint::workbench::chaos::{self, Layout, PhaseSpace, Section};
 use geomint::workbench::output::OutputSet;
 use geomint::workbench::plot::{self, Axes};
 use geomint::workbench::problem::{self, Problem};
@@ -17,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// The problem `name` or the system file `system` (with `--param`s and `--state`,
 /// [`resolve_problem`]) with a [`geomint::workbench::chaos::PhaseSpace`], and its name; an input
-/// error naming the canonical problems when it has none (`command` names the command).
+/// error naming the problems with one when it has none (`command` names the command).
 pub(crate) fn canonical_problem(
     name: Option<&str>,
     params: &[String],
@@ -28,23 +26,12 @@ pub(crate) fn canonical_problem(
     let params = parse_params(params)?.into_iter().collect();
     let system = system.map(|p| p.display().to_string());
     let resolved = resolve_problem(name, &params, system.as_deref(), state)?;
-    // the Poincaré section also runs on T*G
-    let lie = command == "poincare";
-    if !(lie && resolved.problem.lie_sections().is_some()) {
-        let other = if lie {
-            let on_groups: Vec<&str> = catalogue::names()
-                .into_iter()
-                .filter(|n| catalogue::problem(n, &[]).is_ok_and(|p| p.lie_sections().is_some()))
-                .collect();
-            format!(
-                "a problem on a Lie group ({}), or a Hamiltonian or Lie-group system file (--system FILE.toml)",
-                on_groups.join(", ")
-            )
-        } else {
-            "a Hamiltonian system file (--system FILE.toml)".to_string()
-        };
-        catalogue::phase_space(resolved.problem.as_ref(), &resolved.name, &format!("`geomint {command}`"), &other)?;
-    }
+    catalogue::phase_space(
+        resolved.problem.as_ref(),
+        &resolved.name,
+        &format!("`geomint {command}`"),
+        "a Hamiltonian or Lie-group system file (--system FILE.toml)",
+    )?;
     Ok((resolved.name, resolved.problem))
 }
 
@@ -58,14 +45,6 @@ pub(crate) fn step(problem: &dyn Problem, h: Option<f64>) -> Result<f64, Workben
     Ok(h)
 }
 
-/// The two coordinates a section is plotted in: for `n ≥ 2` degrees of freedom the conjugate
-/// pair `(q_j, p_j)` of the first degree of freedom `j` other than the section's; for `n = 1`
-/// `None` (the crossings are plotted against time).
-pub(crate) fn plane(n: usize, index: usize) -> Option<(usize, usize)> {
-    let d = index % n;
-    (0..n).find(|&j| j != d).map(|j| (j, n + j))
-}
-
 /// `geomint poincare PROBLEM`: the crossings of the section, section.csv, section.svg and a
 /// summary (problem, method, h, crossings found, the largest energy error at them, the section).
 pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
@@ -76,11 +55,9 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
         args.state.as_deref(),
         "poincare",
     )?;
-    let space = match (problem.phase_space(), problem.lie_sections()) {
-        (Some(p), _) => Space::Canonical(p),
-        (None, Some(l)) => Space::Lie(l),
-        (None, None) => return Err(WorkbenchError::Input("not a problem with Poincaré sections".into())),
-    };
+    let space: &dyn PhaseSpace =
+        problem.phase_space().ok_or_else(|| WorkbenchError::Input("not a problem with Poincaré sections".into()))?;
+    let layout = space.layout();
     let method_name = args.method.clone().unwrap_or_else(|| problem.methods()[0].to_string());
     let method = problem::check_method(problem.as_ref(), &method_name)?;
     let h = step(problem.as_ref(), args.h)?;
@@ -88,10 +65,7 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
         return Err(WorkbenchError::Input("--crossings must be at least 1, got 0".into()));
     }
     let labels = problem.state_labels();
-    let default = match &space {
-        Space::Canonical(_) => format!("{}=0", labels[0]),
-        Space::Lie(l) => format!("{}=0", labels[labels.len().saturating_sub(l.dimension())]),
-    };
+    let default = format!("{}=0", labels[layout.default_section()]);
     let section = Section::parse(args.section.as_deref().unwrap_or(&default), &args.direction, &labels)?;
     let t_max = args.t_max.unwrap_or(50.0 * args.crossings as f64);
     if !(t_max.is_finite() && t_max > 0.0) {
@@ -100,10 +74,10 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
     let max_steps = (t_max / h).ceil() as usize;
     let x0 = problem.initial_state()?;
     let e0 = space.energy(&x0)?;
-    let starts = match (args.states, &space) {
+    let starts = match (args.states, layout) {
         (None, _) => vec![x0.clone()],
-        (Some(k), Space::Canonical(p)) => spread_states(*p, &x0, &section, k)?,
-        (Some(_), Space::Lie(_)) => {
+        (Some(k), Layout::Canonical { .. }) => spread_states(space, &x0, &section, k)?,
+        (Some(_), Layout::Lie { .. }) => {
             return Err(WorkbenchError::Input(
                 "--states spreads states over a section of T*R^n; on a Lie group give one state (--state)".into(),
             ));
@@ -114,7 +88,7 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
         let t0 = std::time::Instant::now();
         let mut orbits = Vec::with_capacity(starts.len());
         for x in &starts {
-            orbits.push(space.section(method, h, x, &section, args.crossings, max_steps)?);
+            orbits.push(space.section(method, h, x, &section, args.crossings, max_steps, None)?);
         }
         let seconds = t0.elapsed().as_secs_f64();
         let mut csv = format!("orbit,crossing,t,{},energy,energy_error\n", labels.join(","));
@@ -133,10 +107,10 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
                 csv += &format!("{i},{k},{:e},{},{e:e},{:e}\n", c.t, xs.join(","), e - e_start);
             }
         }
-        let ((a, b), (xl, yl)) = match space.plane(labels.len(), section.index) {
+        let ((a, b), (xl, yl)) = match layout.plane(section.index) {
             Some((a, b)) => ((Some(a), b), (labels[a].clone(), labels[b].clone())),
             None => {
-                let other = space.against_time(section.index);
+                let other = layout.against_time(section.index);
                 ((None, other), ("t".to_string(), labels[other].clone()))
             }
         };
@@ -179,63 +153,6 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
     })
 }
 
-/// The problem's sections: on `T*R^n` ([`PhaseSpace`]) or on `T*G` ([`LieSections`]).
-enum Space<'a> {
-    Canonical(&'a dyn PhaseSpace),
-    Lie(&'a dyn LieSections),
-}
-
-impl Space<'_> {
-    fn energy(&self, x: &[f64]) -> Result<f64, WorkbenchError> {
-        match self {
-            Space::Canonical(p) => p.energy(x),
-            Space::Lie(l) => l.energy(x),
-        }
-    }
-    fn section(
-        &self,
-        method: &MethodInfo,
-        h: f64,
-        x: &[f64],
-        section: &Section,
-        count: usize,
-        max_steps: usize,
-    ) -> Result<Vec<SectionCrossing>, WorkbenchError> {
-        match self {
-            Space::Canonical(p) => p.section(method, h, x, section, count, max_steps, None),
-            Space::Lie(l) => l.section(method, h, x, section, count, max_steps, None),
-        }
-    }
-    /// The plotted plane of a section on coordinate `index` of a state of `len` coordinates:
-    /// [`plane`] on `T*R^n`; on `T*G` (`g` row-major, then `μ ∈ R^D`) the next two
-    /// components of `μ` after a section on `μ_i` (cyclically), else `(μ_1, μ_2)`.
-    fn plane(&self, len: usize, index: usize) -> Option<(usize, usize)> {
-        match self {
-            Space::Canonical(p) => plane(p.degrees_of_freedom(), index),
-            Space::Lie(l) => {
-                let d = l.dimension();
-                let first = len.checked_sub(d).filter(|_| d >= 2)?;
-                if index < first {
-                    Some((first, first + 1))
-                } else {
-                    let i = index - first;
-                    Some((first + (i + 1) % d, first + (i + 2) % d))
-                }
-            }
-        }
-    }
-    /// The coordinate plotted against time when there is no plane (one degree of freedom).
-    fn against_time(&self, index: usize) -> usize {
-        match self {
-            Space::Canonical(p) => {
-                let n = p.degrees_of_freedom();
-                if index < n { n } else { 0 }
-            }
-            Space::Lie(_) => 0,
-        }
-    }
-}
-
 /// `k` initial states on the section at the energy `E = H(x0)`: `x_d = c` (the section's
 /// position coordinate), `q_j` spread evenly over the part of its axis that reaches the level
 /// (`p_j = 0`, the other coordinates from `x0`; [`chaos::energy_box`], [`chaos::energy_grid`]),
@@ -250,7 +167,7 @@ fn spread_states(
     if k == 0 {
         return Err(WorkbenchError::Input("--states must be at least 1, got 0".into()));
     }
-    let Some(p) = plane(n, section.index).filter(|_| section.index < n) else {
+    let Some(p) = space.layout().plane(section.index).filter(|_| section.index < n) else {
         return Err(WorkbenchError::Input(
             "--states needs a section on a position coordinate (q1, q2, …) of a problem with two or more degrees of freedom".into(),
         ));

@@ -1,24 +1,27 @@
-//! Poincaré sections and MEGNO chaos maps of the canonical problems on `T*R^n`: the workbench's
-//! front door to the library's event location ([`integrators::events`]) and variational
-//! equations ([`integrators::variational_equations`]).
+//! Poincaré sections and MEGNO chaos maps of the problems on `T*R^n` and on a Lie group's `T*G`:
+//! the workbench's front door to the library's event location ([`integrators::events`]) and
+//! variational equations ([`integrators::variational_equations`]).
 //!
-//! * [`Section`]: a hyperplane `x_i = c` of one coordinate of the state `(q_1 … q_n, p_1 … p_n)`
-//!   and the direction of the crossings that count, parsed from `"q1=0"`;
-//! * [`PhaseSpace`]: what a problem on `T*R^n` offers ([`crate::workbench::problem::Problem::phase_space`]):
-//!   its energy, the crossings of a section ([`integrators::events::poincare_section`]: Hermite
-//!   estimate then refinement by re-stepping the method, so that the located state is a state of
-//!   the method itself), and the MEGNO `⟨Y⟩` of a set of initial states
+//! * [`Section`]: a hyperplane `x_i = c` of one coordinate of the state and the direction of the
+//!   crossings that count, parsed from `"q1=0"`;
+//! * [`Layout`]: how a state's coordinates are laid out, `(q_1 … q_n, p_1 … p_n)` on `T*R^n` or
+//!   `(g row-major, μ_1 … μ_D)` on `T*G`, `G ⊂ GL(M)`;
+//! * [`PhaseSpace`]: what a problem offers ([`crate::workbench::problem::Problem::phase_space`]):
+//!   its layout, its energy, the crossings of a section ([`integrators::events::poincare_section`]:
+//!   an estimate within the step, then refinement by re-stepping the method, so that the located
+//!   state is a state of the method itself), and the MEGNO `⟨Y⟩` of a set of initial states
 //!   ([`integrators::variational_equations::Megno`], Cincotta & Simó, *Simple tools to compute
 //!   chaos indicators: the MEGNO*, 2000), with the method's own step Jacobian where it has one
-//!   and central differences otherwise;
+//!   and central differences otherwise (on `T*G` in the left-trivialized chart,
+//!   [`integrators::variational_equations::LieFiniteDifference`]);
 //! * [`crate::workbench::catalogue::phase_space`]: a problem's [`PhaseSpace`], or an input error
 //!   naming the problems that have one;
 //! * a stop flag (`Option<&AtomicBool>`), read between chunks of [`CHUNK`] steps of every orbit:
 //!   once set, [`PhaseSpace::section`] and [`PhaseSpace::megno`] end with
 //!   [`WorkbenchError::Stopped`];
 //! * [`solve_momentum`]: the momentum `p_i ≥ 0` that puts a state on the energy level `H = E`,
-//!   and [`energy_grid`], the grid of initial states of a chaos map on a plane of one degree of
-//!   freedom at fixed energy.
+//!   and [`energy_grid`], the grid of initial states of a chaos map on a plane at fixed energy
+//!   ([`Layout::chaos_plane`]).
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::methods::{self, MethodInfo};
@@ -29,7 +32,7 @@ use integrators::classical::{
 };
 use integrators::events::{Direction, Estimate, Event, EventFunction, EventRunner, poincare_section};
 use integrators::tableau;
-use integrators::variational_equations::{FiniteDifference, Megno};
+use integrators::variational_equations::{FiniteDifference, Megno, TangentMap};
 use nalgebra::SVector;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -48,7 +51,7 @@ fn stopped(stop: Option<&AtomicBool>) -> bool {
 pub type Rect = ((f64, f64), (f64, f64));
 
 /// A Poincaré section `Σ = {x_i = c}`: the hyperplane of coordinate `index` of the state
-/// `(q_1 … q_n, p_1 … p_n)` (index `< 2n`) at `level = c`, with the [`Direction`] of the
+/// (in the problem's coordinates, [`Layout`]) at `level = c`, with the [`Direction`] of the
 /// crossings that count (`Rising`: `x_i − c` from negative to non-negative).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Section {
@@ -100,12 +103,12 @@ impl Section {
     }
 }
 
-/// One crossing of a section: its time and the state `(q, p)` there.
+/// One crossing of a section: its time and the state there.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SectionCrossing {
     /// The time of the crossing.
     pub t: f64,
-    /// The state at the crossing, `(q_1 … q_n, p_1 … p_n)`.
+    /// The state at the crossing, in the problem's coordinates ([`Layout`]).
     pub state: Vec<f64>,
 }
 
@@ -119,17 +122,140 @@ pub struct MegnoValue {
     pub lyapunov: f64,
 }
 
-/// A problem on `T*R^n` with the tools of this module. Object safe: states are slices
-/// `(q_1 … q_n, p_1 … p_n)` of length `2n`.
+/// How the coordinates of a state of a [`PhaseSpace`] are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `T*R^n`: `(q_1 … q_n, p_1 … p_n)`.
+    Canonical {
+        /// The degrees of freedom `n`.
+        n: usize,
+    },
+    /// `T*G ≅ G × g*`, `G ⊂ GL(m)` of dimension `d`: the `m²` entries of `g` row-major, then the
+    /// body momentum `μ = (μ_1 … μ_d)` (the labels `R11 … R33, Pi1 … Pi3` of the SO(3) problems,
+    /// `g11 … g44, mu1 … mu6` of SE(3)).
+    Lie {
+        /// The size `m` of the matrices of `G`.
+        m: usize,
+        /// `d = dim G`.
+        d: usize,
+    },
+}
+
+impl Layout {
+    /// The number of coordinates of a state: `2n`, or `m² + d`.
+    pub fn len(&self) -> usize {
+        match *self {
+            Layout::Canonical { n } => 2 * n,
+            Layout::Lie { m, d } => m * m + d,
+        }
+    }
+    /// Whether a state has no coordinates (never, for the catalogue's problems).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The number of momenta: `n`, or `d` (the degrees of freedom).
+    pub fn momenta(&self) -> usize {
+        match *self {
+            Layout::Canonical { n } => n,
+            Layout::Lie { d, .. } => d,
+        }
+    }
+    /// The index of the first momentum, `p_1` or `μ_1`: `n`, or `m²`.
+    pub fn first_momentum(&self) -> usize {
+        self.len() - self.momenta()
+    }
+    /// The coordinate of the default section `x_i = 0`: `q_1` on `T*R^n`, `μ_1` on `T*G`.
+    pub fn default_section(&self) -> usize {
+        match self {
+            Layout::Canonical { .. } => 0,
+            Layout::Lie { .. } => self.first_momentum(),
+        }
+    }
+    /// The two coordinates a section on coordinate `index` is plotted in: on `T*R^n` with
+    /// `n ≥ 2` the conjugate pair `(q_j, p_j)` of the first degree of freedom `j` other than
+    /// the section's; on `T*G` with `d ≥ 2` the next two components of `μ` after a section on
+    /// `μ_i` (cyclically), else `(μ_1, μ_2)`; `None` for one degree of freedom (the crossings
+    /// are plotted against time, [`Layout::against_time`]).
+    pub fn plane(&self, index: usize) -> Option<(usize, usize)> {
+        match *self {
+            Layout::Canonical { n } => {
+                let d = index % n.max(1);
+                (0..n).find(|&j| j != d).map(|j| (j, n + j))
+            }
+            Layout::Lie { d, .. } => {
+                let first = self.first_momentum();
+                if d < 2 {
+                    None
+                } else if index < first {
+                    Some((first, first + 1))
+                } else {
+                    let i = index - first;
+                    Some((first + (i + 1) % d, first + (i + 2) % d))
+                }
+            }
+        }
+    }
+    /// The coordinate plotted against time where there is no [`Layout::plane`]: `p_1` for a
+    /// section on `q_1` and `q_1` otherwise; the first coordinate on `T*G`.
+    pub fn against_time(&self, index: usize) -> usize {
+        match *self {
+            Layout::Canonical { n } if index < n => n,
+            _ => 0,
+        }
+    }
+    /// The initial states of a chaos map: `(plane, solve, zero)`, the plane `(a, b)` of the
+    /// grid, the momentum solved from `H = E` (`None`: the whole plane, no energy level) and
+    /// the coordinate set to `0` (the section the map lies on):
+    /// * `T*R^n`, `n ≥ 2`: the plane `(q_2, p_2)` on the section `q_1 = 0`, `p_1 ≥ 0` from `H = E`;
+    /// * `T*R^1`: the whole plane `(q_1, p_1)`;
+    /// * `T*G`, `d ≥ 3`: the plane `(μ_2, μ_3)` at the initial `g` and the other components of
+    ///   `μ` from the initial state, `μ_1 ≥ 0` from `H = E`;
+    /// * `T*G`, `d = 2`: the whole plane `(μ_1, μ_2)` at the initial `g`; `d < 2`: `None`.
+    pub fn chaos_plane(&self) -> Option<ChaosPlane> {
+        match *self {
+            Layout::Canonical { n: 0 } => None,
+            Layout::Canonical { n: 1 } => Some(ChaosPlane { plane: (0, 1), solve: None, zero: None }),
+            Layout::Canonical { n } => Some(ChaosPlane { plane: (1, n + 1), solve: Some(n), zero: Some(0) }),
+            Layout::Lie { d, .. } => {
+                let f = self.first_momentum();
+                match d {
+                    0 | 1 => None,
+                    2 => Some(ChaosPlane { plane: (f, f + 1), solve: None, zero: None }),
+                    _ => Some(ChaosPlane { plane: (f + 1, f + 2), solve: Some(f), zero: None }),
+                }
+            }
+        }
+    }
+}
+
+/// The plane of a chaos map's initial states ([`Layout::chaos_plane`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChaosPlane {
+    /// The two coordinates of the grid.
+    pub plane: (usize, usize),
+    /// The momentum `≥ 0` solved from `H = E` ([`solve_momentum`]), if the map is on a level.
+    pub solve: Option<usize>,
+    /// The coordinate set to 0 (the section the map lies on), if any.
+    pub zero: Option<usize>,
+}
+
+/// A problem with the tools of this module, on `T*R^n` or on a Lie group's `T*G`. Object safe:
+/// states are slices of [`PhaseSpace::layout`]'s coordinates.
 pub trait PhaseSpace: Send + Sync {
-    /// The number `n` of degrees of freedom.
-    fn degrees_of_freedom(&self) -> usize;
-    /// The energy `H(q, p)` of `state`.
+    /// How a state's coordinates are laid out.
+    fn layout(&self) -> Layout;
+    /// The number of degrees of freedom: `n` on `T*R^n`, `dim G` on `T*G`.
+    fn degrees_of_freedom(&self) -> usize {
+        self.layout().momenta()
+    }
+    /// The energy `H` of `state`; an input error for a state of the wrong length, not finite, or
+    /// off the group.
     fn energy(&self, state: &[f64]) -> Result<f64, WorkbenchError>;
     /// The first `count` crossings of `section` by the numerical trajectory of `method` with
     /// step `h` from `state` at `t = 0`, within `max_steps` steps (fewer if they run out), located
-    /// by [`poincare_section`] (Hermite estimate, then re-stepping the method to round-off), in
-    /// chunks of [`CHUNK`] steps; [`WorkbenchError::Stopped`] once `stop` is set.
+    /// by [`poincare_section`] (a Hermite estimate on `T*R^n`, a linear one on `T*G`, then
+    /// re-stepping the method to round-off), in chunks of [`CHUNK`] steps;
+    /// [`WorkbenchError::Stopped`] once `stop` is set.
     #[allow(clippy::too_many_arguments)]
     fn section(
         &self,
@@ -269,9 +395,7 @@ where
     })
 }
 
-/// [`PhaseSpace::megno`] for the Hamiltonian `ham`: each orbit's deviation vector starts along
-/// `(1, …, 1)/√(2N)`; its steps run in chunks of [`CHUNK`] ([`Megno::advance`] from where the
-/// last chunk ended: the same values as one call, bit for bit), `stop` read between them.
+/// [`PhaseSpace::megno`] for the Hamiltonian `ham` ([`tangent_map`], [`megno_orbits`]).
 pub fn megno_of<H, const N: usize>(
     ham: H,
     method: &MethodInfo,
@@ -283,23 +407,43 @@ pub fn megno_of<H, const N: usize>(
 where
     H: PhaseSpaceDerivatives<N> + Clone + Send + Sync + 'static,
 {
-    use rayon::prelude::*;
     let tangent = tangent_map::<H, N>(ham, method)?;
     let starts = states.iter().map(|s| phase_state::<N>(s)).collect::<Result<Vec<_>, _>>()?;
-    let delta = PhaseState::new(SVector::repeat(1.0), SVector::repeat(1.0));
+    megno_orbits(tangent.as_ref(), &starts, h, steps, stop)
+}
+
+/// The MEGNO after `steps` steps of the tangent map `tangent` with step `h` from each of
+/// `starts`, in parallel on the current rayon pool: each orbit's deviation vector starts along
+/// `(1, …, 1)/√(2N)`; its steps run in chunks of [`CHUNK`] ([`Megno::advance`] from where the
+/// last chunk ended: the same values as one call, bit for bit), `stop` read between them
+/// ([`WorkbenchError::Stopped`]). An orbit whose start is refused ([`TangentMap::check_state`])
+/// or whose step fails, or whose values are not finite, is `None`; a bad `h` is an error.
+pub fn megno_orbits<S, T, const N: usize>(
+    tangent: &T,
+    starts: &[S],
+    h: f64,
+    steps: usize,
+    stop: Option<&AtomicBool>,
+) -> Result<Vec<Option<MegnoValue>>, WorkbenchError>
+where
+    S: Clone + Send + Sync,
+    T: TangentMap<S, N> + ?Sized,
+{
+    use rayon::prelude::*;
+    let delta = PhaseState::<N>::new(SVector::repeat(1.0), SVector::repeat(1.0));
     // checks h once, so that a bad step is an error, not a map of failed orbits
     Megno::new(PhaseState::<N>::new(SVector::zeros(), SVector::zeros()), delta, h).map_err(WorkbenchError::Geom)?;
     let values: Vec<Option<MegnoValue>> = starts
         .par_iter()
         .map(|x| {
-            let mut m = Megno::new(*x, delta, h).ok()?;
+            let mut m = Megno::start(tangent, x.clone(), delta, h).ok()?;
             let mut left = steps;
             while left > 0 {
                 if stopped(stop) {
                     return None;
                 }
                 let k = left.min(CHUNK);
-                m.advance(tangent.as_ref(), k).ok()?;
+                m.advance(tangent, k).ok()?;
                 left -= k;
             }
             let v = MegnoValue { mean: m.mean(), lyapunov: m.lyapunov() };

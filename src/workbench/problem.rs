@@ -151,16 +151,12 @@ pub trait Problem: Send + Sync {
             self.family().name()
         )))
     }
-    /// The problem as a system on `T*R^n` with Poincaré sections and MEGNO maps
-    /// ([`crate::workbench::chaos::PhaseSpace`]): the canonical problems have it, the others
-    /// (on a Lie group, with constraints, time-dependent) do not.
+    /// The problem's Poincaré sections and MEGNO maps
+    /// ([`crate::workbench::chaos::PhaseSpace`]): the canonical problems on `T*R^n` and the
+    /// problems on a Lie group's `T*G` (the rigid body, the heavy and Lagrange tops, the
+    /// underwater vehicle, the Lie-group system files) have them; the others (with constraints,
+    /// time-dependent, on a groupoid, N-body) do not.
     fn phase_space(&self) -> Option<&dyn crate::workbench::chaos::PhaseSpace> {
-        None
-    }
-    /// The problem as a system on a Lie group's `T*G` with Poincaré sections
-    /// ([`crate::workbench::lie_section::LieSections`]): the catalogue's rigid body, heavy top,
-    /// Lagrange top and underwater vehicle have it.
-    fn lie_sections(&self) -> Option<&dyn crate::workbench::lie_section::LieSections> {
         None
     }
 }

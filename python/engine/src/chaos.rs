@@ -1,23 +1,23 @@
-//! MEGNO and Poincaré sections of a [`System`] on `T*R^n` (`geomint.megno`, `geomint.poincare`):
+//! MEGNO and Poincaré sections of a [`System`] on `T*R^n` or on a Lie group's `T*G`
+//! (`geomint.megno`, `geomint.poincare`):
 //! the workbench's chaos tools ([`geomint::workbench::chaos`], the code of `geomint chaos` and
 //! `geomint poincare`) over arrays of states.
 //!
 //! * [`megno`]: `⟨Y⟩_n = (1/n) Σ_{k≤n} Y_k`, `Y_k = (2/k) Σ_{j≤k} j ln(|δ_j|/|δ_{j−1}|)` of the
 //!   deviation vector `δ` carried by the method's tangent map (→ 2 on a torus, ≈ `λt/2` on a
 //!   chaotic orbit; Cincotta & Simó, *Simple tools to compute chaos indicators: the MEGNO*, 2000)
-//!   and the finite-time Lyapunov estimate `ln|δ_n| / t_n`, for every row of an `(M, 2n)` array,
-//!   in parallel;
+//!   and the finite-time Lyapunov estimate `ln|δ_n| / t_n`, for every row of an `(M, k)` array of
+//!   `k` state coordinates (`2n` on `T*R^n`; `g` row-major then `μ` on `T*G`), in parallel;
 //! * [`poincare`]: the crossings of a section `x_i = c` of one orbit.
 //!
 //! The system's [`PhaseSpace`] is the workbench's ([`catalogue::phase_space`], the check of the CLI
-//! commands); a system without one (on a Lie group, with constraints, of callbacks, an N-body
-//! system built from data) is an input error that says which systems have one.
+//! commands); a system without one (with constraints, of callbacks, an N-body system built from
+//! data) is an input error that says which systems have one.
 
 use crate::{Origin, System, label_list, plan, py_shape};
 use geomint::workbench::WorkbenchError;
 use geomint::workbench::catalogue;
 use geomint::workbench::chaos::{PhaseSpace, Section};
-use geomint::workbench::lie_section::LieSections;
 use geomint::workbench::methods::{self, MethodInfo};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -25,6 +25,9 @@ use std::time::Instant;
 fn input(msg: impl Into<String>) -> WorkbenchError {
     WorkbenchError::Input(msg.into())
 }
+
+/// The systems with a [`PhaseSpace`] besides the catalogue's, as the error messages name them.
+const OTHER: &str = "a Hamiltonian of formulas (geomint.hamiltonian) or a system on a Lie group (geomint.lie_system, geomint.rigid_body, geomint.heavy_top)";
 
 /// The system's [`PhaseSpace`], or an input error naming why it has none (`tool`: the Python
 /// function, e.g. `geomint.megno`).
@@ -40,10 +43,8 @@ pub fn phase_space<'a>(system: &'a System, tool: &str) -> Result<&'a dyn PhaseSp
             "{tool} takes a Hamiltonian system on T*R^n; an ODE of callbacks (geomint.ode) has no energy or \
              canonical coordinates: write it with geomint.hamiltonian"
         ))),
-        Origin::Catalogue { name, .. } => {
-            catalogue::phase_space(p, name, tool, "a Hamiltonian of formulas (geomint.hamiltonian)")
-        }
-        _ => catalogue::phase_space(p, p.name(), tool, "a Hamiltonian of formulas (geomint.hamiltonian)"),
+        Origin::Catalogue { name, .. } => catalogue::phase_space(p, name, tool, OTHER),
+        _ => catalogue::phase_space(p, p.name(), tool, OTHER),
     }
 }
 
@@ -196,27 +197,12 @@ pub fn check_counts(count: usize, max_steps: Option<usize>) -> Result<(), Workbe
     Ok(())
 }
 
-/// The sections of a problem: on `T*R^n` ([`PhaseSpace`]) or on `T*G` ([`LieSections`]).
-enum Sections<'a> {
-    Canonical(&'a dyn PhaseSpace),
-    Lie(&'a dyn LieSections),
-}
-
-impl Sections<'_> {
-    fn energy(&self, x: &[f64]) -> Result<f64, WorkbenchError> {
-        match self {
-            Sections::Canonical(c) => c.energy(x),
-            Sections::Lie(l) => l.energy(x),
-        }
-    }
-}
-
 /// The first `count` crossings of the section `section` (`NAME=VALUE`, a state label; default:
 /// the first coordinate at 0 on `T*R^n`, the first momentum at 0 on `T*G`) in `direction` (`up`,
 /// `down`, `both`) by the orbit of `method` with step `h` (default: the system's) from `state`
 /// (default: the system's own), within `max_steps` steps (default `⌈50 count / h⌉`,
-/// `geomint poincare`'s `--t-max`): [`PhaseSpace::section`] or, on a Lie group,
-/// [`LieSections::section`], the crossings of `geomint poincare` for the same inputs. Fewer are
+/// `geomint poincare`'s `--t-max`): [`PhaseSpace::section`], the crossings of `geomint poincare`
+/// for the same inputs. Fewer are
 /// returned if the steps run out. [`WorkbenchError::Stopped`] once `stop` is set.
 #[allow(clippy::too_many_arguments)]
 pub fn poincare(
@@ -231,20 +217,13 @@ pub fn poincare(
     stop: Option<&AtomicBool>,
 ) -> Result<Crossings, WorkbenchError> {
     let p = system.problem();
-    // on T*R^n the problem's phase space, on a Lie group its sections
-    let space = match p.lie_sections() {
-        Some(l) => Sections::Lie(l),
-        None => Sections::Canonical(phase_space(system, "geomint.poincare")?),
-    };
+    let space = phase_space(system, "geomint.poincare")?;
     let plan = plan(system, method, h, Some(1), None, None)?;
     let info = methods::find(&plan.method).ok_or_else(|| input(format!("no method '{}'", plan.method)))?;
     let h = plan.spec.h;
     let labels = p.state_labels();
-    let default = match &space {
-        Sections::Canonical(_) => format!("{}=0", labels[0]),
-        // the first momentum on T*G (Pi1, mu1)
-        Sections::Lie(l) => format!("{}=0", labels[labels.len().saturating_sub(l.dimension())]),
-    };
+    // the first coordinate on T*R^n, the first momentum on T*G (Pi1, mu1)
+    let default = format!("{}=0", labels[space.layout().default_section()]);
     let section = Section::parse(section.unwrap_or(&default), direction, &labels)
         .map_err(|e| input(e.to_string().replace("--section", "section").replace("--direction", "direction")))?;
     check_counts(count, max_steps)?;
@@ -271,10 +250,7 @@ pub fn poincare(
             label_list(&labels)
         )));
     }
-    let found = match &space {
-        Sections::Canonical(c) => c.section(info, h, &x0, &section, count, max_steps, stop)?,
-        Sections::Lie(l) => l.section(info, h, &x0, &section, count, max_steps, stop)?,
-    };
+    let found = space.section(info, h, &x0, &section, count, max_steps, stop)?;
     let energy = found.iter().map(|c| space.energy(&c.state)).collect::<Result<Vec<_>, _>>()?;
     Ok(Crossings {
         problem: p.name().into(),

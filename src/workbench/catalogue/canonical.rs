@@ -5,7 +5,7 @@
 //! (AD of the pair function `φ(r) = −G m_i m_j / r` only, chain rule by hand).
 
 use crate::workbench::WorkbenchError;
-use crate::workbench::chaos::{self, MegnoValue, PhaseSpace, Section, SectionCrossing};
+use crate::workbench::chaos::{self, Layout, MegnoValue, PhaseSpace, Section, SectionCrossing};
 use crate::workbench::methods::{self, MethodInfo};
 use crate::workbench::problem::{Family, Kind, Problem, Quantity, Simulation, check_state};
 use crate::workbench::run::{CompensatedRun, Observe, Run};
@@ -178,8 +178,8 @@ impl<P: CanonicalSystem<N>, const N: usize> Problem for Canonical<P, N> {
 
 /// The system's Hamiltonian `H = T(p) + V(q)` with the library's event location and MEGNO.
 impl<P: CanonicalSystem<N>, const N: usize> PhaseSpace for Canonical<P, N> {
-    fn degrees_of_freedom(&self) -> usize {
-        N
+    fn layout(&self) -> Layout {
+        Layout::Canonical { n: N }
     }
     fn energy(&self, state: &[f64]) -> Result<f64, WorkbenchError> {
         let x = chaos::phase_state::<N>(state)?;

@@ -4,9 +4,9 @@
 //! default data and names.
 
 use crate::workbench::WorkbenchError;
-use crate::workbench::chaos::{Section, SectionCrossing};
+use crate::workbench::chaos::{Layout, MegnoValue, PhaseSpace, Section, SectionCrossing};
 use crate::workbench::embedded::{GroupOde, Rkmk4So3};
-use crate::workbench::lie_section::{LieSections, lie_section_of};
+use crate::workbench::lie_section::{lie_megno_of, lie_section_of};
 use crate::workbench::methods::{self, MatrixState, MethodInfo};
 use crate::workbench::problem::{
     Family, Kind, Problem, Quantity, Simulation, check_state, off_manifold, within_tolerance,
@@ -70,18 +70,19 @@ where
     v
 }
 
-/// [`LieSections`] of a catalogue problem on `T*G`, `G ⊂ GL(M)`, `D = dim G`: the state is
-/// read by [`lie_state`] on `$group`, the method built by the problem's `method`, and the energy
-/// is `$energy` of the problem `$this` at the state `$s` (by default the first of its observed
-/// quantities).
-macro_rules! lie_sections {
+/// The [`PhaseSpace`] of a catalogue problem on `T*G`, `G ⊂ GL(M)`, `D = dim G`
+/// ([`Layout::Lie`]): the state is read by [`lie_state`] on `$group`, the method built by the
+/// problem's `method`, and the energy is `$energy` of the problem `$this` at the state `$s` (by
+/// default the first of its observed quantities).
+macro_rules! lie_phase_space {
     ($ty:ty, $group:expr, $m:literal, $d:literal, $not_in:literal) => {
-        lie_sections!($ty, $group, $m, $d, $not_in, |this, s| Observe::<MatrixState<$m, $d>>::quantities(this, &s)[0]);
+        lie_phase_space!($ty, $group, $m, $d, $not_in, |this, s| Observe::<MatrixState<$m, $d>>::quantities(this, &s)
+            [0]);
     };
     ($ty:ty, $group:expr, $m:literal, $d:literal, $not_in:literal, |$this:ident, $s:ident| $energy:expr) => {
-        impl LieSections for $ty {
-            fn dimension(&self) -> usize {
-                $d
+        impl PhaseSpace for $ty {
+            fn layout(&self) -> Layout {
+                Layout::Lie { m: $m, d: $d }
             }
             fn energy(&self, state: &[f64]) -> Result<f64, WorkbenchError> {
                 let ($this, $s) = (self, lie_state(self, &$group, $not_in, state)?);
@@ -101,10 +102,22 @@ macro_rules! lie_sections {
                 let s = lie_state(self, &$group, $not_in, state)?;
                 lie_section_of(self.method(method)?, s, h, section, (count, max_steps), stop)
             }
+            fn megno(
+                &self,
+                method: &MethodInfo,
+                h: f64,
+                steps: usize,
+                states: &[Vec<f64>],
+                stop: Option<&std::sync::atomic::AtomicBool>,
+            ) -> Result<Vec<Option<MegnoValue>>, WorkbenchError> {
+                let starts =
+                    states.iter().map(|s| lie_state(self, &$group, $not_in, s)).collect::<Result<Vec<_>, _>>()?;
+                lie_megno_of($group, self.method(method)?, &starts, h, steps, stop)
+            }
         }
     };
 }
-pub(super) use lie_sections;
+pub(super) use lie_phase_space;
 
 pub(super) fn group_defect() -> Quantity {
     Quantity::new("group_defect", Kind::Constraint, 1, "distance of g from the group (|RᵀR − I| + |det R − 1|)")
@@ -191,7 +204,7 @@ impl RigidBody {
     }
 }
 
-lie_sections!(RigidBody, So3, 3, 3, "R is not a rotation");
+lie_phase_space!(RigidBody, So3, 3, 3, "R is not a rotation");
 
 impl Problem for RigidBody {
     fn name(&self) -> &'static str {
@@ -229,7 +242,7 @@ impl Problem for RigidBody {
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         start(self.method(method)?, self.s0, h, *self)
     }
-    fn lie_sections(&self) -> Option<&dyn LieSections> {
+    fn phase_space(&self) -> Option<&dyn PhaseSpace> {
         Some(self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
@@ -316,7 +329,7 @@ impl HeavyTopProblem {
     }
 }
 
-lie_sections!(HeavyTopProblem, So3, 3, 3, "R is not a rotation");
+lie_phase_space!(HeavyTopProblem, So3, 3, 3, "R is not a rotation");
 
 impl Problem for HeavyTopProblem {
     fn name(&self) -> &'static str {
@@ -355,7 +368,7 @@ impl Problem for HeavyTopProblem {
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         start(self.method(method)?, self.s0, h, *self)
     }
-    fn lie_sections(&self) -> Option<&dyn LieSections> {
+    fn phase_space(&self) -> Option<&dyn PhaseSpace> {
         Some(self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
@@ -423,7 +436,7 @@ impl LagrangeTopProblem {
     }
 }
 
-lie_sections!(LagrangeTopProblem, So3, 3, 3, "R is not a rotation");
+lie_phase_space!(LagrangeTopProblem, So3, 3, 3, "R is not a rotation");
 
 impl Problem for LagrangeTopProblem {
     fn name(&self) -> &'static str {
@@ -461,7 +474,7 @@ impl Problem for LagrangeTopProblem {
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         start(self.method(method)?, self.s0, h, *self)
     }
-    fn lie_sections(&self) -> Option<&dyn LieSections> {
+    fn phase_space(&self) -> Option<&dyn PhaseSpace> {
         Some(self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
@@ -527,7 +540,7 @@ impl Vehicle {
     }
 }
 
-lie_sections!(Vehicle, Se3, 4, 6, "g is not in SE(3)");
+lie_phase_space!(Vehicle, Se3, 4, 6, "g is not in SE(3)");
 
 impl Problem for Vehicle {
     fn name(&self) -> &'static str {
@@ -573,7 +586,7 @@ impl Problem for Vehicle {
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         start(self.method(method)?, self.s0, h, *self)
     }
-    fn lie_sections(&self) -> Option<&dyn LieSections> {
+    fn phase_space(&self) -> Option<&dyn PhaseSpace> {
         Some(self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {

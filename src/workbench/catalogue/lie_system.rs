@@ -60,12 +60,12 @@
 
 use crate::workbench::WorkbenchError;
 use crate::workbench::catalogue::lie::{
-    self, coordinates, group_defect, labels, lie_sections, lie_state, perturb_on, start,
+    self, coordinates, group_defect, labels, lie_phase_space, lie_state, perturb_on, start,
 };
 use crate::workbench::catalogue::system::{self, SystemSpec, intern};
-use crate::workbench::chaos::{Section, SectionCrossing};
+use crate::workbench::chaos::{Layout, MegnoValue, PhaseSpace, Section, SectionCrossing};
 use crate::workbench::embedded::{GroupOde, LieField, Rkmk4So3};
-use crate::workbench::lie_section::{LieSections, lie_section_of};
+use crate::workbench::lie_section::{lie_megno_of, lie_section_of};
 use crate::workbench::methods::{self, MatrixState, MethodInfo};
 use crate::workbench::problem::{Family, Kind, Problem, Quantity, STATE_TOLERANCE, Simulation, within_tolerance};
 use crate::workbench::run::Observe;
@@ -590,7 +590,7 @@ impl Potent {
     }
 }
 
-lie_sections!(Potent, So3, 3, 3, "R is not a rotation", |this, s| this.monitor().quantities(&s)[0]);
+lie_phase_space!(Potent, So3, 3, 3, "R is not a rotation", |this, s| this.monitor().quantities(&s)[0]);
 
 impl Problem for Potent {
     fn name(&self) -> &'static str {
@@ -641,7 +641,7 @@ impl Problem for Potent {
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         start(self.method(method)?, self.body.s0, h, self.monitor())
     }
-    fn lie_sections(&self) -> Option<&dyn LieSections> {
+    fn phase_space(&self) -> Option<&dyn PhaseSpace> {
         Some(self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
@@ -699,7 +699,7 @@ impl Problem for FreeBody {
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         self.body.start_method(method, h)
     }
-    fn lie_sections(&self) -> Option<&dyn LieSections> {
+    fn phase_space(&self) -> Option<&dyn PhaseSpace> {
         Some(&self.body)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {
@@ -846,7 +846,7 @@ impl Motion {
     }
 }
 
-lie_sections!(Motion, Se3, 4, 6, "g is not in SE(3)");
+lie_phase_space!(Motion, Se3, 4, 6, "g is not in SE(3)");
 
 impl Observe<MatrixState<4, 6>> for Motion {
     fn coordinates(&self, s: &MatrixState<4, 6>) -> Vec<f64> {
@@ -911,7 +911,7 @@ impl Problem for Motion {
     fn start_method(&self, method: &MethodInfo, h: f64) -> Result<Box<dyn Simulation>, WorkbenchError> {
         start(self.method(method)?, self.s0, h, self.clone())
     }
-    fn lie_sections(&self) -> Option<&dyn LieSections> {
+    fn phase_space(&self) -> Option<&dyn PhaseSpace> {
         Some(self)
     }
     fn initial_state(&self) -> Result<Vec<f64>, WorkbenchError> {

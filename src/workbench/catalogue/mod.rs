@@ -107,12 +107,12 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// The problem's [`PhaseSpace`] ([`Problem::phase_space`]: Poincaré sections and MEGNO maps),
-/// or an input error that names the problem `name`, its family and the canonical problems of the
-/// catalogue: `'{name}' is a {family} problem, not a canonical problem on T*R^n; {tool} takes one
-/// of {…}, or {other}` (`tool` names the caller, e.g. `` `geomint chaos` ``; `other` the systems
-/// it takes besides the catalogue's, e.g. `a Hamiltonian system file (--system FILE.toml)`). A
-/// canonical problem without one (`nbody`, of any number of bodies): `'{name}' has no Poincaré
-/// sections or MEGNO maps in the workbench; …`.
+/// or an input error that names the problem `name`, its family and the problems of the catalogue
+/// that have one: `'{name}' is a {family} problem, without Poincaré sections or MEGNO maps; {tool}
+/// takes one of {…}, or {other}` (`tool` names the caller, e.g. `` `geomint chaos` ``; `other`
+/// the systems it takes besides the catalogue's, e.g. `a Hamiltonian or Lie-group system file
+/// (--system FILE.toml)`). A canonical problem without one (`nbody`, of any number of bodies):
+/// `'{name}' has no Poincaré sections or MEGNO maps in the workbench; …`.
 pub fn phase_space<'a>(
     of: &'a dyn Problem,
     name: &str,
@@ -120,13 +120,13 @@ pub fn phase_space<'a>(
     other: &str,
 ) -> Result<&'a dyn PhaseSpace, WorkbenchError> {
     of.phase_space().ok_or_else(|| {
-        let canonical: Vec<&str> =
+        let with: Vec<&str> =
             names().into_iter().filter(|n| problem(n, &[]).is_ok_and(|p| p.phase_space().is_some())).collect();
         let what = match of.family() {
             Family::Canonical => "has no Poincaré sections or MEGNO maps in the workbench".to_string(),
-            f => format!("is a {} problem, not a canonical problem on T*R^n", f.name()),
+            f => format!("is a {} problem, without Poincaré sections or MEGNO maps", f.name()),
         };
-        WorkbenchError::Input(format!("'{name}' {what}; {tool} takes one of {}, or {other}", canonical.join(", ")))
+        WorkbenchError::Input(format!("'{name}' {what}; {tool} takes one of {}, or {other}", with.join(", ")))
     })
 }
 
