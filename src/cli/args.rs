@@ -36,8 +36,8 @@ pub(crate) enum Command {
     /// of a hyperplane `x_i = c`, located by the library's event location, as section.csv and
     /// section.svg.
     Poincare(PoincareArgs),
-    /// A MEGNO chaos map of a canonical problem or of a problem on a Lie group: ⟨Y⟩ over a grid of initial conditions, in
-    /// parallel, as chaos.csv and chaos.svg.
+    /// A MEGNO chaos map of a canonical problem or of a problem on a Lie group: ⟨Y⟩ over a grid
+    /// of initial conditions, in parallel, as chaos.csv and chaos.svg.
     Chaos(ChaosArgs),
     /// The showcase (also what `geomint` with no command runs).
     Showcase {
