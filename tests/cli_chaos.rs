@@ -15,6 +15,14 @@ fn geomint(cwd: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_geomint")).args(args).current_dir(cwd).output().expect("run geomint")
 }
 
+/// `geomint args` in a child with 4 GB of address space and 60 s (the hostile cases: a bound that
+/// regressed must fail the test, not exhaust the shared machine or hang it).
+fn geomint_limited(cwd: &Path, args: &[&str]) -> Output {
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{}'", a.replace('\'', "'\\''"))).collect();
+    let script = format!("ulimit -v 4000000; exec timeout 60 '{}' {}", env!("CARGO_BIN_EXE_geomint"), quoted.join(" "));
+    Command::new("sh").args(["-c", &script]).current_dir(cwd).output().expect("run geomint under limits")
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -188,7 +196,7 @@ fn several_orbits_start_on_the_section_at_one_energy() {
 fn poincare_refuses_bad_flags_with_one_line_naming_the_flag() {
     let dir = TempDir::new("poincare-bad");
     let out = dir.arg("out");
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 12] = [
         (&["poincare", "henon-heiles", "--states", "0"], "--states"),
         (&["poincare", "henon-heiles", "--states", "3", "--section", "p1=0"], "--states"),
         (&["poincare", "henon-heiles", "--section", "z=0"], "--section"),
@@ -197,12 +205,16 @@ fn poincare_refuses_bad_flags_with_one_line_naming_the_flag() {
         (&["poincare", "henon-heiles", "--direction", "sideways"], "--direction"),
         (&["poincare", "henon-heiles", "--h", "0"], "--h"),
         (&["poincare", "spherical-pendulum"], "without Poincaré sections or MEGNO maps"),
+        (&["poincare", "henon-heiles", "--crossings", "1000000000000000"], "--crossings"),
+        (&["poincare", "henon-heiles", "--t-max", "1e300"], "--t-max"),
+        (&["poincare", "henon-heiles", "--states", "100000000000"], "--states"),
+        (&["poincare", "henon-heiles", "--states", "1000", "--crossings", "100000"], "--crossings"),
     ];
     for (args, needle) in cases {
         let mut all = vec!["--quiet"];
         all.extend_from_slice(args);
         all.extend_from_slice(&["--out", &out]);
-        assert_input_error(&geomint(dir.path(), &all), needle, &format!("{args:?}"));
+        assert_input_error(&geomint_limited(dir.path(), &all), needle, &format!("{args:?}"));
         assert!(!dir.join("out/section.csv").exists(), "{args:?} wrote files");
     }
 }
@@ -299,19 +311,22 @@ fn chaos_writes_a_map_with_regular_and_chaotic_points_at_one_eighth() {
 fn chaos_refuses_bad_flags_with_one_line_naming_the_flag() {
     let dir = TempDir::new("chaos-bad");
     let out = dir.arg("out");
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 9] = [
         (&["chaos", "henon-heiles", "--grid", "0x4"], "--grid"),
         (&["chaos", "henon-heiles", "--grid", "4by4"], "--grid"),
         (&["chaos", "henon-heiles", "--range", "1:0,0:1"], "--range"),
         (&["chaos", "henon-heiles", "--threads", "0"], "--threads"),
         (&["chaos", "henon-heiles", "--t-end", "-1"], "--t-end"),
         (&["chaos", "harmonic-oscillator", "--energy", "1"], "--energy"),
+        (&["chaos", "henon-heiles", "--grid", "100000x100000"], "--grid"),
+        (&["chaos", "heavy-top", "--grid", "18446744073709551615x2"], "--grid"),
+        (&["chaos", "heavy-top", "--t-end", "1e300"], "--t-end"),
     ];
     for (args, needle) in cases {
         let mut all = vec!["--quiet"];
         all.extend_from_slice(args);
         all.extend_from_slice(&["--out", &out]);
-        assert_input_error(&geomint(dir.path(), &all), needle, &format!("{args:?}"));
+        assert_input_error(&geomint_limited(dir.path(), &all), needle, &format!("{args:?}"));
     }
 }
 

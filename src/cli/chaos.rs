@@ -8,6 +8,7 @@ use crate::cli::poincare::{canonical_problem, step};
 use crate::cli::progress::progress;
 use geomint::workbench::WorkbenchError;
 use geomint::workbench::chaos::{self, PhaseSpace};
+use geomint::workbench::experiment::MAX_STEPS;
 use geomint::workbench::output::OutputSet;
 use geomint::workbench::plot::{self, Axes, HeatMap};
 use geomint::workbench::problem;
@@ -63,8 +64,22 @@ pub(crate) fn chaos(args: ChaosArgs, quiet: bool) -> Result<(), WorkbenchError> 
     if !(args.t_end.is_finite() && args.t_end > 0.0) {
         return Err(WorkbenchError::Input(format!("--t-end must be a positive finite time, got {}", args.t_end)));
     }
-    let steps = (args.t_end / h).round().max(1.0) as usize;
+    let steps = (args.t_end / h).round().max(1.0);
+    if steps > MAX_STEPS as f64 {
+        return Err(WorkbenchError::Input(format!(
+            "--t-end {} at h = {h} is {steps:e} steps per orbit, more than {MAX_STEPS}",
+            args.t_end
+        )));
+    }
+    let steps = steps as usize;
     let (nx, ny) = parse_grid(&args.grid)?;
+    if nx.checked_mul(ny).is_none_or(|k| k > chaos::MAX_ORBITS) {
+        return Err(WorkbenchError::Input(format!(
+            "--grid {}: more than {} points (a 1000x1000 map)",
+            args.grid,
+            chaos::MAX_ORBITS
+        )));
+    }
     if args.threads == Some(0) {
         return Err(WorkbenchError::Input("--threads must be at least 1, got 0".into()));
     }

@@ -7,6 +7,7 @@ use crate::cli::format::short;
 use crate::cli::params::parse_params;
 use crate::cli::resolve::resolve_problem;
 use geomint::workbench::chaos::{self, Layout, PhaseSpace, Section};
+use geomint::workbench::experiment::{MAX_SAMPLES, MAX_STEPS};
 use geomint::workbench::output::OutputSet;
 use geomint::workbench::plot::{self, Axes};
 use geomint::workbench::problem::{self, Problem};
@@ -61,8 +62,11 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
     let method_name = args.method.clone().unwrap_or_else(|| problem.methods()[0].to_string());
     let method = problem::check_method(problem.as_ref(), &method_name)?;
     let h = step(problem.as_ref(), args.h)?;
-    if args.crossings == 0 {
-        return Err(WorkbenchError::Input("--crossings must be at least 1, got 0".into()));
+    if args.crossings == 0 || args.crossings > MAX_SAMPLES {
+        return Err(WorkbenchError::Input(format!(
+            "--crossings must be from 1 to {MAX_SAMPLES} (held in memory), got {}",
+            args.crossings
+        )));
     }
     let labels = problem.state_labels();
     let default = format!("{}=0", labels[layout.default_section()]);
@@ -71,7 +75,13 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
     if !(t_max.is_finite() && t_max > 0.0) {
         return Err(WorkbenchError::Input(format!("--t-max must be a positive finite time, got {t_max}")));
     }
-    let max_steps = (t_max / h).ceil() as usize;
+    let max_steps = (t_max / h).ceil();
+    if max_steps > MAX_STEPS as f64 {
+        return Err(WorkbenchError::Input(format!(
+            "--t-max {t_max} at h = {h} is {max_steps:e} steps per orbit, more than {MAX_STEPS} (give a smaller --t-max)"
+        )));
+    }
+    let max_steps = max_steps as usize;
     let x0 = problem.initial_state()?;
     let e0 = space.energy(&x0)?;
     let starts = match (args.states, layout) {
@@ -83,6 +93,14 @@ pub(crate) fn poincare(args: PoincareArgs) -> Result<(), WorkbenchError> {
             ));
         }
     };
+    // every crossing is a row held in memory until section.csv is written
+    if args.crossings.checked_mul(starts.len()).is_none_or(|k| k > MAX_SAMPLES) {
+        return Err(WorkbenchError::Input(format!(
+            "--crossings {} on {} orbit(s): more than {MAX_SAMPLES} crossings held in memory",
+            args.crossings,
+            starts.len()
+        )));
+    }
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/{name}-poincare")));
     with_output_dir(&out, || {
         let t0 = std::time::Instant::now();
@@ -164,8 +182,8 @@ fn spread_states(
     k: usize,
 ) -> Result<Vec<Vec<f64>>, WorkbenchError> {
     let n = space.degrees_of_freedom();
-    if k == 0 {
-        return Err(WorkbenchError::Input("--states must be at least 1, got 0".into()));
+    if k == 0 || k > chaos::MAX_ORBITS {
+        return Err(WorkbenchError::Input(format!("--states must be from 1 to {}, got {k}", chaos::MAX_ORBITS)));
     }
     let Some(p) = space.layout().plane(section.index).filter(|_| section.index < n) else {
         return Err(WorkbenchError::Input(

@@ -41,6 +41,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// problem of the catalogue.
 pub const CHUNK: usize = 1024;
 
+/// The most initial states of one chaos map or one set of Poincaré orbits (a `1000 × 1000`
+/// grid): each is a state vector and its result held in memory, so a larger request is refused
+/// with an input error before anything is allocated.
+pub const MAX_ORBITS: usize = 1_000_000;
+
 /// Whether `stop` is set.
 #[inline]
 fn stopped(stop: Option<&AtomicBool>) -> bool {
