@@ -53,7 +53,7 @@ mod wisdom_holman;
 
 pub use composed_flow::Splitting;
 pub use democratic::{DemocraticHeliocentric, HeliocentricState};
-pub use exact_flow::{ExactFlow, Parts, StepFlow, SubFlows};
+pub use exact_flow::{ExactFlow, FlowCache, Parts, StepFlow, SubFlows};
 pub use harmonic::Harmonic;
 pub use jacobi::JacobiMasses;
 pub use kepler_drift::{KeplerDrift, KeplerSolve, MAX_ITERATIONS};
