@@ -196,7 +196,23 @@ impl<P> Splitting<P> {
         P: SubFlows<St>,
     {
         match *self.program.as_slice() {
-            // three stages (Strang's): straight-line code
+            // `φ^a_{ch} ∘ φ^b_{dh} ∘ φ^a_{ch}` (Strang's) within one step: one cache in a local,
+            // which the compiler keeps in registers (in the array, the second stage's read of
+            // words stored as the first ran would wait for the stores to reach the cache)
+            // (with the pieces' indices as constants for the two of a two-piece split)
+            [s0, s1, s2] if !RUN && s0.step_slot == 0 && s1.step_slot == NO_SLOT && s2.step_slot == 0 => {
+                match (s0.part, s1.part) {
+                    (0, 1) => self.aba::<St, 0, 1>(work, h, s0.c, s1.c)?,
+                    (1, 0) => self.aba::<St, 1, 0>(work, h, s0.c, s1.c)?,
+                    (a, b) => {
+                        let mut cache = FlowCache::new();
+                        self.flows.flow_part_cached(a, work, s0.c * h, &mut cache)?;
+                        self.flows.flow_part(b, work, s1.c * h)?;
+                        self.flows.flow_part_cached(a, work, s2.c * h, &mut cache)?;
+                    }
+                }
+            }
+            // three stages: straight-line code
             [s0, s1, s2] => {
                 self.stage::<St, C, RUN>(s0, work, h, caches)?;
                 self.stage::<St, C, RUN>(s1, work, h, caches)?;
@@ -209,6 +225,17 @@ impl<P> Splitting<P> {
             }
         }
         if work.words_finite() { Ok(()) } else { Err(GeomError::NonFinite { what: "state after a splitting step" }) }
+    }
+    /// `φ^A_{a h} ∘ φ^B_{b h} ∘ φ^A_{a h}` on `work`, one cache for the two `A` stages.
+    #[inline(always)]
+    fn aba<St, const A: usize, const B: usize>(&self, work: &mut St, h: f64, a: f64, b: f64) -> Result<(), GeomError>
+    where
+        P: SubFlows<St>,
+    {
+        let mut cache = FlowCache::new();
+        self.flows.flow_part_cached(A, work, a * h, &mut cache)?;
+        self.flows.flow_part(B, work, b * h)?;
+        self.flows.flow_part_cached(A, work, a * h, &mut cache)
     }
     /// One stage `φ^{part}_{c h}`, with the cache of its run slot (`RUN`) or step slot if that
     /// is `< C`.
