@@ -34,11 +34,12 @@ struct Stage {
 ///   and the result is finite ([`FlatState::words_finite`]): a failed step leaves the state
 ///   untouched. No allocation and no dynamic dispatch per step (the stages live in a vector
 ///   built once; the piece is chosen by a `match` on its index);
-/// * each piece gets a [`FlowCache`] on the stack for the step ([`super::ExactFlow::flow_cached`]),
-///   and for the whole run of a [`OneStep::step_n`]: the stages of one piece at one time share
-///   its state-independent work (Strang's two half rotations of the oscillator compute one
-///   `sincos`, and a `step_n` run one in all), with results bit for bit those of the uncached
-///   flows.
+/// * the stages of one piece with one coefficient share a [`FlowCache`] on the stack
+///   ([`super::ExactFlow::flow_cached`]): within a step for the stages that repeat (Strang's
+///   two half rotations of the oscillator compute one `sincos`), and for the whole run of a
+///   [`OneStep::step_n`] for all of them (the run computes one `sincos` in all), with results
+///   bit for bit those of the uncached flows. A step of the form `φ^A_{a h} ∘ φ^B_{b h} ∘
+///   φ^A_{a h}` runs as straight-line code.
 ///
 /// ```
 /// use geom_core::step::{OneStep, PhaseState};
@@ -72,6 +73,10 @@ pub struct Splitting<P> {
     program: Vec<Stage>,
     /// The number of step slots used.
     step_slots: usize,
+    /// `Some((A, B, a, b))` when a step is `φ^A_{a h} ∘ φ^B_{b h} ∘ φ^A_{a h}` (Strang's for two
+    /// pieces): then it runs as straight-line code with one cache in a local, which the
+    /// compiler keeps in registers.
+    aba: Option<(usize, usize, f64, f64)>,
     symmetric: bool,
 }
 
@@ -109,7 +114,7 @@ impl<P: Parts> Splitting<P> {
             }
             None => NO_SLOT,
         };
-        let program = stages
+        let program: Vec<Stage> = stages
             .iter()
             .zip(&keys)
             .map(|(&(part, c), &k)| {
@@ -118,7 +123,13 @@ impl<P: Parts> Splitting<P> {
                 Stage { part, c, step_slot, run_slot: slot(&mut run, k) }
             })
             .collect();
-        Ok(Self { flows, symmetric: scheme.is_symmetric(), scheme, stages, program, step_slots: step.len() })
+        let aba = match *program.as_slice() {
+            [s0, s1, s2] if s0.step_slot == 0 && s1.step_slot == NO_SLOT && s2.step_slot == 0 => {
+                Some((s0.part, s1.part, s0.c, s1.c))
+            }
+            _ => None,
+        };
+        Ok(Self { flows, symmetric: scheme.is_symmetric(), scheme, stages, program, step_slots: step.len(), aba })
     }
 }
 
@@ -152,11 +163,13 @@ impl<St: FlatState + Clone, P: SubFlows<St>> OneStep<St> for Splitting<P> {
     fn step(&self, state: &mut St, h: f64) -> Result<(), GeomError> {
         check_step(h)?;
         let mut work = state.clone();
-        // as few caches as the scheme needs (they are initialised at every step)
-        if self.step_slots <= 1 {
-            self.stages_on::<St, 1, false>(&mut work, h, &mut [FlowCache::new(); 1])?;
-        } else {
-            self.stages_on::<St, MAX_SLOTS, false>(&mut work, h, &mut [FlowCache::new(); MAX_SLOTS])?;
+        match self.aba {
+            // the pieces' indices as constants for the two orders of a two-piece split
+            Some((0, 1, a, b)) => self.aba::<St, 0, 1>(&mut work, h, a, b)?,
+            Some((1, 0, a, b)) => self.aba::<St, 1, 0>(&mut work, h, a, b)?,
+            // as few caches as the scheme needs (they are initialised at every step)
+            _ if self.step_slots == 0 => self.stages_on::<St, 0, false>(&mut work, h, &mut [])?,
+            _ => self.stages_on::<St, MAX_SLOTS, false>(&mut work, h, &mut [FlowCache::new(); MAX_SLOTS])?,
         }
         *state = work;
         Ok(())
@@ -196,22 +209,6 @@ impl<P> Splitting<P> {
         P: SubFlows<St>,
     {
         match *self.program.as_slice() {
-            // `φ^a_{ch} ∘ φ^b_{dh} ∘ φ^a_{ch}` (Strang's) within one step: one cache in a local,
-            // which the compiler keeps in registers (in the array, the second stage's read of
-            // words stored as the first ran would wait for the stores to reach the cache)
-            // (with the pieces' indices as constants for the two of a two-piece split)
-            [s0, s1, s2] if !RUN && s0.step_slot == 0 && s1.step_slot == NO_SLOT && s2.step_slot == 0 => {
-                match (s0.part, s1.part) {
-                    (0, 1) => self.aba::<St, 0, 1>(work, h, s0.c, s1.c)?,
-                    (1, 0) => self.aba::<St, 1, 0>(work, h, s0.c, s1.c)?,
-                    (a, b) => {
-                        let mut cache = FlowCache::new();
-                        self.flows.flow_part_cached(a, work, s0.c * h, &mut cache)?;
-                        self.flows.flow_part(b, work, s1.c * h)?;
-                        self.flows.flow_part_cached(a, work, s2.c * h, &mut cache)?;
-                    }
-                }
-            }
             // three stages: straight-line code
             [s0, s1, s2] => {
                 self.stage::<St, C, RUN>(s0, work, h, caches)?;
@@ -224,18 +221,26 @@ impl<P> Splitting<P> {
                 }
             }
         }
-        if work.words_finite() { Ok(()) } else { Err(GeomError::NonFinite { what: "state after a splitting step" }) }
+        finite(work)
     }
-    /// `φ^A_{a h} ∘ φ^B_{b h} ∘ φ^A_{a h}` on `work`, one cache for the two `A` stages.
+    /// `φ^A_{a h} ∘ φ^B_{b h} ∘ φ^A_{a h}` on `work`, one cache for the two `A` stages, then
+    /// the check that `work` is finite.
     #[inline(always)]
-    fn aba<St, const A: usize, const B: usize>(&self, work: &mut St, h: f64, a: f64, b: f64) -> Result<(), GeomError>
+    fn aba<St: FlatState, const A: usize, const B: usize>(
+        &self,
+        work: &mut St,
+        h: f64,
+        a: f64,
+        b: f64,
+    ) -> Result<(), GeomError>
     where
         P: SubFlows<St>,
     {
         let mut cache = FlowCache::new();
         self.flows.flow_part_cached(A, work, a * h, &mut cache)?;
         self.flows.flow_part(B, work, b * h)?;
-        self.flows.flow_part_cached(A, work, a * h, &mut cache)
+        self.flows.flow_part_cached(A, work, a * h, &mut cache)?;
+        finite(work)
     }
     /// One stage `φ^{part}_{c h}`, with the cache of its run slot (`RUN`) or step slot if that
     /// is `< C`.
@@ -256,4 +261,10 @@ impl<P> Splitting<P> {
             None => self.flows.flow_part(stage.part, work, stage.c * h),
         }
     }
+}
+
+/// `Ok` if every word of the state after a step is finite, else [`GeomError::NonFinite`].
+#[inline(always)]
+fn finite<St: FlatState>(work: &St) -> Result<(), GeomError> {
+    if work.words_finite() { Ok(()) } else { Err(GeomError::NonFinite { what: "state after a splitting step" }) }
 }
