@@ -37,10 +37,11 @@ pub trait ExactFlow<St>: Send + Sync {
     /// * the cache holds no state-dependent value, so reusing it between states (the stages of
     ///   a splitting step, consecutive steps) changes nothing but the work done.
     ///
-    /// [`super::Splitting`] keeps one fresh cache per piece for the duration of one step, and
-    /// for the whole run of one [`OneStep::step_n`], so that the stages of a piece at one time
-    /// (the two half rotations of Strang's `φ^A_{h/2} ∘ φ^B_h ∘ φ^A_{h/2}`) compute that part
-    /// once.
+    /// [`super::Splitting`] keeps one fresh cache per stage `(piece, coefficient)` that
+    /// repeats within a step, for that step, and one per distinct stage for the whole run of a
+    /// [`OneStep::step_n`], so that the stages of a piece at one time (the two half rotations
+    /// of Strang's `φ^A_{h/2} ∘ φ^B_h ∘ φ^A_{h/2}`, the same stage in consecutive steps)
+    /// compute that part once.
     #[inline]
     fn flow_cached(&self, state: &mut St, t: f64, cache: &mut FlowCache) -> Result<(), GeomError> {
         let _ = cache;
@@ -152,7 +153,9 @@ forward_exact_flow!(&F, Box<F>, std::sync::Arc<F>);
 
 /// Any one-step method `Φ_h` used as a sub-flow: `φ_t ≈ Φ_t` (and `φ_0 = id`, which a one-step
 /// method refuses as a step). Its [`ExactFlow::order`] is the method's order `r`, so a splitting
-/// of order `p` with this piece has order `min(p, r)`; it is symmetric when the method is.
+/// of order `p` with this piece has order `min(p, r)`; it is symmetric when the method is. It
+/// memoises nothing ([`ExactFlow::flow_cached`] is the default, `flow`): a one-step method's
+/// work depends on the state throughout.
 ///
 /// ```
 /// use geom_core::function::AutoDiff;
