@@ -10,8 +10,7 @@ use geom_core::GeomError;
 use geom_core::function::AutoDiff;
 use geom_core::step::{OneStep, PhaseState};
 use integrators::splitting::{
-    ExactFlow, FlowCache, Harmonic, Kick, Splitting, SplittingScheme, all_schemes, blanes_moan_s6, lie_trotter,
-    strang,
+    ExactFlow, FlowCache, Harmonic, Kick, Splitting, SplittingScheme, all_schemes, blanes_moan_s6, lie_trotter, strang,
 };
 use nalgebra::Vector2;
 use std::sync::Arc;
