@@ -105,7 +105,8 @@ impl<P: Parts> Splitting<P> {
         }
         let key = |&(part, c): &(usize, f64)| (part, c.to_bits());
         let keys: Vec<(usize, u64)> = stages.iter().map(key).collect();
-        let (mut run, mut step): (Vec<(usize, u64)>, Vec<(usize, u64)>) = (Vec::new(), Vec::new());
+        let mut run: Vec<(usize, u64)> = Vec::new();
+        let mut step: Vec<(usize, u64)> = Vec::new();
         let slot = |slots: &mut Vec<(usize, u64)>, k: (usize, u64)| match slots.iter().position(|&s| s == k) {
             Some(slot) => slot,
             None if slots.len() < MAX_SLOTS => {
