@@ -3,8 +3,9 @@
 //! `ratio <case> <project ns/step> <reference ns/step> <ratio> <target>`:
 //!
 //! * Strang splitting of Hénon–Heiles as (harmonic oscillator | cubic kick),
-//!   `φ^A_{h/2} ∘ φ^B_h ∘ φ^A_{h/2}` with the oscillator's rotation (`sin_cos` of `h/2` in each
-//!   half step, as the library must for an arbitrary `h`), through `Splitting::step`,
+//!   `φ^A_{h/2} ∘ φ^B_h ∘ φ^A_{h/2}` with the oscillator's rotation (`sin_cos` of `h/2` once a
+//!   step: the compiler merges the hand loop's two calls, the library shares one through the
+//!   oscillator's `FlowCache`, and a `step_n` run computes it once), through `Splitting::step`,
 //!   `Splitting::step_n` and `Box<dyn OneStep>`, with the cubic's gradient written by hand
 //!   (`ScalarDerivatives`, target 1.3) and by `AutoDiff` of the model written once (target 1.5,
 //!   as the AD cases of `benches/explicit.rs`), against the hand-written loop;

@@ -43,6 +43,7 @@ mod lie_newmark;
 mod observers_lie;
 mod part2_experiments;
 mod separable_dyn;
+mod splitting_cache;
 mod splitting_kepler;
 mod splitting_method;
 mod splitting_models;

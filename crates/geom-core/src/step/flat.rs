@@ -90,8 +90,13 @@ impl<const N: usize> FlatState for PhaseState<N> {
         (words.len() == 2 * N)
             .then(|| PhaseState::new(SVector::from_column_slice(&words[..N]), SVector::from_column_slice(&words[N..])))
     }
+    /// Word by word, `q` then `p`: after a step the compiler tests each word as soon as it is
+    /// computed and can branch early, where the `Σ 0·x` sum of [`PhaseState::is_finite`] waits
+    /// for a chain of additions over all of them (a splitting step of Hénon–Heiles spends a
+    /// quarter of the hand loop's time on that chain).
+    #[inline]
     fn words_finite(&self) -> bool {
-        self.is_finite()
+        self.q.iter().all(|w| w.is_finite()) && self.p.iter().all(|w| w.is_finite())
     }
 }
 

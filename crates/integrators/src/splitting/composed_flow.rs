@@ -1,10 +1,26 @@
 //! The splitting method: the composition of the sub-flows of `H = H_0 + … + H_{K−1}` by a
 //! [`SplittingScheme`], `ψ_h = φ^{k_s}_{c_s h} ∘ … ∘ φ^{k_1}_{c_1 h}`, as a [`OneStep`].
 
-use super::exact_flow::{Parts, SubFlows};
+use super::exact_flow::{FlowCache, Parts, SubFlows};
 use super::schemes::{ORDER_TOLERANCE, SchemeError, SplittingScheme, failed_condition, palindrome_defect};
 use geom_core::GeomError;
 use geom_core::step::{FlatState, OneStep, check_step};
+
+/// The number of [`FlowCache`]s a step keeps on the stack: one per distinct stage `(piece,
+/// coefficient)` of the scheme, for the first `MAX_SLOTS` of them (Blanes–Moan S6 has 7); a
+/// stage beyond runs uncached, with the same result.
+const MAX_SLOTS: usize = 8;
+/// The slot of a stage without a cache.
+const NO_SLOT: usize = usize::MAX;
+
+/// One stage `φ^{part}_{c h}` of a step and the slots of its caches (see `Splitting::program`).
+#[derive(Debug, Clone, Copy)]
+struct Stage {
+    part: usize,
+    c: f64,
+    step_slot: usize,
+    run_slot: usize,
+}
 
 /// The splitting method `ψ_h = φ^{k_s}_{c_s h} ∘ … ∘ φ^{k_1}_{c_1 h}` of a list of sub-flows
 /// `P` (a tuple `(A, B)`, `(A, B, C)`, … or an array of [`super::ExactFlow`]s) by a
@@ -17,7 +33,13 @@ use geom_core::step::{FlatState, OneStep, check_step};
 /// * a step works on a copy of the state and writes it back only if every sub-flow succeeded
 ///   and the result is finite ([`FlatState::words_finite`]): a failed step leaves the state
 ///   untouched. No allocation and no dynamic dispatch per step (the stages live in a vector
-///   built once; the piece is chosen by a `match` on its index).
+///   built once; the piece is chosen by a `match` on its index);
+/// * the stages of one piece with one coefficient share a [`FlowCache`] on the stack
+///   ([`super::ExactFlow::flow_cached`]): within a step for the stages that repeat (Strang's
+///   two half rotations of the oscillator compute one `sincos`), and for the whole run of a
+///   [`OneStep::step_n`] for all of them (the run computes one `sincos` in all), with results
+///   bit for bit those of the uncached flows. A step of the form `φ^A_{a h} ∘ φ^B_{b h} ∘
+///   φ^A_{a h}` runs as straight-line code.
 ///
 /// ```
 /// use geom_core::step::{OneStep, PhaseState};
@@ -43,6 +65,18 @@ pub struct Splitting<P> {
     flows: P,
     scheme: SplittingScheme,
     stages: Vec<(usize, f64)>,
+    /// Per stage: `(piece, coefficient, step slot, run slot)`. The run slot is shared by the
+    /// stages of equal piece and coefficient (bit for bit), `NO_SLOT` beyond [`MAX_SLOTS`]
+    /// distinct ones ([`OneStep::step_n`] keeps their caches for the run); the step slot
+    /// numbers only those that occur more than once in a step ([`OneStep::step`] keeps their
+    /// caches for one step, and a stage that occurs once gains nothing from one).
+    program: Vec<Stage>,
+    /// The number of step slots used.
+    step_slots: usize,
+    /// `Some((A, B, a, b))` when a step is `φ^A_{a h} ∘ φ^B_{b h} ∘ φ^A_{a h}` (Strang's for two
+    /// pieces): then it runs as straight-line code with one cache in a local, which the
+    /// compiler keeps in registers.
+    aba: Option<(usize, usize, f64, f64)>,
     symmetric: bool,
 }
 
@@ -69,7 +103,34 @@ impl<P: Parts> Splitting<P> {
         if scheme.is_symmetric() && !palindrome {
             return Err(SchemeError::Symmetry { declared: true, defect: palindrome_defect(&stages) });
         }
-        Ok(Self { flows, symmetric: scheme.is_symmetric(), scheme, stages })
+        let key = |&(part, c): &(usize, f64)| (part, c.to_bits());
+        let keys: Vec<(usize, u64)> = stages.iter().map(key).collect();
+        let mut run: Vec<(usize, u64)> = Vec::new();
+        let mut step: Vec<(usize, u64)> = Vec::new();
+        let slot = |slots: &mut Vec<(usize, u64)>, k: (usize, u64)| match slots.iter().position(|&s| s == k) {
+            Some(slot) => slot,
+            None if slots.len() < MAX_SLOTS => {
+                slots.push(k);
+                slots.len() - 1
+            }
+            None => NO_SLOT,
+        };
+        let program: Vec<Stage> = stages
+            .iter()
+            .zip(&keys)
+            .map(|(&(part, c), &k)| {
+                let repeated = keys.iter().filter(|&&other| other == k).count() > 1;
+                let step_slot = if repeated { slot(&mut step, k) } else { NO_SLOT };
+                Stage { part, c, step_slot, run_slot: slot(&mut run, k) }
+            })
+            .collect();
+        let aba = match *program.as_slice() {
+            [s0, s1, s2] if s0.step_slot == 0 && s1.step_slot == NO_SLOT && s2.step_slot == 0 => {
+                Some((s0.part, s1.part, s0.c, s1.c))
+            }
+            _ => None,
+        };
+        Ok(Self { flows, symmetric: scheme.is_symmetric(), scheme, stages, program, step_slots: step.len(), aba })
     }
 }
 
@@ -103,13 +164,108 @@ impl<St: FlatState + Clone, P: SubFlows<St>> OneStep<St> for Splitting<P> {
     fn step(&self, state: &mut St, h: f64) -> Result<(), GeomError> {
         check_step(h)?;
         let mut work = state.clone();
-        for &(part, c) in &self.stages {
-            self.flows.flow_part(part, &mut work, c * h)?;
-        }
-        if !work.words_finite() {
-            return Err(GeomError::NonFinite { what: "state after a splitting step" });
+        match self.aba {
+            // the pieces' indices as constants for the two orders of a two-piece split
+            Some((0, 1, a, b)) => self.aba::<St, 0, 1>(&mut work, h, a, b)?,
+            Some((1, 0, a, b)) => self.aba::<St, 1, 0>(&mut work, h, a, b)?,
+            // as few caches as the scheme needs (they are initialised at every step)
+            _ if self.step_slots == 0 => self.stages_on::<St, 0, false>(&mut work, h, &mut [])?,
+            _ => self.stages_on::<St, MAX_SLOTS, false>(&mut work, h, &mut [FlowCache::new(); MAX_SLOTS])?,
         }
         *state = work;
         Ok(())
     }
+    /// `n` steps on one working copy, bit for bit `n` calls of [`OneStep::step`] (each step
+    /// still checks its state), with the stages' caches ([`super::ExactFlow::flow_cached`]) kept
+    /// for the whole run: the state-independent part of a piece's flow at a stage time is
+    /// computed once per run instead of once per step (the oscillator's `sincos` of Strang's
+    /// `h/2`). All or nothing, as the trait asks.
+    fn step_n(&self, state: &mut St, h: f64, n: usize) -> Result<(), GeomError>
+    where
+        St: Clone,
+    {
+        check_step(h)?;
+        let mut work = state.clone();
+        let mut caches = [FlowCache::new(); MAX_SLOTS];
+        for _ in 0..n {
+            self.stages_on::<St, MAX_SLOTS, true>(&mut work, h, &mut caches)?;
+        }
+        *state = work;
+        Ok(())
+    }
+}
+
+impl<P> Splitting<P> {
+    /// The stages of one step of size `h` in place on `work`, stage `i` with the cache of its
+    /// slot if `slot < C`, then the check that `work` is finite. `work` is a copy: on an error
+    /// it is garbage.
+    #[inline(always)]
+    fn stages_on<St: FlatState, const C: usize, const RUN: bool>(
+        &self,
+        work: &mut St,
+        h: f64,
+        caches: &mut [FlowCache; C],
+    ) -> Result<(), GeomError>
+    where
+        P: SubFlows<St>,
+    {
+        match *self.program.as_slice() {
+            // three stages: straight-line code
+            [s0, s1, s2] => {
+                self.stage::<St, C, RUN>(s0, work, h, caches)?;
+                self.stage::<St, C, RUN>(s1, work, h, caches)?;
+                self.stage::<St, C, RUN>(s2, work, h, caches)?;
+            }
+            _ => {
+                for &s in &self.program {
+                    self.stage::<St, C, RUN>(s, work, h, caches)?;
+                }
+            }
+        }
+        finite(work)
+    }
+    /// `φ^A_{a h} ∘ φ^B_{b h} ∘ φ^A_{a h}` on `work`, one cache for the two `A` stages, then
+    /// the check that `work` is finite.
+    #[inline(always)]
+    fn aba<St: FlatState, const A: usize, const B: usize>(
+        &self,
+        work: &mut St,
+        h: f64,
+        a: f64,
+        b: f64,
+    ) -> Result<(), GeomError>
+    where
+        P: SubFlows<St>,
+    {
+        let mut cache = FlowCache::new();
+        self.flows.flow_part_cached(A, work, a * h, &mut cache)?;
+        self.flows.flow_part(B, work, b * h)?;
+        self.flows.flow_part_cached(A, work, a * h, &mut cache)?;
+        finite(work)
+    }
+    /// One stage `φ^{part}_{c h}`, with the cache of its run slot (`RUN`) or step slot if that
+    /// is `< C`.
+    #[inline(always)]
+    fn stage<St, const C: usize, const RUN: bool>(
+        &self,
+        stage: Stage,
+        work: &mut St,
+        h: f64,
+        caches: &mut [FlowCache; C],
+    ) -> Result<(), GeomError>
+    where
+        P: SubFlows<St>,
+    {
+        let slot = if RUN { stage.run_slot } else { stage.step_slot };
+        match caches.get_mut(slot) {
+            Some(cache) => self.flows.flow_part_cached(stage.part, work, stage.c * h, cache),
+            None => self.flows.flow_part(stage.part, work, stage.c * h),
+        }
+    }
+}
+
+/// `Ok` if every word of the state after a step is finite, else [`GeomError::NonFinite`].
+#[inline(always)]
+fn finite<St: FlatState>(work: &St) -> Result<(), GeomError> {
+    if work.words_finite() { Ok(()) } else { Err(GeomError::NonFinite { what: "state after a splitting step" }) }
 }

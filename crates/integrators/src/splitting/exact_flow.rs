@@ -23,6 +23,30 @@ pub trait ExactFlow<St>: Send + Sync {
     fn name(&self) -> String;
     /// `state ← φ_t(state)`.
     fn flow(&self, state: &mut St, t: f64) -> Result<(), GeomError>;
+    /// `state ← φ_t(state)`, as [`ExactFlow::flow`], with `cache` a memo of the part of `φ_t`
+    /// that depends only on `t` and on the flow's own parameters, not on the state (the
+    /// oscillator's `sin ωt` and `cos ωt`, see [`super::Harmonic`]); the default ignores the
+    /// cache and calls [`ExactFlow::flow`], so an implementation of `flow` alone is complete.
+    ///
+    /// Contract (for an implementation that overrides it):
+    /// * the result (state or error) is bit for bit that of [`ExactFlow::flow`] at the same
+    ///   `state` and `t`, whatever the cache holds, provided the cache is fresh
+    ///   ([`FlowCache::new`]) or has only been written by `flow_cached` of this same flow;
+    /// * an entry is looked up by its time compared bit for bit ([`FlowCache::get`]), so a
+    ///   value kept for another `t` (including `−0.0` for `0.0`) is never used;
+    /// * the cache holds no state-dependent value, so reusing it between states (the stages of
+    ///   a splitting step, consecutive steps) changes nothing but the work done.
+    ///
+    /// [`super::Splitting`] keeps one fresh cache per stage `(piece, coefficient)` that
+    /// repeats within a step, for that step, and one per distinct stage for the whole run of a
+    /// [`OneStep::step_n`], so that the stages of a piece at one time (the two half rotations
+    /// of Strang's `φ^A_{h/2} ∘ φ^B_h ∘ φ^A_{h/2}`, the same stage in consecutive steps)
+    /// compute that part once.
+    #[inline]
+    fn flow_cached(&self, state: &mut St, t: f64, cache: &mut FlowCache) -> Result<(), GeomError> {
+        let _ = cache;
+        self.flow(state, t)
+    }
     /// `None` for an exact flow (to round-off); `Some(r)` for a one-step approximation of
     /// order `r`.
     fn order(&self) -> Option<u32> {
@@ -31,6 +55,74 @@ pub trait ExactFlow<St>: Send + Sync {
     /// Whether `φ_{−t} = φ_t^{−1}`: true of every exact flow, and of a symmetric method.
     fn is_symmetric(&self) -> bool {
         true
+    }
+}
+
+/// A memo of at most [`FlowCache::WORDS`] words that one [`ExactFlow`] computed for one time
+/// `t` and may reuse at the same `t` ([`ExactFlow::flow_cached`]): a fixed-size value on the
+/// stack, no allocation. It holds one entry `(t, words)`; [`FlowCache::insert`] replaces it.
+///
+/// ```
+/// use integrators::splitting::FlowCache;
+/// let mut cache = FlowCache::new();
+/// assert!(cache.get(0.5).is_none());
+/// cache.insert(0.5, [0.25, 1.0, 0.0, 0.0]);
+/// assert_eq!(cache.get(0.5), Some([0.25, 1.0, 0.0, 0.0]));
+/// assert!(cache.get(0.25).is_none());
+/// cache.insert(0.0, [1.0; 4]);
+/// assert!(cache.get(-0.0).is_none() && cache.get(0.5).is_none());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlowCache {
+    /// The bits of the entry's time, `None` when empty.
+    time: Option<u64>,
+    words: [f64; FlowCache::WORDS],
+}
+
+impl FlowCache {
+    /// The number of words an entry holds.
+    pub const WORDS: usize = 4;
+
+    /// An empty cache.
+    #[inline]
+    pub const fn new() -> Self {
+        Self { time: None, words: [0.0; Self::WORDS] }
+    }
+    /// The words stored for time `t` (compared bit for bit: `−0.0 ≠ 0.0`), if the entry is
+    /// for `t`.
+    #[inline]
+    pub fn get(&self, t: f64) -> Option<[f64; Self::WORDS]> {
+        (self.time == Some(t.to_bits())).then_some(self.words)
+    }
+    /// Store `words` as the entry for time `t`, replacing the previous entry.
+    #[inline]
+    pub fn insert(&mut self, t: f64, words: [f64; Self::WORDS]) {
+        self.time = Some(t.to_bits());
+        self.words = words;
+    }
+    /// The words for time `t`: the stored ones if the entry is for `t` ([`FlowCache::get`]),
+    /// else `compute()`, stored as the entry for `t` and returned.
+    #[inline]
+    pub fn get_or_insert_with(&mut self, t: f64, compute: impl FnOnce() -> [f64; Self::WORDS]) -> [f64; Self::WORDS] {
+        match self.get(t) {
+            Some(words) => words,
+            None => {
+                let words = compute();
+                self.insert(t, words);
+                words
+            }
+        }
+    }
+    /// Forget the entry.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.time = None;
+    }
+}
+
+impl Default for FlowCache {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -43,6 +135,10 @@ macro_rules! forward_exact_flow {
             #[inline]
             fn flow(&self, state: &mut St, t: f64) -> Result<(), GeomError> {
                 (**self).flow(state, t)
+            }
+            #[inline]
+            fn flow_cached(&self, state: &mut St, t: f64, cache: &mut FlowCache) -> Result<(), GeomError> {
+                (**self).flow_cached(state, t, cache)
             }
             fn order(&self) -> Option<u32> {
                 (**self).order()
@@ -57,7 +153,9 @@ forward_exact_flow!(&F, Box<F>, std::sync::Arc<F>);
 
 /// Any one-step method `Φ_h` used as a sub-flow: `φ_t ≈ Φ_t` (and `φ_0 = id`, which a one-step
 /// method refuses as a step). Its [`ExactFlow::order`] is the method's order `r`, so a splitting
-/// of order `p` with this piece has order `min(p, r)`; it is symmetric when the method is.
+/// of order `p` with this piece has order `min(p, r)`; it is symmetric when the method is. It
+/// memoises nothing ([`ExactFlow::flow_cached`] is the default, `flow`): a one-step method's
+/// work depends on the state throughout.
 ///
 /// ```
 /// use geom_core::function::AutoDiff;
@@ -110,6 +208,14 @@ pub trait Parts {
 pub trait SubFlows<St>: Parts + Send + Sync {
     /// `state ← φ^{part}_t(state)`; [`GeomError::InvalidParameter`] for `part ≥ PARTS`.
     fn flow_part(&self, part: usize, state: &mut St, t: f64) -> Result<(), GeomError>;
+    /// `state ← φ^{part}_t(state)` through [`ExactFlow::flow_cached`] of piece `part` with
+    /// `cache` (which must be fresh or have been used with piece `part` only); bit for bit
+    /// [`SubFlows::flow_part`]. The default ignores the cache and calls `flow_part`.
+    #[inline]
+    fn flow_part_cached(&self, part: usize, state: &mut St, t: f64, cache: &mut FlowCache) -> Result<(), GeomError> {
+        let _ = cache;
+        self.flow_part(part, state, t)
+    }
     /// The name of piece `part` (empty for `part ≥ PARTS`).
     fn part_name(&self, part: usize) -> String;
     /// [`ExactFlow::order`] of piece `part`.
@@ -132,6 +238,19 @@ macro_rules! tuple_sub_flows {
             fn flow_part(&self, part: usize, state: &mut St, t: f64) -> Result<(), GeomError> {
                 match part {
                     $($idx => self.$idx.flow(state, t),)*
+                    _ => Err(no_such_part(part, $n)),
+                }
+            }
+            #[inline(always)]
+            fn flow_part_cached(
+                &self,
+                part: usize,
+                state: &mut St,
+                t: f64,
+                cache: &mut FlowCache,
+            ) -> Result<(), GeomError> {
+                match part {
+                    $($idx => self.$idx.flow_cached(state, t, cache),)*
                     _ => Err(no_such_part(part, $n)),
                 }
             }
@@ -169,6 +288,13 @@ impl<St, F: ExactFlow<St>, const K: usize> SubFlows<St> for [F; K] {
     fn flow_part(&self, part: usize, state: &mut St, t: f64) -> Result<(), GeomError> {
         match self.get(part) {
             Some(f) => f.flow(state, t),
+            None => Err(no_such_part(part, K)),
+        }
+    }
+    #[inline(always)]
+    fn flow_part_cached(&self, part: usize, state: &mut St, t: f64, cache: &mut FlowCache) -> Result<(), GeomError> {
+        match self.get(part) {
+            Some(f) => f.flow_cached(state, t, cache),
             None => Err(no_such_part(part, K)),
         }
     }

@@ -1,6 +1,6 @@
 //! The exact flow of the harmonic oscillator `H = |p|²/2 + ω²|q|²/2` on `T*R^N`.
 
-use super::exact_flow::ExactFlow;
+use super::exact_flow::{ExactFlow, FlowCache};
 use geom_core::GeomError;
 use geom_core::step::PhaseState;
 
@@ -52,22 +52,49 @@ impl Harmonic {
     }
 }
 
+impl Harmonic {
+    /// The state-independent part of the rotation by `ωt`: `[cos ωt, sin(ωt)/ω, ω sin ωt, 0]`
+    /// (`ω > 0`), the words [`ExactFlow::flow_cached`] keeps.
+    #[inline(always)]
+    fn rotation_words(&self, t: f64) -> [f64; FlowCache::WORDS] {
+        let w = self.omega;
+        let (sin, cos) = (w * t).sin_cos();
+        [cos, sin / w, w * sin, 0.0]
+    }
+    /// `q ← cos·q + (sin/ω)·p`, `p ← cos·p − (ω sin)·q` with the words of
+    /// [`Harmonic::rotation_words`]: the one formula of the cached and uncached flows.
+    #[inline(always)]
+    fn rotate<const N: usize>(state: &mut PhaseState<N>, [cos, sin_over_w, w_sin, _]: [f64; FlowCache::WORDS]) {
+        let q = state.q * cos + state.p * sin_over_w;
+        state.p = state.p * cos - state.q * w_sin;
+        state.q = q;
+    }
+}
+
 impl<const N: usize> ExactFlow<PhaseState<N>> for Harmonic {
     fn name(&self) -> String {
         format!("harmonic oscillator (omega = {})", self.omega)
     }
-    #[inline]
+    #[inline(always)]
     fn flow(&self, state: &mut PhaseState<N>, t: f64) -> Result<(), GeomError> {
-        let w = self.omega;
-        if w == 0.0 {
+        if self.omega == 0.0 {
             state.q += state.p * t;
             return Ok(());
         }
-        // no branch between the two: they compile to one `sincos` call
-        let (sin, cos) = (w * t).sin_cos();
-        let q = state.q * cos + state.p * (sin / w);
-        state.p = state.p * cos - state.q * (w * sin);
-        state.q = q;
+        // no branch between `sin` and `cos`: they compile to one `sincos` call
+        Self::rotate(state, self.rotation_words(t));
+        Ok(())
+    }
+    /// The flow with `cos ωt`, `sin(ωt)/ω` and `ω sin ωt` kept in `cache` for `t`: the
+    /// stages of a splitting at the same time (Strang's two half rotations, every step of a
+    /// `step_n` run) call `sincos` once.
+    #[inline(always)]
+    fn flow_cached(&self, state: &mut PhaseState<N>, t: f64, cache: &mut FlowCache) -> Result<(), GeomError> {
+        if self.omega == 0.0 {
+            state.q += state.p * t;
+            return Ok(());
+        }
+        Self::rotate(state, cache.get_or_insert_with(t, || self.rotation_words(t)));
         Ok(())
     }
 }

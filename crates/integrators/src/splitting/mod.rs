@@ -15,6 +15,8 @@
 //! * [`ExactFlow`] is what the user supplies for a piece (in place on a state `St`, generic so
 //!   that a Lie-group state can use it); [`StepFlow`] makes any [`geom_core::step::OneStep`] one
 //!   (then the order is capped by the method's); [`SubFlows`] is a list of them (tuples, arrays);
+//!   [`FlowCache`] holds what a flow computes from the time alone, for the stages of a
+//!   splitting at the same time to share ([`ExactFlow::flow_cached`]);
 //! * [`SplittingScheme`] holds validated coefficients ([`SchemeError`]): [`lie_trotter`],
 //!   [`strang`], [`triple_jump4`], [`suzuki_fractal4`], [`mclachlan4`], [`blanes_moan_s6`],
 //!   [`triple_jump6`], [`yoshida6`], [`blanes_moan_s10`], any composition of
@@ -53,7 +55,7 @@ mod wisdom_holman;
 
 pub use composed_flow::Splitting;
 pub use democratic::{DemocraticHeliocentric, HeliocentricState};
-pub use exact_flow::{ExactFlow, Parts, StepFlow, SubFlows};
+pub use exact_flow::{ExactFlow, FlowCache, Parts, StepFlow, SubFlows};
 pub use harmonic::Harmonic;
 pub use jacobi::JacobiMasses;
 pub use kepler_drift::{KeplerDrift, KeplerSolve, MAX_ITERATIONS};
