@@ -843,15 +843,18 @@ def megno(
     params: Optional[Mapping[str, float]] = None,
     threads: Optional[int] = None,
 ) -> Dict[str, Any]:
-    """The MEGNO chaos indicator of every orbit started from a row of ``states`` (an (M, 2n)
-    array in the coordinates of ``System.labels``), after ``steps`` steps of ``h`` of ``method``
+    """The MEGNO chaos indicator of every orbit started from a row of ``states`` (an (M, k)
+    array in the ``k`` coordinates of ``System.labels``: ``2n`` on ``T*R^n``; ``g`` row-major,
+    then ``μ`` on a Lie group's ``T*G``), after ``steps`` steps of ``h`` of ``method``
     (``None``: the problem's first method, its step, its final time), in parallel on all cores
     (or ``threads``), the GIL released: the numbers of ``geomint chaos`` for the same states, bit
     for bit.
 
     The deviation vector ``δ`` starts along ``(1, …, 1)/√(2n)`` and is carried by the method's
     tangent map (its own step Jacobian for ``stormer-verlet``, ``symplectic-euler-a/b``,
-    ``gauss2``, ``gauss3``, ``rk4``, ``explicit-euler``; central differences otherwise). After
+    ``gauss2``, ``gauss3``, ``rk4``, ``explicit-euler``; central differences otherwise; on
+    ``T*G`` central differences of the step in the left-trivialized chart
+    ``(g exp(η), μ + δμ)``, ``4 dim G + 1`` steps per step). After
     ``n`` steps (Cincotta & Simó, *Simple tools to compute chaos indicators: the MEGNO*, 2000)::
 
         Y_k = (2/k) Σ_{j≤k} j ln(|δ_j| / |δ_{j−1}|),     ⟨Y⟩_n = (1/n) Σ_{k≤n} Y_k
@@ -862,9 +865,11 @@ def megno(
     Returns a dict: ``mean`` (M,) ``⟨Y⟩``, ``lyapunov`` (M,), ``failed`` (M,) bool — ``True``
     where the orbit's step failed (an escape to infinity, a Newton failure), and then ``mean``
     and ``lyapunov`` are NaN — and ``problem``, ``method``, ``h``, ``steps``, ``labels``,
-    ``threads``, ``wall_seconds``. The system must be on ``T*R^n``: a canonical problem of the
-    catalogue or a Hamiltonian of formulas (:func:`hamiltonian`, :func:`system_file`); others
-    raise ``ValueError`` saying why. Ctrl-C raises ``KeyboardInterrupt`` within a fraction of a
+    ``threads``, ``wall_seconds``. The system must be on ``T*R^n`` (a canonical problem of the
+    catalogue or a Hamiltonian of formulas: :func:`hamiltonian`, :func:`system_file`) or on a
+    Lie group (``"rigid-body"``, ``"heavy-top"``, ``"lagrange-top"``, ``"underwater-vehicle"``,
+    :func:`rigid_body`, :func:`heavy_top`, :func:`lie_system`); others raise ``ValueError``
+    saying why. Ctrl-C raises ``KeyboardInterrupt`` within a fraction of a
     second.
     """
     h, steps, _, _, threads = _settings(h, steps, None, None, threads)
@@ -899,11 +904,10 @@ def poincare(
     Returns a dict: ``t`` (k,) the times, ``states`` (k, 2n) one crossing per row, ``energy``
     (k,) ``H`` at each, ``energy0`` ``H`` of the initial ``state``, and ``labels``, ``section``
     (the coordinate's label), ``index``, ``level``, ``direction``, ``problem``, ``method``,
-    ``h``, ``max_steps``. Systems as :func:`megno`, and the systems on a Lie group (the
-    catalogue's ``rigid-body``, ``heavy-top``, ``lagrange-top``, ``underwater-vehicle``,
-    :func:`rigid_body`, :func:`heavy_top`, :func:`lie_system`): their state is ``g`` row-major,
-    then ``μ``, the default section the first momentum at 0 (``Pi1=0``), and a crossing is
-    estimated by the linear interpolation of the coordinate, then refined by re-stepping.
+    ``h``, ``max_steps``. Systems as :func:`megno`; on a Lie group the state is ``g``
+    row-major, then ``μ``, the default section the first momentum at 0 (``Pi1=0``), and a
+    crossing is estimated by the linear interpolation of the coordinate, then refined by
+    re-stepping.
     """
     h, _, _, _, _ = _settings(h, None, None)
     count, max_steps = _integer("count", count), _integer("max_steps", max_steps)
