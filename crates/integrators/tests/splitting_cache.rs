@@ -5,7 +5,7 @@
 //! state-independent part of a piece once per repeated stage in a step and once per distinct
 //! stage in a `step_n` run, through `&F`, `Box<F>`, `Arc<F>`, tuples and arrays.
 
-use crate::splitting_models::{Cubic, hh0};
+use crate::splitting_models::{Cubic, Fussy, hh0};
 use geom_core::GeomError;
 use geom_core::function::AutoDiff;
 use geom_core::step::{OneStep, PhaseState};
@@ -229,24 +229,6 @@ impl ExactFlow<PhaseState<2>> for Singular {
     }
     fn flow(&self, s: &mut PhaseState<2>, t: f64) -> Result<(), GeomError> {
         s.p[0] -= t / s.q[0];
-        Ok(())
-    }
-}
-
-/// A kick that fails on states with `q_x > limit` (a user's flow with a domain); its force
-/// moves `p_y` only.
-struct Fussy {
-    limit: f64,
-}
-impl ExactFlow<PhaseState<2>> for Fussy {
-    fn name(&self) -> String {
-        "fussy kick".into()
-    }
-    fn flow(&self, s: &mut PhaseState<2>, t: f64) -> Result<(), GeomError> {
-        if s.q[0] > self.limit {
-            return Err(GeomError::OutsideDomain { map: "fussy kick", reason: "q_x too large" });
-        }
-        s.p[1] -= t;
         Ok(())
     }
 }

@@ -4,7 +4,7 @@
 //! sub-flow in the middle of a step leaves the state's bits unchanged, sub-flows as tuples and
 //! arrays of trait objects, and the typed errors of bad coefficients.
 
-use crate::splitting_models::{Cubic, Precession, hh0, kepler0};
+use crate::splitting_models::{Cubic, Fussy, Precession, hh0, kepler0};
 use discretization::composition::{CompositionScheme, Stage, kahan_li10, triple_jump};
 use geom_core::GeomError;
 use geom_core::function::AutoDiff;
@@ -39,23 +39,6 @@ fn the_contract_and_symplecticity() {
     let lt = Splitting::new((Harmonic::new(1.0).unwrap(), Kick(AutoDiff(Cubic))), lie_trotter()).unwrap();
     let report = check_integrator(&lt, &hh0(), &Contract::default()).unwrap();
     assert!(report.reversibility_defect.is_none() && (report.measured_order - 1.0).abs() < 0.3);
-}
-
-/// A kick that fails on states with `q_x > limit` (a user's flow with a domain).
-struct Fussy {
-    limit: f64,
-}
-impl ExactFlow<PhaseState<2>> for Fussy {
-    fn name(&self) -> String {
-        "fussy kick".into()
-    }
-    fn flow(&self, s: &mut PhaseState<2>, t: f64) -> Result<(), GeomError> {
-        if s.q[0] > self.limit {
-            return Err(GeomError::OutsideDomain { map: "fussy kick", reason: "q_x too large" });
-        }
-        s.p[1] -= t;
-        Ok(())
-    }
 }
 
 /// A kick of an unbounded force, `∇V = (1/q_x, 0)`, non-finite at `q_x = 0`.

@@ -4,9 +4,10 @@
 
 #![allow(dead_code)]
 
-use geom_core::Scalar;
 use geom_core::function::{PhaseSpaceFunction, ScalarFunction};
 use geom_core::step::{OneStep, PhaseState};
+use geom_core::{GeomError, Scalar};
+use integrators::splitting::ExactFlow;
 use nalgebra::{SVector, Vector2};
 
 /// The cubic part of Hénon–Heiles, `V₃(q) = x²y − y³/3`.
@@ -101,4 +102,23 @@ pub fn halving_slopes<const N: usize, M: OneStep<PhaseState<N>>>(
     let diffs: Vec<f64> = ends.windows(2).map(|w| dist(&w[0], &w[1])).collect();
     let slopes = diffs.windows(2).map(|w| (w[0] / w[1]).log2()).collect();
     (diffs, slopes)
+}
+
+/// A kick that fails on states with `q_x > limit` (a user's flow with a domain); its force
+/// moves `p_y` only.
+pub struct Fussy {
+    /// The largest `q_x` the kick accepts.
+    pub limit: f64,
+}
+impl ExactFlow<PhaseState<2>> for Fussy {
+    fn name(&self) -> String {
+        "fussy kick".into()
+    }
+    fn flow(&self, s: &mut PhaseState<2>, t: f64) -> Result<(), GeomError> {
+        if s.q[0] > self.limit {
+            return Err(GeomError::OutsideDomain { map: "fussy kick", reason: "q_x too large" });
+        }
+        s.p[1] -= t;
+        Ok(())
+    }
 }
