@@ -5,12 +5,13 @@ use super::checked_inverse_mass;
 use crate::constraints::{BaseConstraints, CONSTRAINT_TOLERANCE, project_off_normals, solve_m};
 use crate::nonholonomic::ContinuousLagrangian;
 use crate::pair::PairGroupoid;
+use geom_core::function::{ad_gradient, ad_jacobian_of};
 use geom_core::newton::{JacobianUpdate, NewtonOptions};
 use geom_core::scalar::AdScalar;
 use geom_core::step::{OneStep, PhaseState, check_step};
 use geom_core::{GeomError, Result};
 use nalgebra::{SMatrix, SVector};
-use num_dual::{Dual2SVec64, DualSVec64, HyperDualSVec64};
+use num_dual::{Dual2SVec64, Dual64, DualSVec64, HyperDualSVec64};
 
 /// The coefficients of [`SparkGauss2`]: the two-stage Gauss–Legendre tableau `(a, b, c)`
 /// (`c = ½ ∓ √3/6`, `a = [[¼, ¼ − √3/6], [¼ + √3/6, ¼]]`, `b = (½, ½)`), the inner Lobatto node
@@ -188,33 +189,98 @@ struct SecondDerivatives<const N: usize> {
     lvv: SMatrix<f64, N, N>,
 }
 
-/// `(∂_q L, ∂_v L)` at `(q, v)` at the scalar `S` (two forward passes in `N` more directions).
-#[inline]
-fn lagrangian_gradients<L, S, const N: usize>(
-    l: &L,
-    q: &SVector<S, N>,
-    v: &SVector<S, N>,
-) -> (SVector<S, N>, SVector<S, N>)
-where
-    L: ContinuousLagrangian<N>,
-    S: AdScalar<N>,
-{
-    let (qu, vu) = (q.map(|x| x.up()), v.map(|x| x.up()));
-    let qs = SVector::<S::Up, N>::from_fn(|i, _| q[i].up_seeded(i));
-    let vs = SVector::<S::Up, N>::from_fn(|i, _| v[i].up_seeded(i));
-    (S::gradient(&l.eval(&qs, &vu)), S::gradient(&l.eval(&qu, &vs)))
+/// The scalars the residual of [`SparkGauss2`] is evaluated at: `f64` in the Newton iteration,
+/// a vector dual in the test of the assembled Jacobian. Both give the same first derivatives
+/// (forward AD of the model written once over the scalar); at `f64` they are taken by `N`
+/// one-direction `Dual64` passes ([`ad_gradient`], [`ad_jacobian_of`]; no optional storage of a
+/// vector dual's derivative part), otherwise by one pass in `N` further directions.
+trait StageScalar<const N: usize>: AdScalar<N> {
+    /// `(∂_q L, ∂_v L)` at `(q, v)`.
+    fn lagrangian_gradients<L: ContinuousLagrangian<N>>(
+        l: &L,
+        q: &SVector<Self, N>,
+        v: &SVector<Self, N>,
+    ) -> (SVector<Self, N>, SVector<Self, N>);
+    /// `∇c(q)ᵀ λ = ∇(λ·c)(q)`.
+    fn reaction<C: BaseConstraints<PairGroupoid<N>, N, K>, const K: usize>(
+        c: &C,
+        q: &SVector<Self, N>,
+        lambda: &SVector<Self, K>,
+    ) -> SVector<Self, N>;
 }
 
-/// `∂_q L` at `(q, v)` (the first pass of [`lagrangian_gradients`]).
+impl<const N: usize> StageScalar<N> for f64 {
+    #[inline]
+    fn lagrangian_gradients<L: ContinuousLagrangian<N>>(
+        l: &L,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SVector<f64, N>) {
+        (position_gradient(l, q, v), velocity_gradient(l, q, v))
+    }
+    #[inline]
+    fn reaction<C: BaseConstraints<PairGroupoid<N>, N, K>, const K: usize>(
+        c: &C,
+        q: &SVector<f64, N>,
+        lambda: &SVector<f64, K>,
+    ) -> SVector<f64, N> {
+        normals(c, q) * lambda
+    }
+}
+
+impl<const M: usize, const N: usize> StageScalar<N> for DualSVec64<M> {
+    fn lagrangian_gradients<L: ContinuousLagrangian<N>>(
+        l: &L,
+        q: &SVector<Self, N>,
+        v: &SVector<Self, N>,
+    ) -> (SVector<Self, N>, SVector<Self, N>) {
+        let (qu, vu) = (q.map(|x| x.up()), v.map(|x| x.up()));
+        let qs = SVector::<<Self as AdScalar<N>>::Up, N>::from_fn(|i, _| q[i].up_seeded(i));
+        let vs = SVector::<<Self as AdScalar<N>>::Up, N>::from_fn(|i, _| v[i].up_seeded(i));
+        (Self::gradient(&l.eval(&qs, &vu)), Self::gradient(&l.eval(&qu, &vs)))
+    }
+    fn reaction<C: BaseConstraints<PairGroupoid<N>, N, K>, const K: usize>(
+        c: &C,
+        q: &SVector<Self, N>,
+        lambda: &SVector<Self, K>,
+    ) -> SVector<Self, N> {
+        let qs = SVector::<<Self as AdScalar<N>>::Up, N>::from_fn(|i, _| q[i].up_seeded(i));
+        let cq = c.eval(&PairGroupoid::<N>, &qs);
+        Self::gradient(&lambda.map(|x| x.up()).dot(&cq))
+    }
+}
+
+/// `∂_q L` at `(q, v)` ([`ad_gradient`]).
 #[inline]
 fn position_gradient<L: ContinuousLagrangian<N>, const N: usize>(
     l: &L,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> SVector<f64, N> {
-    let vu = v.map(<f64 as AdScalar<N>>::up);
-    let qs = SVector::<DualSVec64<N>, N>::from_fn(|i, _| <f64 as AdScalar<N>>::up_seeded(q[i], i));
-    <f64 as AdScalar<N>>::gradient(&l.eval(&qs, &vu))
+    let v1 = v.map(Dual64::from);
+    ad_gradient(q, |x| l.eval(x, &v1), |x| l.eval(x, &v.map(DualSVec64::<N>::from_re)))
+}
+
+/// `∂_v L` at `(q, v)` ([`ad_gradient`]).
+#[inline]
+fn velocity_gradient<L: ContinuousLagrangian<N>, const N: usize>(
+    l: &L,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> SVector<f64, N> {
+    let q1 = q.map(Dual64::from);
+    ad_gradient(v, |y| l.eval(&q1, y), |y| l.eval(&q.map(DualSVec64::<N>::from_re), y))
+}
+
+/// `∇c(q)ᵀ` (`N × K`: the normals as columns; [`ad_jacobian_of`]).
+#[inline]
+fn normals<C: BaseConstraints<PairGroupoid<N>, N, K>, const N: usize, const K: usize>(
+    c: &C,
+    q: &SVector<f64, N>,
+) -> SMatrix<f64, N, K> {
+    let dc = ad_jacobian_of(q, |x| Ok(c.eval(&PairGroupoid::<N>, x)), |x| Ok(c.eval(&PairGroupoid::<N>, x)));
+    // the closures cannot fail
+    dc.map_or_else(|_| SMatrix::from_element(f64::NAN), |j| j.transpose())
 }
 
 impl<L, C, const N: usize, const K: usize, const M: usize> SparkGauss2<L, C, N, K, M>
@@ -224,23 +290,19 @@ where
 {
     /// `∇c(q)ᵀ` (`N × K`: the normals as columns).
     pub fn normals(&self, q: &SVector<f64, N>) -> SMatrix<f64, N, K> {
-        let qs = SVector::<DualSVec64<N>, N>::from_fn(|i, _| <f64 as AdScalar<N>>::up_seeded(q[i], i));
-        let c = self.constraints.eval(&PairGroupoid::<N>, &qs);
-        SMatrix::from_fn(|i, a| <f64 as AdScalar<N>>::gradient(&c[a])[i])
+        normals(&self.constraints, q)
     }
 
-    /// `∇c(q)ᵀ λ` at the scalar `S` (one forward pass).
+    /// `∇c(q)ᵀ λ` at the scalar `S`.
     #[inline]
-    fn reaction<S: AdScalar<N>>(&self, q: &SVector<S, N>, lambda: &SVector<S, K>) -> SVector<S, N> {
-        let qs = SVector::<S::Up, N>::from_fn(|i, _| q[i].up_seeded(i));
-        let c = self.constraints.eval(&PairGroupoid::<N>, &qs);
-        S::gradient(&lambda.map(|x| x.up()).dot(&c))
+    fn reaction<S: StageScalar<N>>(&self, q: &SVector<S, N>, lambda: &SVector<S, K>) -> SVector<S, N> {
+        S::reaction(&self.constraints, q, lambda)
     }
 
     /// The residual of the step (struct documentation) and the unprojected `p_1`, at the
     /// unknowns `u = (V_1, V_2, ν, ι)`.
     #[inline]
-    fn residual<S: AdScalar<N>>(
+    fn residual<S: StageScalar<N>>(
         &self,
         q0: &SVector<f64, N>,
         p0: &SVector<f64, N>,
@@ -261,8 +323,8 @@ where
         let stage2 = at(co.a[1][0], co.a[1][1]);
         let inner = at(co.a_node[0], co.a_node[1]);
         let q1 = at(co.b[0], co.b[1]);
-        let (f1, m1) = lagrangian_gradients(&self.lagrangian, &stage1, &v1);
-        let (f2, m2) = lagrangian_gradients(&self.lagrangian, &stage2, &v2);
+        let (f1, m1) = S::lagrangian_gradients(&self.lagrangian, &stage1, &v1);
+        let (f2, m2) = S::lagrangian_gradients(&self.lagrangian, &stage2, &v2);
         let start = p0.map(S::from) + n0.map(S::from) * nu;
         let inner_reaction = if self.stage_constraint { self.reaction(&inner, &iota) } else { SVector::zeros() };
         let mut r = SVector::<S, M>::zeros();
