@@ -532,6 +532,19 @@ pub fn invert_legendre_minus_carried<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd
     Ok((g, report))
 }
 
+/// [`legendre_minus_derivative`] out of line: called once per Jacobian, it keeps the residual
+/// closure of [`solve_legendre_minus`] small, to be inlined into the Newton loop (the
+/// first-derivative passes of every iteration).
+#[inline(never)]
+fn legendre_minus_derivative_outlined<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: usize>(
+    gd: &Gd,
+    lagrangian: &L,
+    x: &<Gd as GroupoidFamily<R>>::Base<f64>,
+    xi: &SVector<f64, R>,
+) -> (SVector<f64, R>, SMatrix<f64, R, R>) {
+    legendre_minus_derivative(gd, lagrangian, x, xi)
+}
+
 /// [`invert_legendre_minus_carried`], also returning the fibre coordinates `ξ` of the arrow.
 #[allow(clippy::type_complexity)]
 fn solve_legendre_minus<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R: usize>(
@@ -548,9 +561,10 @@ fn solve_legendre_minus<Gd: AdGroupoid<R>, L: DiscreteLagrangian<Gd, R>, const R
     // passes of F^-L(exp_x ξ) only, not the hyper-dual passes that give the Jacobian
     // (geom_core::hyper_dual: R² one-direction passes).
     let ([xi], report) = newton_blocks_carried::<R, 1>(
+        #[inline(always)]
         |u: &[SVector<f64, R>; 1], jac: Option<&mut [[SMatrix<f64, R, R>; 1]; 1]>| match jac {
             Some(j) => {
-                let (minus, jacobian) = legendre_minus_derivative(gd, lagrangian, x, &u[0]);
+                let (minus, jacobian) = legendre_minus_derivative_outlined(gd, lagrangian, x, &u[0]);
                 j[0][0] = jacobian;
                 Ok([minus - target])
             }
