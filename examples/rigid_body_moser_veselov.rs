@@ -15,6 +15,7 @@
 //! Run: `cargo run --release --example rigid_body_moser_veselov`.
 
 use geom_core::lie::{Chart, LieGroup, So3, so3};
+use geom_core::scalar::mul_constant;
 use geom_core::{GeomError, Scalar};
 use groupoid::morphism::element_distance;
 use groupoid::{
@@ -33,12 +34,13 @@ fn inertia() -> Vector3<f64> {
     Vector3::new(1.0, 2.0, 2.5)
 }
 
-/// `L(W) = (1/h) tr((I − W) J_d)`.
+/// `L(W) = (1/h) tr((I − W) J_d)`, with `J_d` kept at `f64` (`mul_constant`): the derivatives
+/// that the flow takes by AD then never multiply by its zero entries.
 struct MoserVeselov;
 impl DiscreteLagrangian<GroupAsGroupoid<So3>, 3> for MoserVeselov {
     #[inline]
     fn eval<S: Scalar>(&self, _: &GroupAsGroupoid<So3>, w: &Matrix3<S>) -> S {
-        ((Matrix3::identity() - w) * jd().map(S::from)).trace() * S::from(1.0 / H)
+        mul_constant(&(Matrix3::identity() - w), &jd()).trace() * (1.0 / H)
     }
 }
 /// The same Lagrangian on `SO(3) × SO(3)`, `L(R_0, R_1) = (1/h) tr((I − R_0ᵀR_1) J_d)`.
@@ -46,7 +48,7 @@ struct MoserVeselovPair;
 impl DiscreteLagrangian<PairOfGroup<So3>, 3> for MoserVeselovPair {
     #[inline]
     fn eval<S: Scalar>(&self, _: &PairOfGroup<So3>, g: &(Matrix3<S>, Matrix3<S>)) -> S {
-        ((Matrix3::identity() - g.0.transpose() * g.1) * jd().map(S::from)).trace() * S::from(1.0 / H)
+        mul_constant(&(Matrix3::identity() - g.0.transpose() * g.1), &jd()).trace() * (1.0 / H)
     }
 }
 

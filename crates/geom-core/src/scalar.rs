@@ -10,7 +10,7 @@
 //! Method calls such as `x.sin()` on a value resolve to `nalgebra::ComplexField`; `x.re()` gives
 //! the real (f64) part.
 
-use nalgebra::{Const, RealField, SVector, U1};
+use nalgebra::{ArrayStorage, Const, RealField, SMatrix, SVector, U1};
 use num_dual::{Derivative, DualNum, DualSVec64, HyperDualSVec64};
 
 /// Real scalar for generic geometric code: `f64` and first-level dual numbers.
@@ -65,6 +65,74 @@ pub const fn head<const N: usize>(c: &[f64]) -> [f64; N] {
         k += 1;
     }
     out
+}
+
+/// `for $i in 0..$n { $body }`, written out with constant indices when `$n ≤ 4` (`$n` a const
+/// generic: the untaken branches vanish at monomorphization).
+macro_rules! unroll_upto_4 {
+    ($n:expr, $i:ident => $body:block) => {
+        if $n <= 4 {
+            if $n > 0 {
+                let $i = 0;
+                $body
+            }
+            if $n > 1 {
+                let $i = 1;
+                $body
+            }
+            if $n > 2 {
+                let $i = 2;
+                $body
+            }
+            if $n > 3 {
+                let $i = 3;
+                $body
+            }
+        } else {
+            for $i in 0..$n {
+                $body
+            }
+        }
+    };
+}
+
+/// The product `A C` of a matrix `A` at the scalar and a constant matrix `C` at `f64`:
+/// `(A C)_ij = Σ_k A_ik C_kj`, each term a product `S × f64`, and the terms with `C_kj = 0` left
+/// out.
+///
+/// This is how a model keeps its constant matrices (an inertia tensor, `J_d` of a discrete
+/// Lagrangian) at `f64` inside an expression that AD evaluates at dual numbers. Lifting `C`
+/// to the scalar (`C.map(S::from)`) and multiplying gives the same numbers, but every product
+/// is then dual × dual, and IEEE arithmetic cannot drop a product by a zero entry (`x · 0`
+/// is `NaN` for infinite `x`). Here, when `C` is known at compile time (built from constants
+/// in an inlined `eval`), the tests `C_kj = 0` fold away, and a diagonal `C` costs what a
+/// hand-written `Σ_i A_ii c_i` costs.
+///
+/// For finite `A` the result equals `A · C.map(S::from)` in every component, derivative parts
+/// included (a dropped term is `±0`); only the sign of a zero may differ.
+#[inline(always)]
+pub fn mul_constant<S: Scalar, const R: usize, const K: usize, const C: usize>(
+    a: &SMatrix<S, R, K>,
+    c: &SMatrix<f64, K, C>,
+) -> SMatrix<S, R, C> {
+    // Column by column, `(AC)_{·j} = Σ_k A_{·k} C_kj`, one test per entry of `C`, on the
+    // column-major arrays. The sums start at `−0` in every part, which `x + (−0) = x` lets the
+    // compiler drop. The loops are written out for sizes up to 4, so that the compiler sees
+    // constant indices, folds the tests, and finds the caller's `eval` small, before it decides
+    // whether to inline it.
+    let (a, c) = (&a.data.0, &c.data.0);
+    let mut out = [[-S::zero(); R]; C];
+    unroll_upto_4!(C, j => {
+        unroll_upto_4!(K, k => {
+            let ckj = c[j][k];
+            if ckj != 0.0 {
+                unroll_upto_4!(R, i => {
+                    out[j][i] += a[k][i] * ckj;
+                });
+            }
+        });
+    });
+    SMatrix::from_data(ArrayStorage(out))
 }
 
 /// A scalar `S` together with a scalar type `Up` that carries `D` more infinitesimal
@@ -167,5 +235,50 @@ mod tests {
         let seed = |x: f64, k: usize| <f64 as AdScalar<2>>::up_seeded(x, k);
         let d = seed(0.3, 0) * seed(0.3, 0) + seed(0.0, 1);
         assert!((<f64 as AdScalar<2>>::gradient(&d)[0] - 0.6).abs() < 1e-15);
+    }
+
+    #[test]
+    fn constant_products_equal_lifted_products_and_their_derivatives() {
+        use num_dual::{Dual64, HyperDual64};
+        let c = SMatrix::<f64, 3, 2>::new(0.0, 1.5, -2.0, 0.0, 0.25, 3.0);
+        let a = |s: f64| {
+            SMatrix::<f64, 2, 3>::from_fn(|i, j| {
+                ((i * 3 + j) as f64 * 0.37 + s).sin() * if (i + j) % 2 == 0 { 2.0 } else { 1.0 }
+            })
+        };
+        // at f64
+        let (x, y) = (mul_constant(&a(0.1), &c), a(0.1) * c);
+        assert!((x - y).amax() <= 1e-15 * y.amax(), "{x} vs {y}");
+        // at Dual64, seeded along a curve s ↦ A(s): the derivative part is A'(s) C
+        let ad = SMatrix::<Dual64, 2, 3>::from_fn(|i, j| {
+            let f = |s: f64| a(s)[(i, j)];
+            Dual64::new(f(0.1), (f(0.1 + 1e-6) - f(0.1 - 1e-6)) / 2e-6)
+        });
+        let (x, y) = (mul_constant(&ad, &c), ad * c.map(Dual64::from));
+        for (u, v) in x.iter().zip(y.iter()) {
+            assert!((u.re - v.re).abs() <= 1e-15 && (u.eps - v.eps).abs() <= 1e-14, "{u} vs {v}");
+        }
+        // sizes above 4 take the loops, not the written-out branches
+        let big_c =
+            SMatrix::<f64, 5, 6>::from_fn(|i, j| if (i * 7 + j) % 3 == 0 { 0.0 } else { (i + 2 * j) as f64 - 4.5 });
+        let big_a = SMatrix::<f64, 7, 5>::from_fn(|i, j| ((i * 5 + j) as f64 * 0.61).cos());
+        let (bx, by) = (mul_constant(&big_a, &big_c), big_a * big_c);
+        assert!((bx - by).amax() <= 1e-14 * by.amax(), "{bx} vs {by}");
+        // a scalar times a plain `f64` literal, the other form of a constant that stays `f64`
+        fn scaled<S: Scalar>(x: S) -> S {
+            x * 0.5
+        }
+        assert_eq!(scaled(Dual64::new(3.0, 2.0)), Dual64::new(1.5, 1.0));
+        // a wrong product (transposed constant) is caught
+        let ct = SMatrix::<f64, 3, 2>::from_fn(|i, j| c[(2 - i, j)]);
+        assert!((mul_constant(&a(0.1), &ct) - y.map(|v| v.re)).amax() > 1e-3);
+        // at HyperDual64: all four parts
+        let ah = ad.map(|v| HyperDual64::new(v.re, v.eps, 0.5 * v.re, v.eps * v.re));
+        let (x, y) = (mul_constant(&ah, &c), ah * c.map(HyperDual64::from));
+        for (u, v) in x.iter().zip(y.iter()) {
+            for (p, q) in [(u.re, v.re), (u.eps1, v.eps1), (u.eps2, v.eps2), (u.eps1eps2, v.eps1eps2)] {
+                assert!((p - q).abs() <= 1e-14 * (1.0 + q.abs()), "{u} vs {v}");
+            }
+        }
     }
 }
